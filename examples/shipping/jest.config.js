@@ -1,0 +1,2 @@
+"use strict";
+module.exports = { displayName: "example-shipping", preset: "jest-m3" };

@@ -1,0 +1,15 @@
+"use strict";
+/** Every Jest project of the repository: one per package, one per example. */
+const packages = ["core", "scripted-model", "harness-codex", "jest-m3"];
+
+module.exports = {
+  projects: [
+    ...packages.map((name) => ({
+      displayName: name,
+      rootDir: `<rootDir>/packages/${name}`,
+      preset: "jest-m3",
+      testMatch: ["<rootDir>/test/**/*.test.ts"],
+    })),
+    "<rootDir>/examples/shipping",
+  ],
+};

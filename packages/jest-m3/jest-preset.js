@@ -1,0 +1,17 @@
+"use strict";
+/**
+ * The jest-m3 Jest preset: `preset: "jest-m3"` in a Jest configuration.
+ *
+ * TypeScript tests run through ts-jest; agent turns take seconds, so the default test
+ * timeout is long.
+ */
+module.exports = {
+  testEnvironment: "node",
+  transform: {
+    "^.+\\.tsx?$": [require.resolve("ts-jest"), {}],
+  },
+  moduleFileExtensions: ["ts", "tsx", "js", "mjs", "cjs", "json"],
+  testMatch: ["**/?(*.)+(test).ts"],
+  testPathIgnorePatterns: ["/node_modules/", "/dist/"],
+  testTimeout: 180_000,
+};
