@@ -1,0 +1,78 @@
+import type {
+  Transport,
+  TransportSendOptions,
+} from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { TraceRecorder } from "../evidence/recorder.js";
+import type { ToolCallStatus } from "../evidence/trace.js";
+
+/** Why a connection closed, and what that makes of the calls still waiting on it. */
+export interface CloseCause {
+  readonly reason: string;
+  /** `transport_error` when the connection broke, `incomplete` when the test closed it. */
+  readonly status: ToolCallStatus;
+}
+
+/**
+ * Ties the messages an operation sends to that operation: run the operation inside
+ * `operationTag.run(tag, ...)` and the recorder can find its `tools/call` by `tag`.
+ */
+export const operationTag = new AsyncLocalStorage<object>();
+
+/**
+ * Wraps any MCP {@link Transport} and records every message that crosses it, in both
+ * directions, before it is handed on. The client above and the transport below are the
+ * SDK's own; nothing about their behaviour changes.
+ */
+export class RecordingTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+
+  private readonly where: { server: string; connection: string };
+
+  constructor(
+    private readonly inner: Transport,
+    private readonly recorder: TraceRecorder,
+    server: string,
+    connection: string,
+    private readonly closeCause: () => CloseCause,
+  ) {
+    this.where = { server, connection };
+    inner.onmessage = (message, extra) => {
+      this.recorder.record("from_server", message, this.where);
+      this.onmessage?.(message, extra);
+    };
+    inner.onerror = (error) => {
+      this.recorder.event("transport_error", error.message, this.where);
+      this.onerror?.(error);
+    };
+    inner.onclose = () => {
+      const cause = this.closeCause();
+      this.recorder.connectionClosed(this.where, cause.reason, cause.status);
+      this.onclose?.();
+    };
+  }
+
+  get sessionId(): string | undefined {
+    return this.inner.sessionId;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.inner.setProtocolVersion?.(version);
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    this.recorder.record("to_server", message, { ...this.where, tag: operationTag.getStore() });
+    return this.inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}

@@ -1,0 +1,232 @@
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { monotonicNow } from "./clock.js";
+import type {
+  Direction,
+  JsonRpcErrorValue,
+  MessageKind,
+  ToolCall,
+  ToolCallStatus,
+  Trace,
+  TraceEvent,
+  TraceMessage,
+} from "./trace.js";
+import { unavailable, type Unavailable } from "./unavailable.js";
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+type JsonRpcId = string | number;
+
+/** Where a message was observed. */
+export interface Observation {
+  readonly server: string;
+  readonly connection: string;
+  /** Defaults to now. */
+  readonly at?: number;
+  /** Ties a request to the operation that sent it (see {@link TraceRecorder.callFor}). */
+  readonly tag?: object;
+}
+
+function kindOf(message: JSONRPCMessage): MessageKind {
+  if ("method" in message) return "id" in message ? "request" : "notification";
+  return "error" in message ? "error" : "response";
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Turns observed JSON-RPC traffic into a {@link Trace}: every message in order, and every
+ * `tools/call` paired with its response (per connection, by JSON-RPC id) into a
+ * {@link ToolCall}. Shared by the direct client and the wire capture so both produce the
+ * same records.
+ */
+export class TraceRecorder {
+  private readonly messages: TraceMessage[] = [];
+  private readonly calls: Mutable<ToolCall>[] = [];
+  private readonly events: TraceEvent[] = [];
+  /** Calls awaiting a response, by connection then JSON-RPC id. */
+  private readonly pending = new Map<string, Map<JsonRpcId, Mutable<ToolCall>>>();
+  private readonly tagged = new WeakMap<object, Mutable<ToolCall>>();
+  private nextCall = 1;
+
+  /** Records a parsed message and updates tool-call records. */
+  record(direction: Direction, message: JSONRPCMessage, where: Observation): void {
+    const at = where.at ?? monotonicNow();
+    this.messages.push({
+      seq: this.messages.length,
+      server: where.server,
+      connection: where.connection,
+      direction,
+      kind: kindOf(message),
+      at,
+      message,
+    });
+    if (direction === "to_server") this.observeRequestSide(message, where, at);
+    else this.observeResponseSide(message, where.connection, at);
+  }
+
+  /** Records a line that was not valid JSON-RPC. It is kept verbatim and never dropped. */
+  recordMalformed(direction: Direction, raw: string, problem: string, where: Observation): void {
+    const at = where.at ?? monotonicNow();
+    this.messages.push({
+      seq: this.messages.length,
+      server: where.server,
+      connection: where.connection,
+      direction,
+      kind: "malformed",
+      at,
+      raw,
+      problem,
+    });
+    this.event("malformed", `${direction} line is not JSON-RPC: ${problem}`, where);
+  }
+
+  /** Records a connection or process event. */
+  event(kind: TraceEvent["kind"], detail: string, where: Observation): void {
+    this.events.push({
+      at: where.at ?? monotonicNow(),
+      server: where.server,
+      connection: where.connection,
+      kind,
+      detail,
+    });
+  }
+
+  /**
+   * The connection closed: every call still waiting on it ends with `status`
+   * (`transport_error` by default), its result unavailable with `reason`.
+   */
+  connectionClosed(
+    where: Observation,
+    reason: string,
+    status: ToolCallStatus = "transport_error",
+  ): void {
+    const at = where.at ?? monotonicNow();
+    const waiting = this.pending.get(where.connection);
+    if (waiting) {
+      for (const call of waiting.values()) {
+        this.end(call, status, at, unavailable(reason));
+      }
+      this.pending.delete(where.connection);
+    }
+    this.event("closed", reason, where);
+  }
+
+  /** The call sent under `tag`, if a `tools/call` was recorded with it. */
+  callFor(tag: object): ToolCall | undefined {
+    return this.tagged.get(tag);
+  }
+
+  /**
+   * Ends the call sent under `tag` with `status` (a timeout or a cancellation the caller
+   * decided on). Calls that already ended keep their status.
+   */
+  settleTagged(tag: object, status: ToolCallStatus, reason: string): void {
+    const call = this.tagged.get(tag);
+    if (!call) return;
+    if (call.status === "cancelled") {
+      // The client cancelled because of this timeout: same end, more precise status.
+      call.status = status;
+      call.result = unavailable(reason);
+      return;
+    }
+    if (call.status !== "incomplete") return;
+    this.pending.get(call.connection)?.delete(call.jsonrpcId);
+    this.end(call, status, monotonicNow(), unavailable(reason));
+  }
+
+  /** A copy of everything recorded so far. Calls without a response stay `incomplete`. */
+  snapshot(): Trace {
+    return {
+      messages: this.messages.slice(),
+      toolCalls: this.calls.map((call) => ({ ...call })),
+      events: this.events.slice(),
+    };
+  }
+
+  private observeRequestSide(message: JSONRPCMessage, where: Observation, at: number): void {
+    if (!("method" in message)) return;
+    if (message.method === "tools/call" && "id" in message) {
+      const params = isRecord(message.params) ? message.params : {};
+      const args = params.arguments;
+      const call: Mutable<ToolCall> = {
+        id: `call-${this.nextCall++}`,
+        turnId: null,
+        server: where.server,
+        connection: where.connection,
+        tool: typeof params.name === "string" ? params.name : "",
+        arguments:
+          args === undefined
+            ? {}
+            : isRecord(args)
+              ? args
+              : unavailable(`arguments were not an object: ${JSON.stringify(args)}`),
+        result: unavailable("no response observed yet"),
+        error: null,
+        status: "incomplete",
+        evidence: "wire",
+        jsonrpcId: message.id,
+        startedAt: at,
+        endedAt: unavailable("the call has not ended"),
+        latencyMs: unavailable("the call has not ended"),
+      };
+      this.calls.push(call);
+      let waiting = this.pending.get(where.connection);
+      if (!waiting) this.pending.set(where.connection, (waiting = new Map()));
+      waiting.set(message.id, call);
+      if (where.tag) this.tagged.set(where.tag, call);
+    } else if (message.method === "notifications/cancelled" && isRecord(message.params)) {
+      const requestId = message.params.requestId;
+      if (typeof requestId !== "string" && typeof requestId !== "number") return;
+      const call = this.pending.get(where.connection)?.get(requestId);
+      if (!call) return;
+      const reason = message.params.reason;
+      this.pending.get(where.connection)?.delete(requestId);
+      this.end(
+        call,
+        "cancelled",
+        at,
+        unavailable(`cancelled by the client${typeof reason === "string" ? `: ${reason}` : ""}`),
+      );
+    }
+  }
+
+  private observeResponseSide(message: JSONRPCMessage, connection: string, at: number): void {
+    if ("method" in message || !("id" in message)) return;
+    const id = message.id;
+    if (typeof id !== "string" && typeof id !== "number") return;
+    const waiting = this.pending.get(connection);
+    const call = waiting?.get(id);
+    if (!call || !waiting) return;
+    waiting.delete(id);
+    if ("error" in message) {
+      const error = message.error as JsonRpcErrorValue;
+      call.error = { code: error.code, message: error.message, data: error.data };
+      this.end(
+        call,
+        "protocol_error",
+        at,
+        unavailable(`the server answered with JSON-RPC error ${error.code}: ${error.message}`),
+      );
+      return;
+    }
+    const result = (message as { result?: unknown }).result;
+    if (!isRecord(result)) {
+      this.end(call, "protocol_error", at, unavailable("the response carried no result object"));
+      return;
+    }
+    this.end(call, result.isError === true ? "tool_error" : "success", at, result);
+  }
+
+  private end(
+    call: Mutable<ToolCall>,
+    status: ToolCallStatus,
+    at: number,
+    result: Record<string, unknown> | Unavailable,
+  ): void {
+    call.status = status;
+    call.result = result;
+    call.endedAt = at;
+    call.latencyMs = at - call.startedAt;
+  }
+}

@@ -1,0 +1,94 @@
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { Unavailable } from "./unavailable.js";
+
+/** Which way a message crossed the wire, seen from the MCP server. */
+export type Direction = "to_server" | "from_server";
+
+/** What a recorded line was. */
+export type MessageKind = "request" | "notification" | "response" | "error" | "malformed";
+
+/** One JSON-RPC message (or one line that was not one) that crossed the wire. */
+export interface TraceMessage {
+  /** Position in the trace, from 0. */
+  readonly seq: number;
+  /** The server (by its spec name) the message went to or came from. */
+  readonly server: string;
+  /** The connection it crossed; a server can have several. */
+  readonly connection: string;
+  readonly direction: Direction;
+  readonly kind: MessageKind;
+  /** When it was observed: epoch milliseconds from the monotonic clock. */
+  readonly at: number;
+  /** The parsed message; absent for `malformed` lines. */
+  readonly message?: JSONRPCMessage;
+  /** The raw text, kept only for lines that were not valid JSON-RPC. */
+  readonly raw?: string;
+  /** For `malformed` lines: what was wrong with it. */
+  readonly problem?: string;
+}
+
+/** The status of a recorded tool call. */
+export type ToolCallStatus =
+  | "success"
+  | "tool_error"
+  | "protocol_error"
+  | "transport_error"
+  | "policy_denied"
+  | "cancelled"
+  | "timed_out"
+  | "incomplete";
+
+/** Where a tool call's evidence came from. */
+export type EvidenceSource = "wire" | "reported" | "both";
+
+/** A JSON-RPC error as the server sent it. */
+export interface JsonRpcErrorValue {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
+
+/**
+ * One `tools/call` as the kit observed it: the request, and the response or the reason
+ * there is none.
+ */
+export interface ToolCall {
+  /** Stable within a trace (`call-1`, `call-2`, ...). */
+  readonly id: string;
+  /** The turn that owns the call; `null` outside agent sessions. */
+  readonly turnId: string | null;
+  readonly server: string;
+  readonly connection: string;
+  readonly tool: string;
+  /** The arguments as sent, or unavailable when the request carried none that parse. */
+  readonly arguments: Readonly<Record<string, unknown>> | Unavailable;
+  /** The `CallToolResult`, or unavailable (no response, or an error response). */
+  readonly result: Readonly<Record<string, unknown>> | Unavailable;
+  /** The JSON-RPC error, for `protocol_error` and `policy_denied`. */
+  readonly error: JsonRpcErrorValue | null;
+  readonly status: ToolCallStatus;
+  readonly evidence: EvidenceSource;
+  readonly jsonrpcId: string | number;
+  /** When the request was observed (epoch ms, monotonic clock). */
+  readonly startedAt: number;
+  /** When the call ended, or unavailable while it has not. */
+  readonly endedAt: number | Unavailable;
+  /** `endedAt - startedAt`, or unavailable while the call has not ended. */
+  readonly latencyMs: number | Unavailable;
+}
+
+/** Something that happened to a connection or a process, kept with the messages. */
+export interface TraceEvent {
+  readonly at: number;
+  readonly server: string;
+  readonly connection: string;
+  readonly kind: "connected" | "closed" | "process_exit" | "transport_error" | "malformed";
+  readonly detail: string;
+}
+
+/** Everything recorded for one owner (a direct client, a session): messages, calls, events. */
+export interface Trace {
+  readonly messages: readonly TraceMessage[];
+  readonly toolCalls: readonly ToolCall[];
+  readonly events: readonly TraceEvent[];
+}

@@ -1,0 +1,38 @@
+/**
+ * `@jest-m3/core`: the runner-agnostic core of jest-m3. The kit, server specs, the direct
+ * MCP client, traces and evidence. No test runner is imported here.
+ *
+ * @packageDocumentation
+ */
+export { MCPTestKit, type MCPTestKitOptions, type OwnedProcess } from "./kit/kit.js";
+export type { StdioServer, HttpServer, ServerSpec } from "./servers/spec.js";
+export {
+  DirectClient,
+  type DirectClientOptions,
+  type CallOptions,
+  type ServerIdentity,
+} from "./direct/direct-client.js";
+export type {
+  Trace,
+  TraceMessage,
+  TraceEvent,
+  ToolCall,
+  ToolCallStatus,
+  EvidenceSource,
+  Direction,
+  MessageKind,
+  JsonRpcErrorValue,
+} from "./evidence/trace.js";
+export { TraceRecorder, type Observation } from "./evidence/recorder.js";
+export { unavailable, isUnavailable, type Unavailable } from "./evidence/unavailable.js";
+export { monotonicNow } from "./evidence/clock.js";
+export {
+  M3Error,
+  KitClosed,
+  InvalidServerSpec,
+  ServerStartError,
+  TransportError,
+  ProtocolError,
+  OperationTimeout,
+  TraceStillOpen,
+} from "./errors.js";

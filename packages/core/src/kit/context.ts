@@ -1,0 +1,20 @@
+import type { ManagedProcess } from "../processes/managed-process.js";
+
+/** Something the kit releases when it closes. */
+export interface OwnedResource {
+  close(): Promise<void>;
+}
+
+/** What a kit gives the objects it creates: ownership, settings, and the closed check. */
+export interface KitContext {
+  /** Where relative paths resolve. */
+  readonly cwd: string;
+  /** How long a stopped process gets between SIGTERM and SIGKILL. */
+  readonly killGraceMs: number;
+  /** Throws {@link KitClosed} when the kit is closed. */
+  assertOpen(what: string): void;
+  /** Registers a resource the kit must release; returns a function that unregisters it. */
+  own(resource: OwnedResource): () => void;
+  /** Registers a child process so the kit can list and stop it. */
+  trackProcess(process: ManagedProcess): void;
+}

@@ -1,0 +1,146 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { DirectClient, type DirectClientOptions } from "../direct/direct-client.js";
+import { KitClosed } from "../errors.js";
+import type { ManagedProcess } from "../processes/managed-process.js";
+import { resolveServer, type ServerSpec } from "../servers/spec.js";
+import type { KitContext, OwnedResource } from "./context.js";
+
+/** Options of {@link MCPTestKit}. */
+export interface MCPTestKitOptions {
+  /**
+   * Variables the kit reads its own configuration from (`M3_*`). Defaults to
+   * `process.env`; pass `{}` to ignore the ambient environment. Never copied into the
+   * environment of a server or a harness.
+   */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Where relative paths (a server's `cwd`) resolve. Defaults to `process.cwd()`. */
+  readonly cwd?: string;
+  /** Milliseconds a stopping process gets between SIGTERM and SIGKILL (default 1500). */
+  readonly killGraceMs?: number;
+}
+
+/** A child process the kit started and has not yet seen exit. */
+export interface OwnedProcess {
+  readonly pid: number;
+  /** The server (or harness) it runs for. */
+  readonly label: string;
+  readonly command: string;
+}
+
+/**
+ * The owner of everything a test starts: servers, clients, temporary directories. Close it
+ * (or let `await using` close it) and every process it started is stopped, every temporary
+ * directory removed.
+ *
+ * @example
+ * ```ts
+ * await using kit = new MCPTestKit({ env: {} });
+ * const client = kit.direct({ name: "shipping", command: process.execPath, args: ["server.mjs"] });
+ * expect((await client.listTools()).map((tool) => tool.name)).toContain("shipping_quote");
+ * ```
+ */
+export class MCPTestKit implements AsyncDisposable {
+  /** The configuration environment (see {@link MCPTestKitOptions.env}). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  private readonly resources = new Set<OwnedResource>();
+  private readonly processSet = new Set<ManagedProcess>();
+  private readonly tempDirs: string[] = [];
+  private readonly context: KitContext;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: MCPTestKitOptions = {}) {
+    this.env = options.env ?? process.env;
+    this.cwd = resolve(options.cwd ?? process.cwd());
+    const killGraceMs = options.killGraceMs ?? 1500;
+    this.context = {
+      cwd: this.cwd,
+      killGraceMs,
+      assertOpen: (what) => this.assertOpen(what),
+      own: (resource) => {
+        this.resources.add(resource);
+        return () => this.resources.delete(resource);
+      },
+      trackProcess: (child) => {
+        this.processSet.add(child);
+        void child.exited.then(() => this.processSet.delete(child));
+      },
+    };
+  }
+
+  /** True once {@link MCPTestKit.close} has been called. */
+  get closed(): boolean {
+    return this.closing !== undefined;
+  }
+
+  /** The child processes the kit started that are still running. */
+  get processes(): readonly OwnedProcess[] {
+    return [...this.processSet]
+      .filter((child) => child.pid !== undefined && child.exitInfo === undefined)
+      .map((child) => ({
+        pid: child.pid as number,
+        label: child.launch.label,
+        command: child.launch.command,
+      }));
+  }
+
+  /**
+   * A recorded MCP client for `server`, for tests without an agent. The spec is checked
+   * now; the server starts on the client's first call.
+   *
+   * @throws {@link InvalidServerSpec} when the spec is wrong, before anything starts.
+   */
+  direct(server: ServerSpec, options?: DirectClientOptions): DirectClient {
+    this.assertOpen("kit.direct()");
+    return new DirectClient(resolveServer(server, this.cwd), this.context, options);
+  }
+
+  /** A fresh temporary directory, removed when the kit closes. */
+  async tempDir(prefix = "m3-"): Promise<string> {
+    this.assertOpen("kit.tempDir()");
+    const dir = await mkdtemp(join(tmpdir(), prefix));
+    this.tempDirs.push(dir);
+    return dir;
+  }
+
+  /**
+   * Closes every client, stops every process (SIGTERM, then SIGKILL after the grace
+   * period) and removes every temporary directory. Idempotent: later calls wait for the
+   * first.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.closeAll();
+    return this.closing;
+  }
+
+  /** Same as {@link MCPTestKit.close}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  private assertOpen(what: string): void {
+    if (this.closing) throw new KitClosed(what);
+  }
+
+  private async closeAll(): Promise<void> {
+    const failures: unknown[] = [];
+    const settle = async (work: Promise<unknown>): Promise<void> => {
+      await work.catch((error: unknown) => failures.push(error));
+    };
+    await Promise.all([...this.resources].reverse().map((resource) => settle(resource.close())));
+    await Promise.all(
+      [...this.processSet].map((child) => settle(child.stop(this.context.killGraceMs))),
+    );
+    await Promise.all(
+      this.tempDirs.map((dir) => settle(rm(dir, { recursive: true, force: true }))),
+    );
+    if (failures.length > 0) {
+      throw new AggregateError(
+        failures,
+        `MCPTestKit.close(): ${failures.length} resource(s) failed to close`,
+      );
+    }
+  }
+}

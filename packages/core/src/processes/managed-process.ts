@@ -1,0 +1,165 @@
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import spawn from "cross-spawn";
+import { StreamTail } from "./stderr-tail.js";
+
+/** How a process ended. */
+export interface ExitInfo {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+/** What to start. The environment is used as given: nothing is inherited implicitly. */
+export interface ProcessLaunch {
+  /** A label for messages (the server's name). */
+  readonly label: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+}
+
+/** Environment variables a child gets from the parent unless its spec overrides them. */
+export const INHERITED_ENV = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "TERM",
+  "LANG",
+  "LC_ALL",
+  "LC_CTYPE",
+  "TMPDIR",
+  "TZ",
+  "SYSTEMROOT",
+  "COMSPEC",
+  "PATHEXT",
+  "APPDATA",
+  "LOCALAPPDATA",
+  "USERPROFILE",
+] as const;
+
+/** The default environment of a child: the allow-listed parent variables, then `extra`. */
+export function childEnvironment(
+  extra: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const key of INHERITED_ENV) {
+    const value = process.env[key];
+    if (value !== undefined) env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
+
+/**
+ * A child process the kit owns: started in its own process group (so its own children go
+ * with it), its stderr kept (bounded) for error messages, and stopped with EOF on stdin,
+ * then SIGTERM, then SIGKILL to the whole group after a grace period.
+ */
+export class ManagedProcess {
+  readonly child: ChildProcessWithoutNullStreams;
+  /** Resolves when the process has started; rejects when it could not be spawned. */
+  readonly spawned: Promise<void>;
+  /** Resolves when the process has exited (never rejects). */
+  readonly exited: Promise<ExitInfo>;
+  private readonly stderr = new StreamTail();
+  private exit: ExitInfo | undefined;
+  private stopping: Promise<void> | undefined;
+
+  constructor(readonly launch: ProcessLaunch) {
+    this.child = spawn(launch.command, [...launch.args], {
+      cwd: launch.cwd,
+      env: launch.env,
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: process.platform !== "win32",
+      windowsHide: true,
+    }) as ChildProcessWithoutNullStreams;
+    this.child.stderr.on("data", (chunk: Buffer) => this.stderr.append(chunk));
+    // Write errors surface through the transport; here they must not crash the process.
+    this.child.stdin.on("error", () => undefined);
+    this.spawned = new Promise<void>((resolve, reject) => {
+      this.child.once("spawn", () => resolve());
+      this.child.once("error", reject);
+    });
+    this.spawned.catch(() => undefined);
+    this.exited = new Promise<ExitInfo>((resolve) => {
+      const done = (code: number | null, signal: NodeJS.Signals | null): void => {
+        this.exit ??= { code, signal };
+        resolve(this.exit);
+      };
+      // "close" waits for stdio to drain, so the stderr tail is complete.
+      this.child.once("close", done);
+      this.child.once("error", () => done(null, null));
+    });
+  }
+
+  /** The process id, or undefined when spawning failed. */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** How the process ended, or undefined while it runs. */
+  get exitInfo(): ExitInfo | undefined {
+    return this.exit;
+  }
+
+  /** The last lines of the process's stderr. */
+  stderrTail(lines = 20): string {
+    return this.stderr.tail(lines);
+  }
+
+  /**
+   * Stops the process and everything in its group: EOF on stdin, a short wait, SIGTERM,
+   * then SIGKILL once `graceMs` has passed. Idempotent; resolves once nothing is left.
+   */
+  stop(graceMs: number): Promise<void> {
+    this.stopping ??= this.stopNow(graceMs);
+    return this.stopping;
+  }
+
+  private async stopNow(graceMs: number): Promise<void> {
+    const pid = this.child.pid;
+    if (pid === undefined) return;
+    const group = process.platform !== "win32";
+    const alive = (): boolean => (group ? groupAlive(pid) : this.exit === undefined);
+    if (this.exit === undefined) {
+      this.child.stdin.end();
+      await Promise.race([this.exited, delay(Math.min(100, graceMs))]);
+    }
+    if (alive()) {
+      if (group) signalGroup(pid, "SIGTERM");
+      else this.child.kill("SIGTERM");
+      const deadline = Date.now() + graceMs;
+      while (alive() && Date.now() < deadline) await delay(10);
+    }
+    if (alive()) {
+      if (group) signalGroup(pid, "SIGKILL");
+      else this.child.kill("SIGKILL");
+    }
+    await this.exited;
+    // Killed grandchildren may linger briefly as zombies until their reaper runs.
+    const reapDeadline = Date.now() + 1000;
+    while (group && groupAlive(pid) && Date.now() < reapDeadline) await delay(5);
+  }
+}

@@ -1,0 +1,224 @@
+import { statSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import { InvalidServerSpec } from "../errors.js";
+
+/**
+ * An MCP server started as a child process and spoken to over stdio.
+ *
+ * @example
+ * ```ts
+ * const server: StdioServer = {
+ *   name: "shipping",
+ *   command: process.execPath,
+ *   args: ["shipping-server.mjs"],
+ *   cwd: __dirname,
+ * };
+ * ```
+ */
+export interface StdioServer {
+  /** How tests and tool policies name this server (`"shipping"` in `"shipping:shipping_quote"`). */
+  readonly name: string;
+  /** The program to run. Never interpreted by a shell. */
+  readonly command: string;
+  readonly args?: readonly string[];
+  /**
+   * Variables added to the server's environment. The server otherwise gets only a small
+   * allow-list of the parent's (PATH, HOME, locale, temp dir), never the whole environment.
+   */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Working directory; relative paths resolve against the kit's `cwd`. */
+  readonly cwd?: string;
+}
+
+/** An MCP server already listening, spoken to over Streamable HTTP. */
+export interface HttpServer {
+  readonly name: string;
+  /** The MCP endpoint, e.g. `http://127.0.0.1:3000/mcp`. */
+  readonly url: string;
+  /** Headers sent with every request (e.g. authorization). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Any server the kit can talk to. */
+export type ServerSpec = StdioServer | HttpServer;
+
+/** A validated stdio spec with defaults applied. */
+export interface ResolvedStdioServer {
+  readonly kind: "stdio";
+  readonly name: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd: string;
+}
+
+/** A validated HTTP spec with defaults applied. */
+export interface ResolvedHttpServer {
+  readonly kind: "http";
+  readonly name: string;
+  readonly url: URL;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export type ResolvedServer = ResolvedStdioServer | ResolvedHttpServer;
+
+const STDIO_KEYS = ["name", "command", "args", "env", "cwd"];
+const HTTP_KEYS = ["name", "url", "headers"];
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string")
+    return value === "" ? "an empty string" : `the string ${JSON.stringify(value)}`;
+  return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+function stringMap(label: string, field: string, value: unknown): Record<string, string> {
+  if (value === undefined) return {};
+  if (!isRecord(value)) {
+    throw new InvalidServerSpec(
+      label,
+      field,
+      `must be an object of strings, got ${describe(value)}.`,
+    );
+  }
+  for (const [key, entry] of Object.entries(value)) {
+    if (typeof entry !== "string") {
+      throw new InvalidServerSpec(
+        label,
+        `${field}.${key}`,
+        `must be a string, got ${describe(entry)}.`,
+      );
+    }
+  }
+  return { ...(value as Record<string, string>) };
+}
+
+/**
+ * Checks a server spec and applies defaults. Every problem names the server and the field.
+ *
+ * @param spec - What the test passed.
+ * @param baseDir - Where relative `cwd` values resolve (the kit's `cwd`).
+ * @throws {@link InvalidServerSpec} when a field is missing, of the wrong type, or unknown.
+ */
+export function resolveServer(spec: unknown, baseDir: string): ResolvedServer {
+  if (!isRecord(spec)) {
+    throw new InvalidServerSpec(
+      "(unnamed)",
+      "(spec)",
+      `must be an object like { name, command } or { name, url }, got ${describe(spec)}.`,
+    );
+  }
+  const name = spec.name;
+  if (typeof name !== "string" || name.trim() === "") {
+    throw new InvalidServerSpec(
+      "(unnamed)",
+      "name",
+      `must be a non-empty string, got ${describe(name)}.`,
+    );
+  }
+  const label = JSON.stringify(name);
+  const hasCommand = "command" in spec;
+  const hasUrl = "url" in spec;
+  if (hasCommand && hasUrl) {
+    throw new InvalidServerSpec(
+      label,
+      "url",
+      "cannot be given together with command: a server is either stdio (command) or Streamable HTTP (url).",
+    );
+  }
+  if (!hasCommand && !hasUrl) {
+    throw new InvalidServerSpec(
+      label,
+      "command",
+      "is missing: give command (a stdio server) or url (a Streamable HTTP server).",
+    );
+  }
+  const allowed = hasCommand ? STDIO_KEYS : HTTP_KEYS;
+  for (const key of Object.keys(spec)) {
+    if (!allowed.includes(key)) {
+      throw new InvalidServerSpec(
+        label,
+        key,
+        `is not a ${hasCommand ? "StdioServer" : "HttpServer"} field; the fields are ${allowed.join(", ")}.`,
+      );
+    }
+  }
+  if (hasCommand) {
+    const { command, args, cwd } = spec;
+    if (typeof command !== "string" || command.trim() === "") {
+      throw new InvalidServerSpec(
+        label,
+        "command",
+        `must be a non-empty string, got ${describe(command)}.`,
+      );
+    }
+    if (args !== undefined && !Array.isArray(args)) {
+      throw new InvalidServerSpec(
+        label,
+        "args",
+        `must be an array of strings, got ${describe(args)}.`,
+      );
+    }
+    (args ?? []).forEach((arg: unknown, index: number) => {
+      if (typeof arg !== "string") {
+        throw new InvalidServerSpec(
+          label,
+          `args[${index}]`,
+          `must be a string, got ${describe(arg)}.`,
+        );
+      }
+    });
+    if (cwd !== undefined && (typeof cwd !== "string" || cwd === "")) {
+      throw new InvalidServerSpec(
+        label,
+        "cwd",
+        `must be a non-empty string, got ${describe(cwd)}.`,
+      );
+    }
+    const dir = cwd === undefined ? baseDir : isAbsolute(cwd) ? cwd : resolve(baseDir, cwd);
+    let isDir = false;
+    try {
+      isDir = statSync(dir).isDirectory();
+    } catch {
+      isDir = false;
+    }
+    if (!isDir) {
+      throw new InvalidServerSpec(
+        label,
+        "cwd",
+        `names ${JSON.stringify(dir)}, which is not an existing directory.`,
+      );
+    }
+    return {
+      kind: "stdio",
+      name,
+      command,
+      args: [...((args as string[] | undefined) ?? [])],
+      env: stringMap(label, "env", spec.env),
+      cwd: dir,
+    };
+  }
+  const { url } = spec;
+  if (typeof url !== "string" || url === "") {
+    throw new InvalidServerSpec(label, "url", `must be a non-empty string, got ${describe(url)}.`);
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new InvalidServerSpec(label, "url", `is not a valid URL: ${JSON.stringify(url)}.`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new InvalidServerSpec(
+      label,
+      "url",
+      `must be an http: or https: URL, got ${JSON.stringify(parsed.protocol)}.`,
+    );
+  }
+  return { kind: "http", name, url: parsed, headers: stringMap(label, "headers", spec.headers) };
+}

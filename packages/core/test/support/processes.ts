@@ -1,0 +1,34 @@
+import type { MCPTestKit, OwnedProcess } from "@jest-m3/core";
+
+/** True when a process with this id exists. */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Closes the kit and asserts that none of the processes it had started still runs (nor
+ * anything in their process groups).
+ */
+export async function closeAndExpectNoProcessLeft(
+  kit: MCPTestKit,
+  seen: readonly OwnedProcess[] = kit.processes,
+): Promise<void> {
+  const pids = [...new Set([...seen, ...kit.processes].map((child) => child.pid))];
+  await kit.close();
+  expect(kit.processes).toEqual([]);
+  for (const pid of pids) {
+    expect({ pid, running: isRunning(pid) }).toEqual({ pid, running: false });
+    let groupAlive = true;
+    try {
+      process.kill(-pid, 0);
+    } catch {
+      groupAlive = false;
+    }
+    expect({ pid, groupAlive }).toEqual({ pid, groupAlive: false });
+  }
+}
