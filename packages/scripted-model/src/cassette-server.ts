@@ -1,0 +1,319 @@
+/**
+ * Record and replay modes: a model server that forwards to a real Responses endpoint and
+ * writes a cassette, and one that serves a cassette with no upstream at all.
+ */
+import {
+  CASSETTE_FORMAT,
+  CASSETTE_VERSION,
+  canonicalJson,
+  describeDifferences,
+  fingerprint,
+  loadCassette,
+  saveCassette,
+  summarizeRequest,
+  toJsonRegExps,
+  toRegExps,
+  type Cassette,
+  type Interaction,
+  type RecordedResponse,
+  type RequestSummary,
+} from "./cassette";
+import { preview } from "./decision";
+import { offeredMcpTools, readRequest } from "./conversation";
+import { MissingApiKey, ScriptedModelError } from "./errors";
+import type { JournalConversation } from "./journal";
+import { SseReader, type SseEvent } from "./responses-stream";
+import { describe, type JsonRegExp } from "./script";
+import {
+  sendError,
+  serve,
+  startStream,
+  writeEvents,
+  type ModelRequest,
+  type ScriptedModel,
+  type ServerOptions,
+} from "./server";
+
+/** Where record mode forwards requests. */
+export interface Upstream {
+  /** The upstream Responses API base URL, e.g. `https://api.openai.com/v1`; requests go to `<baseUrl>/responses`. */
+  baseUrl: string;
+  /**
+   * The NAME of the environment variable holding the API key (sent as `Authorization: Bearer`).
+   * The value is read at start, kept in memory only, and never written to the cassette or the
+   * journal. Omit for an upstream that needs no key.
+   */
+  apiKeyEnv?: string;
+}
+
+/** Options of {@link startRecordingModel}. */
+export interface RecordingOptions extends ServerOptions {
+  /** The real endpoint to forward to. */
+  upstream: Upstream;
+  /** The cassette file to write (replaced; saved after every interaction and on close). */
+  cassette: string;
+  /**
+   * Patterns for parts of requests that change from run to run in your setup (timestamps in
+   * tool results, generated ids); matches are left out of fingerprints. Saved in the cassette,
+   * so replay uses them too.
+   */
+  volatile?: (RegExp | JsonRegExp)[];
+}
+
+/** Options of {@link startReplayModel}. */
+export interface ReplayOptions extends ServerOptions {
+  /** The cassette file to serve. */
+  cassette: string;
+}
+
+/**
+ * Starts a recording model server: every request is forwarded to `upstream`, the response is
+ * streamed back unchanged, and the pair is saved in the cassette (fingerprint of the request,
+ * the response's events).
+ *
+ * @throws {@link MissingApiKey} when `upstream.apiKeyEnv` names an unset variable.
+ * @throws {@link ServerStartFailed} when the port cannot be used.
+ */
+export async function startRecordingModel(options: RecordingOptions): Promise<ScriptedModel> {
+  const { upstream } = options;
+  if (typeof upstream?.baseUrl !== "string" || !/^https?:\/\//.test(upstream.baseUrl)) {
+    throw new ScriptedModelError(
+      `Record mode needs upstream.baseUrl, an http(s) URL such as "https://api.openai.com/v1"; ` +
+        `got ${JSON.stringify(upstream?.baseUrl)}.`,
+    );
+  }
+  let key: string | undefined;
+  if (upstream.apiKeyEnv !== undefined) {
+    key = process.env[upstream.apiKeyEnv];
+    if (key === undefined || key.length === 0) throw new MissingApiKey(upstream.apiKeyEnv);
+  }
+  const volatile = toJsonRegExps(options.volatile ?? []);
+  const patterns = toRegExps(volatile);
+  const baseUrl = upstream.baseUrl.replace(/\/+$/, "");
+  const cassette: Cassette = {
+    format: CASSETTE_FORMAT,
+    version: CASSETTE_VERSION,
+    recordedAt: new Date().toISOString(),
+    upstream: { baseUrl, apiKeyEnv: upstream.apiKeyEnv ?? null },
+    volatile,
+    interactions: [],
+  };
+  const secret = key === undefined ? undefined : { value: key, name: upstream.apiKeyEnv as string };
+  const save = () => saveCassette(options.cassette, cassette, secret);
+  save();
+  let reserved = 0;
+
+  return serve(
+    async (request, answer) => {
+      const summary = summarizeRequest(request.path, request.json, patterns);
+      const index = ++reserved;
+      const target = `${baseUrl}${request.path.replace(/^\/v1(?=\/)/, "")}`;
+      let upstreamResponse: Response;
+      try {
+        upstreamResponse = await fetch(target, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "text/event-stream",
+            ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
+          },
+          body: request.raw,
+          signal: request.signal,
+        });
+      } catch (error) {
+        const message = `The upstream ${target} could not be reached: ${describe(error)}`;
+        answer.record({
+          decision: { kind: "upstream_error", message },
+          status: 502,
+          conversation: conversationOf(request),
+          problem: message,
+        });
+        sendError(answer.response, 502, message, "upstream_error");
+        return;
+      }
+      const res = answer.response;
+      const contentType =
+        upstreamResponse.headers.get("content-type") ?? "application/octet-stream";
+      const retryAfter = upstreamResponse.headers.get("retry-after") ?? undefined;
+      const recorded: RecordedResponse = {
+        status: upstreamResponse.status,
+        contentType,
+        complete: false,
+      };
+      if (retryAfter !== undefined) recorded.retryAfter = retryAfter;
+      answer.record({
+        decision: { kind: "record", interaction: index, status: upstreamResponse.status },
+        status: upstreamResponse.status,
+        conversation: conversationOf(request),
+      });
+      const isStream = contentType.includes("text/event-stream") && upstreamResponse.body !== null;
+      if (!isStream) {
+        const text = await upstreamResponse.text().catch(() => "");
+        recorded.body = text;
+        recorded.complete = true;
+        res.writeHead(upstreamResponse.status, {
+          "content-type": contentType,
+          ...(retryAfter === undefined ? {} : { "retry-after": retryAfter }),
+        });
+        res.end(text);
+      } else {
+        startStream(res, upstreamResponse.status);
+        const reader = new SseReader();
+        const events: SseEvent[] = [];
+        const decoder = new TextDecoder();
+        try {
+          for await (const chunk of upstreamResponse.body as unknown as AsyncIterable<Uint8Array>) {
+            if (!res.destroyed) res.write(chunk);
+            events.push(...reader.push(decoder.decode(chunk, { stream: true })));
+          }
+          events.push(...reader.push(decoder.decode()), ...reader.end());
+        } catch {
+          // The upstream or the client went away: keep what arrived, marked incomplete.
+        }
+        recorded.events = events;
+        recorded.complete = events.some((e) => isTerminal(e));
+        res.end();
+      }
+      const interaction: Interaction = {
+        index,
+        fingerprint: fingerprint(summary),
+        request: summary,
+        response: recorded,
+      };
+      cassette.interactions.push(interaction);
+      cassette.interactions.sort((a, b) => a.index - b.index);
+      save();
+    },
+    options,
+    save,
+  );
+}
+
+/**
+ * Starts a replaying model server: each request is matched by fingerprint to the next unused
+ * recorded interaction, whose response is streamed back. A request that matches none gets an
+ * HTTP 400 whose message says which request it was and how it differs from the interaction
+ * that was expected next; the journal records the same as a problem.
+ *
+ * @throws {@link InvalidCassette} naming the file when it is missing or not a cassette.
+ * @throws {@link ServerStartFailed} when the port cannot be used.
+ */
+export async function startReplayModel(options: ReplayOptions): Promise<ScriptedModel> {
+  const cassette = loadCassette(options.cassette);
+  const patterns = toRegExps(cassette.volatile);
+  const interactions = cassette.interactions.map((interaction) => ({
+    interaction,
+    fingerprint: fingerprint(interaction.request),
+  }));
+  const used = new Set<number>();
+
+  return serve(async (request, answer) => {
+    const summary = summarizeRequest(request.path, request.json, patterns);
+    const wanted = fingerprint(summary);
+    const found = interactions.find(
+      (i) => !used.has(i.interaction.index) && i.fingerprint === wanted,
+    );
+    const conversation = conversationOf(request);
+    if (found === undefined) {
+      const number = answer.journal.nextIndex;
+      const where =
+        `request #${number} (${request.method} ${request.path}, turn ${conversation?.turn ?? "?"}, ` +
+        `user message ${JSON.stringify(preview(conversation?.user ?? ""))})`;
+      const why = explainMismatch(interactions, used, summary, wanted);
+      const message =
+        `Replay mismatch: ${where} matches no recorded interaction in cassette ${options.cassette}. ` +
+        `${why}. If the conversation changed on purpose, record the cassette again.`;
+      answer.record({
+        decision: { kind: "replay_mismatch", message },
+        status: 400,
+        conversation,
+        problem: message,
+      });
+      sendError(answer.response, 400, message, "replay_mismatch");
+      return;
+    }
+    used.add(found.interaction.index);
+    const recorded = found.interaction.response;
+    answer.record({
+      decision: { kind: "replay", interaction: found.interaction.index, status: recorded.status },
+      status: recorded.status,
+      conversation,
+    });
+    const res = answer.response;
+    if (recorded.events !== undefined) {
+      startStream(res, recorded.status);
+      writeEvents(res, recorded.events);
+      res.end();
+      return;
+    }
+    res.writeHead(recorded.status, {
+      "content-type": recorded.contentType,
+      ...(recorded.retryAfter === undefined ? {} : { "retry-after": recorded.retryAfter }),
+    });
+    res.end(recorded.body ?? "");
+  }, options);
+}
+
+function explainMismatch(
+  interactions: { interaction: Interaction; fingerprint: string }[],
+  used: Set<number>,
+  summary: RequestSummary,
+  wanted: string,
+): string {
+  const same = interactions.find((i) => i.fingerprint === wanted);
+  if (same !== undefined) {
+    return (
+      `It equals interaction #${same.interaction.index}, which was already served; each recorded ` +
+      `response is served once (the cassette holds ${interactions.length})`
+    );
+  }
+  const unused = interactions.filter((i) => !used.has(i.interaction.index));
+  const pool = unused.length > 0 ? unused : interactions;
+  let closest: (typeof pool)[number] | undefined;
+  let best = -1;
+  for (const candidate of pool) {
+    const score = sharedPrefix(candidate.interaction.request, summary);
+    if (score > best) [closest, best] = [candidate, score];
+  }
+  if (closest === undefined) return "The cassette holds no interactions";
+  const state = used.has(closest.interaction.index)
+    ? `already served; all ${interactions.length} were`
+    : "not yet served";
+  return (
+    `Closest recorded interaction: #${closest.interaction.index} (${state}); ` +
+    describeDifferences(closest.interaction.request, summary).join("; ")
+  );
+}
+
+/** How many leading conversation items two summaries share (model and tools count too). */
+function sharedPrefix(a: RequestSummary, b: RequestSummary): number {
+  let n = 0;
+  while (
+    n < a.input.length &&
+    n < b.input.length &&
+    canonicalJson(a.input[n]) === canonicalJson(b.input[n])
+  ) {
+    n += 1;
+  }
+  const sameSetup = a.model === b.model && canonicalJson(a.tools) === canonicalJson(b.tools);
+  return n * 2 + (sameSetup ? 1 : 0);
+}
+
+function isTerminal(event: SseEvent): boolean {
+  const data = event.data as { type?: unknown } | null;
+  const type = event.event ?? (typeof data === "object" && data !== null ? data.type : undefined);
+  return (
+    type === "response.completed" || type === "response.failed" || type === "response.incomplete"
+  );
+}
+
+function conversationOf(request: ModelRequest): JournalConversation | null {
+  const read = readRequest(request.json as Record<string, unknown>);
+  return {
+    turn: read.conversation.turn,
+    user: read.conversation.user,
+    turnResults: read.conversation.turnResults,
+    offeredTools: offeredMcpTools(read.offered),
+    toolSearch: read.offered.toolSearch,
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * The journal: every request the model server received, with the decision it took.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, resolve as resolvePath } from "node:path";
+import type { Decision } from "./decision";
+import { ScriptedModelProblems } from "./errors";
+import type { ToolResult } from "./script";
+
+/** What the server read from a request's conversation (Responses requests only). */
+export interface JournalConversation {
+  /** The turn number (how many user messages the conversation holds). */
+  turn: number;
+  /** The latest user message. */
+  user: string;
+  /** The tool results that arrived since the latest user message. */
+  turnResults: ToolResult[];
+  /** The MCP tools the request offers, as `server:tool`. */
+  offeredTools: string[];
+  /** Whether the request offers the `tool_search` tool. */
+  toolSearch: boolean;
+}
+
+/** One request and how it was answered. */
+export interface JournalEntry {
+  /** 1-based position in the journal ("request #3" in messages). */
+  index: number;
+  /** When the request arrived (ISO 8601). */
+  at: string;
+  method: string;
+  /** The request path, e.g. `/v1/responses`. */
+  path: string;
+  /** The request headers; credentials (`authorization`, `api-key`, cookies) are redacted. */
+  headers: Record<string, string>;
+  /** The request body parsed as JSON, or the raw text when it is not JSON. */
+  body: unknown;
+  /** What the server read from the conversation, for Responses requests. */
+  conversation: JournalConversation | null;
+  /** The answer the server chose. */
+  decision: Decision;
+  /** The HTTP status sent. */
+  status: number;
+  /** Milliseconds the answer was delayed on purpose (delay steps). */
+  delayMs: number;
+  /** Set when the answer is not what the script or cassette intended. */
+  problem?: string;
+}
+
+/** Every request a model server received, in arrival order. */
+export class Journal {
+  private readonly list: JournalEntry[] = [];
+
+  /** The entries so far (a live, read-only view). */
+  get entries(): readonly JournalEntry[] {
+    return this.list;
+  }
+
+  /** The decisions so far, in order: a compact view for assertions. */
+  get decisions(): Decision[] {
+    return this.list.map((entry) => entry.decision);
+  }
+
+  /** One line per entry that has a problem, each naming its request. */
+  get problems(): string[] {
+    return this.list
+      .filter((entry) => entry.problem !== undefined)
+      .map((entry) => `request #${entry.index} (${entry.method} ${entry.path}): ${entry.problem}`);
+  }
+
+  /**
+   * Throws {@link ScriptedModelProblems} when any request got an unintended answer (no rule
+   * matched, a tool was not offered, a template value was missing, a replay diverged, …).
+   */
+  assertNoProblems(): void {
+    const problems = this.problems;
+    if (problems.length > 0) throw new ScriptedModelProblems(problems);
+  }
+
+  /** The journal as JSON-ready data. */
+  toJSON(): { entries: JournalEntry[] } {
+    return { entries: [...this.list] };
+  }
+
+  /** Writes the journal as pretty-printed JSON to `file` (its folder is created if needed). */
+  writeTo(file: string): void {
+    const path = resolvePath(file);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, `${JSON.stringify(this.toJSON(), null, 2)}\n`);
+  }
+
+  /** Adds an entry; the server calls this. @internal */
+  add(entry: Omit<JournalEntry, "index">): JournalEntry {
+    const full: JournalEntry = { index: this.list.length + 1, ...entry };
+    if (full.problem === undefined) delete full.problem;
+    this.list.push(full);
+    return full;
+  }
+
+  /** The index the next entry will get. @internal */
+  get nextIndex(): number {
+    return this.list.length + 1;
+  }
+}
+
+const SECRET_HEADERS = /^(authorization|proxy-authorization|api-key|x-api-key|cookie|set-cookie)$/i;
+
+/** Copies request headers, redacting credentials. @internal */
+export function redactHeaders(
+  headers: Record<string, string | string[] | undefined>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    const text = Array.isArray(value) ? value.join(", ") : value;
+    if (SECRET_HEADERS.test(name)) {
+      const scheme = /^(\w+)\s/.exec(text);
+      out[name] = scheme ? `${scheme[1]} <redacted>` : "<redacted>";
+    } else {
+      out[name] = text;
+    }
+  }
+  return out;
+}
