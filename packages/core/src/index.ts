@@ -4,7 +4,22 @@
  *
  * @packageDocumentation
  */
-export { MCPTestKit, type MCPTestKitOptions, type OwnedProcess } from "./kit/kit.js";
+export {
+  MCPTestKit,
+  type MCPTestKitOptions,
+  type OwnedProcess,
+  type CaptureOptions,
+} from "./kit/kit.js";
+export {
+  WireCapture,
+  STDIO_RELAY_PATH,
+  type CapturedServer,
+  type CapturedStdioServer,
+  type CapturedHttpServer,
+} from "./wire/capture.js";
+export { parseToolPolicy, InvalidToolPolicy, type ToolPolicy } from "./servers/tool-policy.js";
+export { POLICY_DENIED_CODE } from "./wire/channel-protocol.js";
+export { redactHeaders } from "./wire/redaction.js";
 export type { StdioServer, HttpServer, ServerSpec } from "./servers/spec.js";
 export {
   DirectClient,
@@ -22,6 +37,7 @@ export type {
   Direction,
   MessageKind,
   JsonRpcErrorValue,
+  EvidenceGap,
 } from "./evidence/trace.js";
 export { TraceRecorder, type Observation } from "./evidence/recorder.js";
 export { unavailable, isUnavailable, type Unavailable } from "./evidence/unavailable.js";

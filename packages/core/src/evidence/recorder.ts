@@ -2,6 +2,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { monotonicNow } from "./clock.js";
 import type {
   Direction,
+  EvidenceGap,
   JsonRpcErrorValue,
   MessageKind,
   ToolCall,
@@ -23,6 +24,8 @@ export interface Observation {
   readonly at?: number;
   /** Ties a request to the operation that sent it (see {@link TraceRecorder.callFor}). */
   readonly tag?: object;
+  /** `policy` when the capture answered the message itself. */
+  readonly origin?: "policy";
 }
 
 function kindOf(message: JSONRPCMessage): MessageKind {
@@ -44,6 +47,8 @@ export class TraceRecorder {
   private readonly messages: TraceMessage[] = [];
   private readonly calls: Mutable<ToolCall>[] = [];
   private readonly events: TraceEvent[] = [];
+  private readonly gaps: EvidenceGap[] = [];
+  private turn: string | null = null;
   /** Calls awaiting a response, by connection then JSON-RPC id. */
   private readonly pending = new Map<string, Map<JsonRpcId, Mutable<ToolCall>>>();
   private readonly tagged = new WeakMap<object, Mutable<ToolCall>>();
@@ -60,9 +65,26 @@ export class TraceRecorder {
       kind: kindOf(message),
       at,
       message,
+      turnId: this.turn,
+      ...(where.origin ? { origin: where.origin } : {}),
     });
     if (direction === "to_server") this.observeRequestSide(message, where, at);
-    else this.observeResponseSide(message, where.connection, at);
+    else this.observeResponseSide(message, where, at);
+  }
+
+  /**
+   * Opens (an id) or closes (`null`) the current turn: messages and calls observed from
+   * now on belong to it.
+   */
+  setTurn(turnId: string | null): void {
+    this.turn = turnId;
+  }
+
+  /** Records that observation of a connection failed from now on. */
+  gap(where: Observation, reason: string): void {
+    const at = where.at ?? monotonicNow();
+    this.gaps.push({ server: where.server, connection: where.connection, at, reason });
+    this.event("channel_lost", reason, where);
   }
 
   /** Records a line that was not valid JSON-RPC. It is kept verbatim and never dropped. */
@@ -77,6 +99,7 @@ export class TraceRecorder {
       at,
       raw,
       problem,
+      turnId: this.turn,
     });
     this.event("malformed", `${direction} line is not JSON-RPC: ${problem}`, where);
   }
@@ -141,6 +164,7 @@ export class TraceRecorder {
       messages: this.messages.slice(),
       toolCalls: this.calls.map((call) => ({ ...call })),
       events: this.events.slice(),
+      gaps: this.gaps.slice(),
     };
   }
 
@@ -151,7 +175,7 @@ export class TraceRecorder {
       const args = params.arguments;
       const call: Mutable<ToolCall> = {
         id: `call-${this.nextCall++}`,
-        turnId: null,
+        turnId: this.turn,
         server: where.server,
         connection: where.connection,
         tool: typeof params.name === "string" ? params.name : "",
@@ -191,17 +215,26 @@ export class TraceRecorder {
     }
   }
 
-  private observeResponseSide(message: JSONRPCMessage, connection: string, at: number): void {
+  private observeResponseSide(message: JSONRPCMessage, where: Observation, at: number): void {
     if ("method" in message || !("id" in message)) return;
     const id = message.id;
     if (typeof id !== "string" && typeof id !== "number") return;
-    const waiting = this.pending.get(connection);
+    const waiting = this.pending.get(where.connection);
     const call = waiting?.get(id);
     if (!call || !waiting) return;
     waiting.delete(id);
     if ("error" in message) {
       const error = message.error as JsonRpcErrorValue;
       call.error = { code: error.code, message: error.message, data: error.data };
+      if (where.origin === "policy") {
+        this.end(
+          call,
+          "policy_denied",
+          at,
+          unavailable(`denied by the test's tool policy: ${error.message}`),
+        );
+        return;
+      }
       this.end(
         call,
         "protocol_error",

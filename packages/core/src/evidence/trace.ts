@@ -25,6 +25,10 @@ export interface TraceMessage {
   readonly raw?: string;
   /** For `malformed` lines: what was wrong with it. */
   readonly problem?: string;
+  /** The turn that was open when the message was observed; `null` outside turns. */
+  readonly turnId: string | null;
+  /** `policy` when the capture answered the message itself (a denied tool call). */
+  readonly origin?: "policy";
 }
 
 /** The status of a recorded tool call. */
@@ -82,8 +86,27 @@ export interface TraceEvent {
   readonly at: number;
   readonly server: string;
   readonly connection: string;
-  readonly kind: "connected" | "closed" | "process_exit" | "transport_error" | "malformed";
+  readonly kind:
+    | "connected"
+    | "closed"
+    | "process_exit"
+    | "transport_error"
+    | "malformed"
+    | "stderr"
+    | "channel_lost";
   readonly detail: string;
+}
+
+/**
+ * A stretch of time in which the kit could not observe a connection (its channel dropped,
+ * say). Evidence from a trace with gaps is incomplete: a call may have happened unseen.
+ */
+export interface EvidenceGap {
+  readonly server: string;
+  readonly connection: string;
+  /** When the gap began. */
+  readonly at: number;
+  readonly reason: string;
 }
 
 /** Everything recorded for one owner (a direct client, a session): messages, calls, events. */
@@ -91,4 +114,6 @@ export interface Trace {
   readonly messages: readonly TraceMessage[];
   readonly toolCalls: readonly ToolCall[];
   readonly events: readonly TraceEvent[];
+  /** Where observation failed; empty when the trace is complete. */
+  readonly gaps: readonly EvidenceGap[];
 }

@@ -2,9 +2,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { DirectClient, type DirectClientOptions } from "../direct/direct-client.js";
-import { KitClosed } from "../errors.js";
-import type { ManagedProcess } from "../processes/managed-process.js";
-import { resolveServer, type ServerSpec } from "../servers/spec.js";
+import { InvalidServerSpec, KitClosed } from "../errors.js";
+import { stopStrays, type ManagedProcess } from "../processes/managed-process.js";
+import { resolveServer, type ResolvedServer, type ServerSpec } from "../servers/spec.js";
+import { parseToolPolicy } from "../servers/tool-policy.js";
+import { WireCapture, type CapturedServer } from "../wire/capture.js";
 import type { KitContext, OwnedResource } from "./context.js";
 
 /** Options of {@link MCPTestKit}. */
@@ -19,6 +21,14 @@ export interface MCPTestKitOptions {
   readonly cwd?: string;
   /** Milliseconds a stopping process gets between SIGTERM and SIGKILL (default 1500). */
   readonly killGraceMs?: number;
+}
+
+/** Options of {@link MCPTestKit.capture}. */
+export interface CaptureOptions {
+  /** The servers to wrap. Names must be unique. */
+  readonly servers: readonly ServerSpec[];
+  /** Allow-list of `"server:tool"` entries; omitted = all tools, `[]` = none. */
+  readonly tools?: readonly string[];
 }
 
 /** A child process the kit started and has not yet seen exit. */
@@ -48,6 +58,7 @@ export class MCPTestKit implements AsyncDisposable {
   private readonly resources = new Set<OwnedResource>();
   private readonly processSet = new Set<ManagedProcess>();
   private readonly tempDirs: string[] = [];
+  private readonly captures: WireCapture[] = [];
   private readonly context: KitContext;
   private closing: Promise<void> | undefined;
 
@@ -97,6 +108,44 @@ export class MCPTestKit implements AsyncDisposable {
     return new DirectClient(resolveServer(server, this.cwd), this.context, options);
   }
 
+  /**
+   * Wraps servers for wire capture: each stdio server becomes a relay command and each
+   * HTTP server a loopback proxy URL, to hand to a harness (or any MCP client). Everything
+   * that crosses them is recorded in the capture's trace; tools outside `tools` are
+   * refused before they reach the server.
+   *
+   * Specs and the allow-list are checked before anything starts.
+   *
+   * @throws {@link InvalidServerSpec} for a bad or duplicate server.
+   * @throws {@link InvalidToolPolicy} for a malformed entry or one naming an unbound server.
+   */
+  async capture(
+    options: CaptureOptions,
+  ): Promise<{ capture: WireCapture; servers: CapturedServer[] }> {
+    this.assertOpen("kit.capture()");
+    const resolved: ResolvedServer[] = [];
+    for (const spec of options.servers) {
+      const server = resolveServer(spec, this.cwd);
+      if (resolved.some((other) => other.name === server.name)) {
+        throw new InvalidServerSpec(
+          JSON.stringify(server.name),
+          "name",
+          "is used by two servers; names must be unique.",
+        );
+      }
+      resolved.push(server);
+    }
+    const policy = parseToolPolicy(
+      options.tools,
+      resolved.map((server) => server.name),
+    );
+    const capture = await WireCapture.open(await this.tempDir("m3-wire-"), policy);
+    this.captures.push(capture);
+    const servers: CapturedServer[] = [];
+    for (const server of resolved) servers.push(await capture.wrap(server));
+    return { capture, servers };
+  }
+
   /** A fresh temporary directory, removed when the kit closes. */
   async tempDir(prefix = "m3-"): Promise<string> {
     this.assertOpen("kit.tempDir()");
@@ -132,6 +181,14 @@ export class MCPTestKit implements AsyncDisposable {
     await Promise.all([...this.resources].reverse().map((resource) => settle(resource.close())));
     await Promise.all(
       [...this.processSet].map((child) => settle(child.stop(this.context.killGraceMs))),
+    );
+    await Promise.all(this.captures.map((capture) => settle(capture.close())));
+    // Relays are started by harnesses; one that outlived its harness goes now.
+    await settle(
+      stopStrays(
+        this.captures.flatMap((capture) => capture.pids),
+        this.context.killGraceMs,
+      ),
     );
     await Promise.all(
       this.tempDirs.map((dir) => settle(rm(dir, { recursive: true, force: true }))),

@@ -1,4 +1,5 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import { readFileSync } from "node:fs";
 import spawn from "cross-spawn";
 import { StreamTail } from "./stderr-tail.js";
 
@@ -161,5 +162,47 @@ export class ManagedProcess {
     // Killed grandchildren may linger briefly as zombies until their reaper runs.
     const reapDeadline = Date.now() + 1000;
     while (group && groupAlive(pid) && Date.now() < reapDeadline) await delay(5);
+  }
+}
+
+/**
+ * Stops processes the kit did not spawn itself but knows of (a relay a harness started):
+ * SIGTERM, then SIGKILL after `graceMs`. Returns the ids that were still running.
+ */
+export async function stopStrays(pids: readonly number[], graceMs: number): Promise<number[]> {
+  const strays = pids.filter(isAlive);
+  for (const pid of strays) signalPid(pid, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (strays.some(isAlive) && Date.now() < deadline) await delay(10);
+  for (const pid of strays.filter(isAlive)) signalPid(pid, "SIGKILL");
+  const reaped = Date.now() + 1000;
+  while (strays.some(isAlive) && Date.now() < reaped) await delay(5);
+  return strays;
+}
+
+/**
+ * True when a process exists and has not exited. A zombie (exited, not yet reaped by its
+ * parent) counts as gone: it runs nothing and holds nothing but its process-table entry.
+ */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The state follows the parenthesised command name, which may itself contain ")".
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return true; // no /proc (not Linux): existence is all we can tell
+  }
+}
+
+function signalPid(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // Already gone.
   }
 }

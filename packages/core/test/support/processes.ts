@@ -1,13 +1,14 @@
+import { spawnSync } from "node:child_process";
 import type { MCPTestKit, OwnedProcess } from "@jest-m3/core";
 
-/** True when a process with this id exists. */
+/**
+ * True when a process with this id exists and is not a zombie, as `ps` sees it (checked
+ * independently of the kit's own bookkeeping).
+ */
 export function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
+  const ps = spawnSync("ps", ["-o", "stat=", "-p", String(pid)], { encoding: "utf8" });
+  const state = ps.stdout.trim();
+  return state !== "" && !state.startsWith("Z");
 }
 
 /**

@@ -1,0 +1,276 @@
+import { createServer, type Server, type Socket } from "node:net";
+import { join } from "node:path";
+import { TraceRecorder } from "../evidence/recorder.js";
+import type { Trace } from "../evidence/trace.js";
+import type { ResolvedHttpServer, ResolvedServer, ResolvedStdioServer } from "../servers/spec.js";
+import type { ToolPolicy } from "../servers/tool-policy.js";
+import type { FlushFrame, RelayFrame } from "./channel-protocol.js";
+import { HttpCaptureProxy } from "./http-proxy.js";
+import { parseJsonRpcLine } from "./json-rpc.js";
+import { LineSplitter } from "./line-splitter.js";
+
+/** A stdio server as the harness must launch it: the relay in front of the real command. */
+export interface CapturedStdioServer {
+  readonly kind: "stdio";
+  readonly name: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  /** The server's own `env` (the harness adds its environment around it). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd: string;
+}
+
+/** An HTTP server as the harness must reach it: the capture proxy's URL. */
+export interface CapturedHttpServer {
+  readonly kind: "http";
+  readonly name: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** A server wrapped for capture, ready to hand to a harness. */
+export type CapturedServer = CapturedStdioServer | CapturedHttpServer;
+
+/** The relay program, shipped next to this module in core's build. */
+export const STDIO_RELAY_PATH = join(__dirname, "stdio-relay.js");
+
+interface RelayConnection {
+  readonly socket: Socket;
+  readonly connection: string;
+  server: string;
+  relayPid: number | undefined;
+  serverPid: number | null;
+  exited: boolean;
+  readonly acks: Map<number, () => void>;
+}
+
+/**
+ * Wire evidence for a set of servers: wraps each (a relay for stdio, a proxy for HTTP),
+ * receives everything they mirror over a local channel socket, and turns it into a
+ * {@link Trace}. Turns are windows: {@link WireCapture.beginTurn} opens one,
+ * {@link WireCapture.endTurn} flushes every channel and closes it, so nothing observed in a
+ * turn is attributed late or lost.
+ */
+export class WireCapture {
+  private readonly recorder = new TraceRecorder();
+  private readonly relays = new Set<RelayConnection>();
+  private readonly proxies: HttpCaptureProxy[] = [];
+  private readonly knownPids = new Set<number>();
+  private nextConnection = 1;
+  private nextToken = 1;
+  private closed = false;
+
+  private constructor(
+    private readonly channel: Server,
+    private readonly channelPath: string,
+    private readonly policy: ToolPolicy,
+  ) {}
+
+  /** @internal Opens the channel socket in `dir`. Use {@link MCPTestKit.capture}. */
+  static async open(dir: string, policy: ToolPolicy): Promise<WireCapture> {
+    const path =
+      process.platform === "win32"
+        ? `\\\\.\\pipe\\m3-${process.pid}-${Date.now()}`
+        : join(dir, "channel.sock");
+    const server = createServer();
+    const capture = new WireCapture(server, path, policy);
+    server.on("connection", (socket) => capture.accept(socket));
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(path, () => resolve());
+    });
+    return capture;
+  }
+
+  /** Everything observed so far, live. */
+  get trace(): Trace {
+    return this.recorder.snapshot();
+  }
+
+  /** Process ids of relays and the servers they started that have said hello. */
+  get pids(): readonly number[] {
+    return [...this.knownPids];
+  }
+
+  /** Wraps a server for capture. Its tool policy comes from the capture's policy. */
+  async wrap(server: ResolvedServer): Promise<CapturedServer> {
+    return server.kind === "stdio" ? this.wrapStdio(server) : this.wrapHttp(server);
+  }
+
+  /** Opens a turn: what is observed from now on belongs to `turnId`. */
+  beginTurn(turnId: string): void {
+    this.recorder.setTurn(turnId);
+  }
+
+  /** Flushes every channel, then closes the current turn. */
+  async endTurn(timeoutMs = 5000): Promise<void> {
+    await this.flush(timeoutMs);
+    this.recorder.setTurn(null);
+  }
+
+  /**
+   * Resolves once every relay has confirmed that everything it mirrored before this call
+   * has arrived and been recorded. A relay that does not answer within `timeoutMs` is
+   * recorded as a gap (its evidence may be incomplete), never waited on forever.
+   */
+  async flush(timeoutMs = 5000): Promise<void> {
+    const live = [...this.relays].filter((relay) => !relay.exited && !relay.socket.destroyed);
+    await Promise.all(
+      live.map(
+        (relay) =>
+          new Promise<void>((resolve) => {
+            const token = this.nextToken++;
+            const timer = setTimeout(() => {
+              relay.acks.delete(token);
+              this.recorder.gap(
+                { server: relay.server, connection: relay.connection },
+                `the relay did not confirm a flush within ${timeoutMs} ms; later messages may be missing`,
+              );
+              resolve();
+            }, timeoutMs);
+            relay.acks.set(token, () => {
+              clearTimeout(timer);
+              resolve();
+            });
+            const frame: FlushFrame = { t: "flush", token };
+            relay.socket.write(JSON.stringify(frame) + "\n");
+          }),
+      ),
+    );
+  }
+
+  /** @internal For fault tests: drops the channel of every relay of `server`. */
+  dropChannels(server: string): void {
+    for (const relay of this.relays) if (relay.server === server) relay.socket.destroy();
+  }
+
+  /** Closes the channel and the proxies. Relays keep forwarding; their harness ends them. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const relay of this.relays) {
+      for (const resolve of relay.acks.values()) resolve();
+      relay.socket.destroy();
+    }
+    await Promise.all(this.proxies.map((proxy) => proxy.close()));
+    await new Promise<void>((resolve) => this.channel.close(() => resolve()));
+  }
+
+  private wrapStdio(server: ResolvedStdioServer): CapturedStdioServer {
+    const allowed = this.policy.get(server.name);
+    return {
+      kind: "stdio",
+      name: server.name,
+      command: process.execPath,
+      args: [
+        STDIO_RELAY_PATH,
+        "--channel",
+        this.channelPath,
+        "--server",
+        server.name,
+        ...(allowed === undefined ? [] : ["--allow", JSON.stringify([...allowed])]),
+        "--",
+        server.command,
+        ...server.args,
+      ],
+      env: { ...server.env },
+      cwd: server.cwd,
+    };
+  }
+
+  private async wrapHttp(server: ResolvedHttpServer): Promise<CapturedHttpServer> {
+    const proxy = new HttpCaptureProxy(
+      server.name,
+      server.url,
+      this.recorder,
+      this.policy.get(server.name),
+    );
+    this.proxies.push(proxy);
+    const url = await proxy.listen();
+    return { kind: "http", name: server.name, url: url.toString(), headers: { ...server.headers } };
+  }
+
+  private accept(socket: Socket): void {
+    const relay: RelayConnection = {
+      socket,
+      connection: `relay-${this.nextConnection++}`,
+      server: "(unknown)",
+      relayPid: undefined,
+      serverPid: null,
+      exited: false,
+      acks: new Map(),
+    };
+    this.relays.add(relay);
+    const frames = new LineSplitter();
+    socket.on("data", (chunk: Buffer) => {
+      for (const line of frames.push(chunk)) this.onFrame(relay, JSON.parse(line) as RelayFrame);
+    });
+    socket.on("error", () => undefined);
+    socket.on("close", () => {
+      for (const resolve of relay.acks.values()) resolve();
+      relay.acks.clear();
+      if (!relay.exited && !this.closed) {
+        this.recorder.gap(
+          { server: relay.server, connection: relay.connection },
+          "the relay's channel closed before the server exited: later messages on this connection were not observed",
+        );
+      }
+    });
+  }
+
+  private onFrame(relay: RelayConnection, frame: RelayFrame): void {
+    const where = { server: relay.server, connection: relay.connection };
+    switch (frame.t) {
+      case "hello":
+        relay.server = frame.server;
+        relay.relayPid = frame.relayPid;
+        relay.serverPid = frame.serverPid;
+        this.knownPids.add(frame.relayPid);
+        if (frame.serverPid !== null) this.knownPids.add(frame.serverPid);
+        this.recorder.event(
+          "connected",
+          `relay pid ${frame.relayPid}, server pid ${frame.serverPid}`,
+          {
+            server: frame.server,
+            connection: relay.connection,
+          },
+        );
+        return;
+      case "msg": {
+        const parsed = parseJsonRpcLine(frame.raw);
+        const at = { ...where, at: frame.at, ...(frame.origin ? { origin: frame.origin } : {}) };
+        if (parsed.ok) this.recorder.record(frame.d, parsed.message, at);
+        else this.recorder.recordMalformed(frame.d, frame.raw, parsed.problem, at);
+        return;
+      }
+      case "stderr":
+        this.recorder.event("stderr", frame.data, { ...where, at: frame.at });
+        return;
+      case "exit": {
+        relay.exited = true;
+        const how = frame.signal ? `signal ${frame.signal}` : `code ${frame.code}`;
+        const detail =
+          frame.cause === "client_closed"
+            ? `the harness closed the connection; the server exited (${how})`
+            : frame.cause === "spawn_failed"
+              ? `the server could not be started: ${frame.detail ?? ""}`
+              : `the server process exited (${how})`;
+        this.recorder.event(
+          "process_exit",
+          frame.stderrTail ? `${detail}; stderr tail:\n${frame.stderrTail}` : detail,
+          { ...where, at: frame.at },
+        );
+        this.recorder.connectionClosed(
+          { ...where, at: frame.at },
+          detail,
+          frame.cause === "client_closed" ? "incomplete" : "transport_error",
+        );
+        return;
+      }
+      case "ack":
+        relay.acks.get(frame.token)?.();
+        relay.acks.delete(frame.token);
+        return;
+    }
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Frames on the channel between a stdio relay and the kit: newline-delimited JSON, one
+ * frame per line. Relay → kit: `hello`, `msg`, `stderr`, `exit`, `ack`. Kit → relay:
+ * `flush`.
+ */
+import type { Direction } from "../evidence/trace.js";
+
+/** The relay has connected: who it is. */
+export interface HelloFrame {
+  readonly t: "hello";
+  readonly server: string;
+  readonly relayPid: number;
+  readonly serverPid: number | null;
+}
+
+/** One line that crossed the relay, verbatim. */
+export interface MessageFrame {
+  readonly t: "msg";
+  readonly d: Direction;
+  readonly at: number;
+  readonly raw: string;
+  /** `policy` for an error the relay answered itself because the tool is not allowed. */
+  readonly origin?: "policy";
+}
+
+/** Some of the server's stderr (mirrored up to a bound; the rest only passes through). */
+export interface StderrFrame {
+  readonly t: "stderr";
+  readonly at: number;
+  readonly data: string;
+}
+
+/** The server process ended. */
+export interface ExitFrame {
+  readonly t: "exit";
+  readonly at: number;
+  readonly code: number | null;
+  readonly signal: string | null;
+  readonly stderrTail: string;
+  /** Why the server ended, from the relay's side. */
+  readonly cause: "server_exited" | "client_closed" | "spawn_failed";
+  readonly detail?: string;
+}
+
+/** Everything mirrored before the flush with this token has been written. */
+export interface AckFrame {
+  readonly t: "ack";
+  readonly token: number;
+}
+
+export type RelayFrame = HelloFrame | MessageFrame | StderrFrame | ExitFrame | AckFrame;
+
+/** Asks the relay to acknowledge once everything it mirrored so far is on the channel. */
+export interface FlushFrame {
+  readonly t: "flush";
+  readonly token: number;
+}
+
+/** The JSON-RPC error code the capture answers a denied tool call with. */
+export const POLICY_DENIED_CODE = -32001;
+
+/** The JSON-RPC error message for a tool the test's policy does not allow. */
+export function policyDeniedMessage(server: string, tool: string): string {
+  return (
+    `Tool "${tool}" on server "${server}" is denied by the test's tool policy ` +
+    `(not in the session's allow-list). The call did not reach the server.`
+  );
+}
+
+/** Finds a denied `tools/call` in a client→server JSON-RPC message, cheaply. */
+export function deniedToolCall(
+  line: string,
+  allowed: ReadonlySet<string> | undefined,
+): { id: string | number; tool: string } | undefined {
+  if (!allowed || !line.includes("tools/call")) return undefined;
+  let message: unknown;
+  try {
+    message = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof message !== "object" || message === null) return undefined;
+  const { method, id, params } = message as {
+    method?: unknown;
+    id?: unknown;
+    params?: { name?: unknown };
+  };
+  if (method !== "tools/call" || (typeof id !== "string" && typeof id !== "number"))
+    return undefined;
+  const tool = typeof params?.name === "string" ? params.name : "";
+  return allowed.has(tool) ? undefined : { id, tool };
+}

@@ -1,0 +1,246 @@
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
+import { request as httpsRequest } from "node:https";
+import type { AddressInfo } from "node:net";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { monotonicNow } from "../evidence/clock.js";
+import type { TraceRecorder } from "../evidence/recorder.js";
+import { parseJsonRpcLine } from "./json-rpc.js";
+import { deniedToolCall, POLICY_DENIED_CODE, policyDeniedMessage } from "./channel-protocol.js";
+import { redactHeaders } from "./redaction.js";
+
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "upgrade",
+  "te",
+  "trailer",
+  "host",
+]);
+
+/**
+ * A loopback reverse proxy in front of one Streamable HTTP MCP server: forwards every
+ * request and response (JSON and SSE, session headers included) unchanged, records every
+ * JSON-RPC message in both directions, and answers denied tool calls itself.
+ */
+export class HttpCaptureProxy {
+  private server: Server | undefined;
+  private connections = 0;
+  private readonly sessions = new Map<string, string>();
+  private readonly seenHeaders = new Set<string>();
+
+  constructor(
+    private readonly name: string,
+    private readonly upstream: URL,
+    private readonly recorder: TraceRecorder,
+    private readonly allowed: ReadonlySet<string> | undefined,
+  ) {}
+
+  /** Starts listening on 127.0.0.1; resolves with the URL to give the harness. */
+  async listen(): Promise<URL> {
+    const server = createServer((req, res) => {
+      this.handle(req, res).catch((error: unknown) => {
+        if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" });
+        res.end(`jest-m3 capture proxy: ${(error as Error).message}`);
+      });
+    });
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const url = new URL(this.upstream.toString());
+    url.protocol = "http:";
+    url.hostname = "127.0.0.1";
+    url.port = String(port);
+    url.username = "";
+    url.password = "";
+    return url;
+  }
+
+  /** Stops listening and drops open streams. */
+  async close(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private connectionOf(sessionId: string | undefined): string {
+    if (!sessionId) return `${this.name}#http-${++this.connections}`;
+    let connection = this.sessions.get(sessionId);
+    if (!connection) {
+      connection = `${this.name}#http-${++this.connections}`;
+      this.sessions.set(sessionId, connection);
+    }
+    return connection;
+  }
+
+  private recordBody(
+    direction: "to_server" | "from_server",
+    text: string,
+    connection: string,
+    at: number,
+  ): JSONRPCMessage[] {
+    const where = { server: this.name, connection, at };
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      this.recorder.recordMalformed(
+        direction,
+        text,
+        `not JSON (${(error as Error).message})`,
+        where,
+      );
+      return [];
+    }
+    const messages: JSONRPCMessage[] = [];
+    for (const item of Array.isArray(value) ? value : [value]) {
+      const parsed = parseJsonRpcLine(JSON.stringify(item));
+      if (parsed.ok) {
+        this.recorder.record(direction, parsed.message, where);
+        messages.push(parsed.message);
+      } else {
+        this.recorder.recordMalformed(direction, JSON.stringify(item), parsed.problem, where);
+      }
+    }
+    return messages;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const sessionHeader = req.headers["mcp-session-id"];
+    let connection = this.connectionOf(
+      typeof sessionHeader === "string" ? sessionHeader : undefined,
+    );
+    const headerKey = `${connection}`;
+    if (!this.seenHeaders.has(headerKey)) {
+      this.seenHeaders.add(headerKey);
+      this.recorder.event(
+        "connected",
+        `HTTP ${req.method} headers ${JSON.stringify(redactHeaders(req.headers))}`,
+        {
+          server: this.name,
+          connection,
+        },
+      );
+    }
+    if (req.method === "POST" && body.length > 0) {
+      const text = body.toString("utf8");
+      this.recordBody("to_server", text, connection, monotonicNow());
+      const denial = this.denial(text);
+      if (denial) {
+        for (const message of denial) {
+          this.recorder.record("from_server", message, {
+            server: this.name,
+            connection,
+            origin: "policy",
+          });
+        }
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify(denial.length === 1 ? denial[0] : denial));
+        return;
+      }
+    }
+
+    const headers: Record<string, string | string[]> = {};
+    for (const [key, value] of Object.entries(req.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.has(key)) headers[key] = value;
+    }
+    headers["content-length"] = String(body.length);
+    const send = this.upstream.protocol === "https:" ? httpsRequest : httpRequest;
+    const upstream = send(this.upstream, { method: req.method, headers });
+    const response = await new Promise<IncomingMessage>((resolve, reject) => {
+      upstream.once("response", resolve);
+      upstream.once("error", reject);
+      upstream.end(body);
+    });
+    const assigned = response.headers["mcp-session-id"];
+    if (typeof assigned === "string" && !this.sessions.has(assigned))
+      this.sessions.set(assigned, connection);
+    if (typeof assigned === "string") connection = this.sessions.get(assigned) ?? connection;
+    const outHeaders: Record<string, string | string[]> = {};
+    for (const [key, value] of Object.entries(response.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.has(key)) outHeaders[key] = value;
+    }
+    res.writeHead(response.statusCode ?? 502, response.statusMessage, outHeaders);
+    res.flushHeaders();
+    const type = String(response.headers["content-type"] ?? "");
+    if (type.includes("text/event-stream")) {
+      let buffer = "";
+      response.on("data", (chunk: Buffer) => {
+        buffer += chunk.toString("utf8");
+        let boundary = buffer.search(/\r?\n\r?\n/);
+        while (boundary !== -1) {
+          const event = buffer.slice(0, boundary);
+          buffer = buffer.slice(boundary).replace(/^\r?\n\r?\n/, "");
+          const data = event
+            .split(/\r?\n/)
+            .filter((line) => line.startsWith("data:"))
+            .map((line) => line.slice(5).replace(/^ /, ""))
+            .join("\n");
+          if (data) this.recordBody("from_server", data, connection, monotonicNow());
+          boundary = buffer.search(/\r?\n\r?\n/);
+        }
+        res.write(chunk);
+      });
+      await new Promise<void>((resolve) => {
+        response.once("end", resolve);
+        response.once("error", () => resolve());
+        res.once("close", () => {
+          response.destroy();
+          resolve();
+        });
+      });
+      res.end();
+      return;
+    }
+    const out: Buffer[] = [];
+    for await (const chunk of response) out.push(chunk as Buffer);
+    const payload = Buffer.concat(out);
+    if (type.includes("application/json") && payload.length > 0) {
+      this.recordBody("from_server", payload.toString("utf8"), connection, monotonicNow());
+    }
+    res.end(payload);
+  }
+
+  /** The error replies for a body that calls a denied tool, or undefined to forward it. */
+  private denial(text: string): JSONRPCMessage[] | undefined {
+    if (!this.allowed || !text.includes("tools/call")) return undefined;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    const items = Array.isArray(value) ? value : [value];
+    const denied = items
+      .map((item) => deniedToolCall(JSON.stringify(item), this.allowed))
+      .filter((found): found is { id: string | number; tool: string } => found !== undefined);
+    if (denied.length === 0) return undefined;
+    // A batch with a denied call is refused whole: nothing of it reaches the server.
+    return items
+      .filter(
+        (item: { id?: unknown }) => typeof item?.id === "string" || typeof item?.id === "number",
+      )
+      .map((item: { id: string | number; params?: { name?: unknown } }) => ({
+        jsonrpc: "2.0" as const,
+        id: item.id,
+        error: {
+          code: POLICY_DENIED_CODE,
+          message: policyDeniedMessage(
+            this.name,
+            typeof item.params?.name === "string" ? item.params.name : "",
+          ),
+        },
+      }));
+  }
+}

@@ -1,0 +1,191 @@
+#!/usr/bin/env node
+/**
+ * The stdio relay: `node stdio-relay.js --channel <socket> --server <name> [--allow <json>]
+ * -- <command> <args...>`.
+ *
+ * A harness launches this instead of the MCP server. It starts the real server, forwards
+ * bytes both ways, mirrors every line to the kit over the channel socket, answers
+ * `tools/call` for tools outside the allow-list itself (the call never reaches the
+ * server), and ends like the server ends: same exit code, stderr passed through. When the
+ * channel drops it keeps forwarding; the kit notices the gap.
+ */
+import { spawn } from "node:child_process";
+import { connect, type Socket } from "node:net";
+import { performance } from "node:perf_hooks";
+import {
+  deniedToolCall,
+  POLICY_DENIED_CODE,
+  policyDeniedMessage,
+  type FlushFrame,
+  type RelayFrame,
+} from "./channel-protocol.js";
+import { LineSplitter } from "./line-splitter.js";
+
+const STDERR_MIRROR_LIMIT = 256 * 1024;
+const STDERR_TAIL_LIMIT = 16 * 1024;
+const STOP_GRACE_MS = 1500;
+
+interface RelayArgs {
+  channel: string;
+  server: string;
+  allowed: ReadonlySet<string> | undefined;
+  command: string;
+  args: string[];
+}
+
+function parseArgs(argv: string[]): RelayArgs {
+  const split = argv.indexOf("--");
+  const own = split >= 0 ? argv.slice(0, split) : argv;
+  const target = split >= 0 ? argv.slice(split + 1) : [];
+  const value = (flag: string): string | undefined => {
+    const index = own.indexOf(flag);
+    return index >= 0 ? own[index + 1] : undefined;
+  };
+  const channel = value("--channel");
+  const server = value("--server");
+  const allow = value("--allow");
+  const [command, ...args] = target;
+  if (!channel || !server || !command) {
+    process.stderr.write(
+      "stdio-relay: usage: stdio-relay --channel <socket> --server <name> [--allow <json array>] -- <command> [args...]\n",
+    );
+    process.exit(2);
+  }
+  return {
+    channel,
+    server,
+    allowed: allow === undefined ? undefined : new Set(JSON.parse(allow) as string[]),
+    command,
+    args,
+  };
+}
+
+const now = (): number => performance.timeOrigin + performance.now();
+
+function main(): void {
+  const options = parseArgs(process.argv.slice(2));
+  let channel: Socket | undefined = connect(options.channel);
+  let channelUp = true;
+  const dropChannel = (): void => {
+    channelUp = false;
+    channel?.destroy();
+    channel = undefined;
+  };
+  channel.on("error", dropChannel);
+  channel.on("close", dropChannel);
+  const send = (frame: RelayFrame): void => {
+    if (channelUp && channel) channel.write(JSON.stringify(frame) + "\n");
+  };
+  const flushRequests = new LineSplitter();
+  channel.on("data", (chunk: Buffer) => {
+    for (const line of flushRequests.push(chunk)) {
+      const frame = JSON.parse(line) as FlushFrame;
+      // Frames are written in order, so this ack follows everything mirrored before it.
+      if (frame.t === "flush") send({ t: "ack", token: frame.token });
+    }
+  });
+
+  const child = spawn(options.command, options.args, { stdio: ["pipe", "pipe", "pipe"] });
+  let stderrMirrored = 0;
+  let stderrTail = "";
+  let clientClosed = false;
+  let exiting = false;
+  send({ t: "hello", server: options.server, relayPid: process.pid, serverPid: child.pid ?? null });
+
+  const finish = (
+    code: number | null,
+    signal: NodeJS.Signals | null,
+    cause: "server_exited" | "client_closed" | "spawn_failed",
+    detail?: string,
+  ): void => {
+    if (exiting) return;
+    exiting = true;
+    send({ t: "exit", at: now(), code, signal, stderrTail, cause, ...(detail ? { detail } : {}) });
+    const leave = (): void => {
+      if (signal) {
+        process.removeAllListeners("SIGTERM");
+        process.kill(process.pid, signal);
+      }
+      process.exit(code ?? 1);
+    };
+    process.stdout.end(() => {
+      if (channel && channelUp) channel.end(leave);
+      else leave();
+    });
+  };
+
+  child.on("error", (error) => {
+    process.stderr.write(
+      `stdio-relay: cannot start ${JSON.stringify(options.command)}: ${error.message}\n`,
+    );
+    finish(127, null, "spawn_failed", error.message);
+  });
+
+  // Server → client: forward chunks untouched; mirror each complete line first.
+  const fromServer = new LineSplitter();
+  child.stdout.on("data", (chunk: Buffer) => {
+    const at = now();
+    for (const raw of fromServer.push(chunk)) send({ t: "msg", d: "from_server", at, raw });
+    process.stdout.write(chunk);
+  });
+
+  child.stderr.on("data", (chunk: Buffer) => {
+    process.stderr.write(chunk);
+    const text = chunk.toString("utf8");
+    stderrTail = (stderrTail + text).slice(-STDERR_TAIL_LIMIT);
+    if (stderrMirrored < STDERR_MIRROR_LIMIT) {
+      stderrMirrored += text.length;
+      send({ t: "stderr", at: now(), data: text });
+    }
+  });
+
+  // Client → server: whole lines, so a denied call can be held back.
+  const fromClient = new LineSplitter();
+  process.stdin.on("data", (chunk: Buffer) => {
+    const at = now();
+    for (const raw of fromClient.push(chunk)) {
+      send({ t: "msg", d: "to_server", at, raw });
+      const denied = deniedToolCall(raw, options.allowed);
+      if (denied) {
+        const reply = JSON.stringify({
+          jsonrpc: "2.0",
+          id: denied.id,
+          error: {
+            code: POLICY_DENIED_CODE,
+            message: policyDeniedMessage(options.server, denied.tool),
+          },
+        });
+        send({ t: "msg", d: "from_server", at: now(), raw: reply, origin: "policy" });
+        process.stdout.write(reply + "\n");
+        continue;
+      }
+      if (child.stdin.writable) child.stdin.write(raw + "\n");
+    }
+  });
+  process.stdin.on("end", () => {
+    clientClosed = true;
+    const rest = fromClient.rest();
+    if (rest && child.stdin.writable) child.stdin.write(rest);
+    child.stdin.end();
+    const term = setTimeout(() => child.kill("SIGTERM"), STOP_GRACE_MS);
+    const kill = setTimeout(() => child.kill("SIGKILL"), 2 * STOP_GRACE_MS);
+    term.unref();
+    kill.unref();
+  });
+  child.stdin.on("error", () => undefined);
+  process.stdout.on("error", () => undefined);
+
+  child.on("close", (code, signal) => {
+    const rest = fromServer.rest();
+    if (rest) send({ t: "msg", d: "from_server", at: now(), raw: rest });
+    finish(code, clientClosed ? null : signal, clientClosed ? "client_closed" : "server_exited");
+  });
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+    process.on(signal, () => {
+      clientClosed = true;
+      child.kill(signal);
+    });
+  }
+}
+
+main();
