@@ -52,3 +52,32 @@ export {
   OperationTimeout,
   TraceStillOpen,
 } from "./errors.js";
+export {
+  ManagedProcess,
+  childEnvironment,
+  isAlive as isProcessAlive,
+  INHERITED_ENV,
+  type ProcessLaunch,
+  type ExitInfo,
+} from "./processes/managed-process.js";
+export {
+  defineHarness,
+  isToolAllowed,
+  HarnessStartError,
+  type HarnessDefinition,
+  type HarnessLaunch,
+  type HarnessSession,
+  type HarnessHealth,
+  type HarnessEvent,
+  type AdapterTurn,
+  type AdapterTurnOutcome,
+  type AdapterTurnRequest,
+  type ReportedToolCall,
+  type Readiness,
+  type ReadinessContext,
+  type Capabilities,
+  type Capability,
+  type CapabilityStatus,
+  type ModelProvider,
+  type SelectionSpec,
+} from "./harness/contract.js";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { DirectClient, type DirectClientOptions } from "../direct/direct-client.js";
 import { InvalidServerSpec, KitClosed } from "../errors.js";
-import { stopStrays, type ManagedProcess } from "../processes/managed-process.js";
+import { ManagedProcess, stopStrays, type ProcessLaunch } from "../processes/managed-process.js";
 import { resolveServer, type ResolvedServer, type ServerSpec } from "../servers/spec.js";
 import { parseToolPolicy } from "../servers/tool-policy.js";
 import { WireCapture, type CapturedServer } from "../wire/capture.js";
@@ -144,6 +144,18 @@ export class MCPTestKit implements AsyncDisposable {
     const servers: CapturedServer[] = [];
     for (const server of resolved) servers.push(await capture.wrap(server));
     return { capture, servers };
+  }
+
+  /**
+   * Starts a child process the kit owns: in its own process group, its stderr kept for
+   * error messages, and stopped (SIGTERM, then SIGKILL) when the kit closes. The
+   * environment is used exactly as given.
+   */
+  spawn(launch: ProcessLaunch): ManagedProcess {
+    this.assertOpen("kit.spawn()");
+    const child = new ManagedProcess(launch);
+    this.context.trackProcess(child);
+    return child;
   }
 
   /** A fresh temporary directory, removed when the kit closes. */

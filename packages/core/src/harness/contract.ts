@@ -1,0 +1,251 @@
+/**
+ * The open harness contract: what an adapter implements so jest-m3 can drive an agent.
+ * Anyone can publish an adapter (`@jest-m3/harness-<name>` or `jest-m3-harness-<name>`);
+ * this module is all it needs from core.
+ *
+ * @packageDocumentation
+ */
+import type { ToolCallStatus } from "../evidence/trace.js";
+import type { Unavailable } from "../evidence/unavailable.js";
+import type { ManagedProcess, ProcessLaunch } from "../processes/managed-process.js";
+import type { ToolPolicy } from "../servers/tool-policy.js";
+import type { CapturedServer } from "../wire/capture.js";
+import { M3Error } from "../errors.js";
+
+/** How ready one capability of a harness is. */
+export type CapabilityStatus = "ready" | "degraded" | "unavailable" | "unsupported";
+
+/** One capability's status and, unless ready, why. */
+export interface Capability {
+  readonly status: CapabilityStatus;
+  readonly reason?: string;
+}
+
+/** The capabilities every readiness report names. Adapters may add more. */
+export interface Capabilities {
+  /** Several turns in one conversation. */
+  readonly multiTurn: Capability;
+  /** Restricting the agent to an allow-list of tools. */
+  readonly toolPolicy: Capability;
+  /** MCP servers can be wrapped for wire capture. */
+  readonly wireEvidence: Capability;
+  /** The harness reports the tool calls it made. */
+  readonly reportedEvidence: Capability;
+  /** A running turn can be interrupted. */
+  readonly cancellation: Capability;
+  /** Tool approvals are answered by the adapter. */
+  readonly approvals: Capability;
+  /** A login, a key or a provider is available. */
+  readonly credentials: Capability;
+  readonly [name: string]: Capability;
+}
+
+/** What a harness says about itself before anything is started. */
+export interface Readiness {
+  /** True when every capability is ready or degraded. */
+  readonly ready: boolean;
+  readonly harness: {
+    readonly name: string;
+    readonly version: string | null;
+    readonly executable: string | null;
+  };
+  readonly capabilities: Capabilities;
+}
+
+/** Any Responses-compatible model endpoint: the scripted model, a local server, a proxy. */
+export interface ModelProvider {
+  /** An identifier for the provider (`[a-zA-Z0-9_-]`), e.g. `scripted`. */
+  readonly name: string;
+  /** The base URL; requests go to `<baseUrl>/responses`. */
+  readonly baseUrl: string;
+  readonly wireApi: "responses";
+  /**
+   * Name of the child environment variable holding the API key, if the provider needs
+   * one. The value comes from the selection's `credentialEnv`; only the name is written.
+   */
+  readonly envKey?: string;
+}
+
+/** One agent selection: a harness, one model, and how to launch it. */
+export interface SelectionSpec {
+  readonly harness: string;
+  readonly model: string;
+  /** A display name; defaults to `harness:model`. */
+  readonly name: string;
+  /** The harness executable, when not found the adapter's default way. */
+  readonly executable?: string;
+  /** Credentials to copy into the harness's environment: `{ CHILD_NAME: "PARENT_NAME" }`. */
+  readonly credentialEnv: Readonly<Record<string, string>>;
+  readonly provider?: ModelProvider;
+  /** Adapter-specific options, passed through untouched. */
+  readonly options: Readonly<Record<string, unknown>>;
+}
+
+/** What {@link HarnessDefinition.readiness} gets. */
+export interface ReadinessContext {
+  readonly selection: SelectionSpec;
+  /** The kit's configuration environment (`M3_*` variables). Not the harness's. */
+  readonly config: Readonly<Record<string, string | undefined>>;
+  /** Names of credential variables whose values are available (never the values). */
+  readonly credentialNames: readonly string[];
+}
+
+/** An event an adapter wants kept in the session's trace (an approval decision, say). */
+export interface HarnessEvent {
+  readonly kind: "approval" | "harness" | "stderr";
+  readonly detail: string;
+}
+
+/** Everything an adapter needs to open one session. */
+export interface HarnessLaunch {
+  readonly model: string;
+  readonly selection: SelectionSpec;
+  /** The session's servers, already wrapped for wire capture: launch these, never the originals. */
+  readonly servers: readonly CapturedServer[];
+  /** The session's allow-list per server (`undefined` = all tools of that server). */
+  readonly toolPolicy: ToolPolicy;
+  /** A fresh, empty working directory for the agent, removed with the kit. */
+  readonly workspace: string;
+  /**
+   * The harness's environment: an allow-list of the parent's (PATH, locale, temp dir) plus
+   * the mapped credentials. Add what the harness needs; never merge in `process.env`.
+   */
+  readonly env: Readonly<Record<string, string>>;
+  /** Names of the credential variables in `env`. */
+  readonly credentials: readonly string[];
+  readonly provider?: ModelProvider;
+  /** Aborted when the session is being torn down. */
+  readonly signal: AbortSignal;
+  /** A fresh temporary directory owned by the kit (for a harness home, say). */
+  tempDir(prefix: string): Promise<string>;
+  /** Starts a process owned by the kit: own process group, stopped with the kit. */
+  spawn(launch: ProcessLaunch): ManagedProcess;
+  /** Keeps an event in the session's trace. */
+  record(event: HarnessEvent): void;
+}
+
+/** What a harness says one of its tool calls was. Never proof on its own. */
+export interface ReportedToolCall {
+  /** The harness's id for the call, if any (Codex: the model's call id). */
+  readonly id?: string;
+  readonly server: string;
+  readonly tool: string;
+  readonly arguments: Readonly<Record<string, unknown>> | Unavailable;
+  readonly result: Readonly<Record<string, unknown>> | Unavailable;
+  readonly status: ToolCallStatus;
+  readonly error?: string;
+  readonly startedAt?: number;
+  readonly endedAt?: number;
+}
+
+/** How a turn ended. */
+export type AdapterTurnOutcome = "completed" | "failed" | "timed_out" | "cancelled" | "interrupted";
+
+/** One turn as the adapter saw it. */
+export interface AdapterTurn {
+  readonly outcome: AdapterTurnOutcome;
+  /** The agent's final reply, or null when there was none. */
+  readonly response: { readonly text: string } | null;
+  /** What went wrong, in the harness's words, when the turn did not complete. */
+  readonly error: string | null;
+  readonly toolCalls: readonly ReportedToolCall[];
+  /** The harness's raw events for this turn, for transcripts. */
+  readonly events: readonly unknown[];
+}
+
+/** What {@link HarnessSession.send} gets. */
+export interface AdapterTurnRequest {
+  readonly text: string;
+  /** The core's id for this turn. */
+  readonly turnId: string;
+  /** The turn's time budget. Core enforces it; the adapter may use it for its own waits. */
+  readonly timeoutMs: number;
+  /** Aborted when the turn times out or is cancelled: resolve `send` promptly then. */
+  readonly signal: AbortSignal;
+}
+
+/** Whether the harness is still running, and what it said last if not. */
+export interface HarnessHealth {
+  readonly alive: boolean;
+  readonly stderrTail?: string;
+  readonly exit?: string;
+}
+
+/** One open conversation with an agent. */
+export interface HarnessSession {
+  /** The harness's id for the conversation (Codex: the thread id). Stable across turns. */
+  readonly id: string;
+  /** Sends one user turn and resolves when the turn is over. */
+  send(turn: AdapterTurnRequest): Promise<AdapterTurn>;
+  /** Interrupts the running turn, if the harness can. */
+  interrupt?(): Promise<void>;
+  /** Is the harness alive? Used to tell a failed turn from a dead session. */
+  health(): HarnessHealth;
+  /** Ends the conversation and every process of it. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** An adapter. Build one with {@link defineHarness}. */
+export interface HarnessDefinition {
+  readonly name: string;
+  /** Checks, without starting a session, what this harness can do with this selection. */
+  readiness(context: ReadinessContext): Promise<Readiness>;
+  /** Opens a session. Throw {@link HarnessStartError} with the harness's words on failure. */
+  open(launch: HarnessLaunch): Promise<HarnessSession>;
+}
+
+/** The harness could not open a session (it exited, a server failed to start, ...). */
+export class HarnessStartError extends M3Error {
+  readonly harness: string;
+  readonly stderrTail: string;
+  constructor(
+    harness: string,
+    message: string,
+    details: { stderrTail?: string; cause?: unknown } = {},
+  ) {
+    const tail = details.stderrTail ? `\n--- stderr (last lines) ---\n${details.stderrTail}` : "";
+    super(`Harness "${harness}" could not open a session: ${message}${tail}`, {
+      cause: details.cause,
+    });
+    this.harness = harness;
+    this.stderrTail = details.stderrTail ?? "";
+  }
+}
+
+/**
+ * Declares a harness adapter, checking its shape.
+ *
+ * @example
+ * ```ts
+ * export default defineHarness({
+ *   name: "echo",
+ *   async readiness({ selection }) { ... },
+ *   async open(launch) { return { id: "s1", send, health: () => ({ alive: true }), close }; },
+ * });
+ * ```
+ */
+export function defineHarness(definition: HarnessDefinition): HarnessDefinition {
+  if (typeof definition !== "object" || definition === null) {
+    throw new TypeError("defineHarness() needs an object { name, readiness, open }.");
+  }
+  if (typeof definition.name !== "string" || !/^[a-z0-9][a-z0-9-]*$/.test(definition.name)) {
+    throw new TypeError(
+      `defineHarness(): name must be lowercase letters, digits and dashes, got ${JSON.stringify(definition.name)}.`,
+    );
+  }
+  for (const method of ["readiness", "open"] as const) {
+    if (typeof definition[method] !== "function") {
+      throw new TypeError(
+        `defineHarness(): harness "${definition.name}" has no ${method}() function.`,
+      );
+    }
+  }
+  return Object.freeze({ ...definition });
+}
+
+/** True when the tool may be called under `policy`. */
+export function isToolAllowed(policy: ToolPolicy, server: string, tool: string): boolean {
+  if (!policy.has(server)) return false;
+  const allowed = policy.get(server);
+  return allowed === undefined || allowed.has(tool);
+}
