@@ -1,8 +1,10 @@
 // `npm run bench`: every benchmark, one after another (the machine has two cores).
 import { benchDirect } from "./direct";
+import { benchWire } from "./wire";
 
 async function main(): Promise<void> {
   await benchDirect();
+  await benchWire();
 }
 
 main().catch((error: unknown) => {
