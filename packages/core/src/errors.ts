@@ -124,3 +124,78 @@ export class TraceStillOpen extends M3Error {
     );
   }
 }
+
+/** A harness is not ready for what the session needs. Nothing was started. */
+export class HarnessNotReady extends M3Error {
+  /** The harness's name. */
+  readonly harness: string;
+  /** Every reason, one per capability that is not ready (`capability: reason`). */
+  readonly reasons: readonly string[];
+  constructor(harness: string, reasons: readonly string[]) {
+    super(
+      `Harness "${harness}" is not ready for this session:\n` +
+        reasons.map((reason) => `  - ${reason}`).join("\n") +
+        `\nSee docs/troubleshooting.md for what each reason means and how to fix it.`,
+    );
+    this.harness = harness;
+    this.reasons = reasons;
+  }
+}
+
+/** An agent selection is malformed: an unknown key, an empty model list, a missing credential. */
+export class InvalidSelection extends M3Error {
+  /** The offending field, e.g. `models` or `credentialEnv.OPENAI_API_KEY`. */
+  readonly field: string;
+  constructor(index: number, field: string, problem: string) {
+    super(`Agent selection #${index + 1}: field "${field}" ${problem}`);
+    this.field = field;
+  }
+}
+
+/** No adapter is registered or installed for a harness name. */
+export class UnknownHarness extends M3Error {
+  readonly harness: string;
+  /** The harnesses that are registered on the kit. */
+  readonly registered: readonly string[];
+  /** The package names that were tried. */
+  readonly tried: readonly string[];
+  constructor(harness: string, registered: readonly string[], tried: readonly string[]) {
+    super(
+      `No harness adapter named "${harness}". Registered: ${registered.length ? registered.join(", ") : "(none)"}. ` +
+        `Tried the packages ${tried.join(" and ")}: none is installed. Install one ` +
+        `(npm install --save-dev ${tried[0]}) or register an adapter with new MCPTestKit({ harnesses: [...] }).`,
+    );
+    this.harness = harness;
+    this.registered = registered;
+    this.tried = tried;
+  }
+}
+
+/** `send()` was called while a turn is still running. */
+export class SessionBusy extends M3Error {
+  constructor(turn: number) {
+    super(
+      `The session is running turn ${turn}; await its send() before sending the next turn (one turn at a time).`,
+    );
+  }
+}
+
+/** `result` was read before the session finished. */
+export class SessionStillOpen extends M3Error {
+  constructor() {
+    super(
+      "The session is still open: its result is final only after close(). Close it (or let `await using` " +
+        "end its block) before reading session.result.",
+    );
+  }
+}
+
+/** The session is closed or finished; it takes no more turns. */
+export class SessionClosed extends M3Error {
+  constructor(what: string, state: string) {
+    super(`${what} was called on a session that is ${state}. Open a new session for more turns.`);
+  }
+}
+
+/** A tool-call query is malformed or ambiguous. */
+export class QueryError extends M3Error {}

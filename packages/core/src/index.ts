@@ -9,7 +9,22 @@ export {
   type MCPTestKitOptions,
   type OwnedProcess,
   type CaptureOptions,
+  type AgentsOptions,
 } from "./kit/kit.js";
+export { AgentSelection } from "./agents/agent.js";
+export type { AgentSelectionInput } from "./agents/selection.js";
+export { AgentSession, type SessionOptions, type SendOptions } from "./agents/session.js";
+export { ExecutionOutcome, TurnOutcome, Lifecycle, type TurnLifecycle } from "./agents/outcomes.js";
+export type {
+  TurnResult,
+  TurnSnapshot,
+  ExecutionResult,
+  ExecutionSnapshot,
+  AgentIdentity,
+} from "./agents/results.js";
+export { harnessPackageNames } from "./agents/registry.js";
+export { correlateTurn } from "./evidence/correlation.js";
+export { canonicalJson } from "./evidence/canonical.js";
 export {
   WireCapture,
   STDIO_RELAY_PATH,
@@ -38,6 +53,7 @@ export type {
   MessageKind,
   JsonRpcErrorValue,
   EvidenceGap,
+  CorrelationState,
 } from "./evidence/trace.js";
 export { TraceRecorder, type Observation } from "./evidence/recorder.js";
 export { unavailable, isUnavailable, type Unavailable } from "./evidence/unavailable.js";
@@ -51,6 +67,13 @@ export {
   ProtocolError,
   OperationTimeout,
   TraceStillOpen,
+  HarnessNotReady,
+  InvalidSelection,
+  UnknownHarness,
+  SessionBusy,
+  SessionStillOpen,
+  SessionClosed,
+  QueryError,
 } from "./errors.js";
 export {
   ManagedProcess,
@@ -81,3 +104,15 @@ export {
   type ModelProvider,
   type SelectionSpec,
 } from "./harness/contract.js";
+export {
+  queryToolCalls,
+  toQuerySubject,
+  jsonEquals,
+  type ToolCallQuery,
+  type QueryOutcome,
+  type QuerySubject,
+  type QuerySubjectInput,
+  type Equality,
+  type TurnRef,
+  type EvidenceFilter,
+} from "./evidence/query.js";

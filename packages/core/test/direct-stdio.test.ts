@@ -110,11 +110,13 @@ describe("DirectClient over stdio (shipping server)", () => {
     const after = performance.timeOrigin + performance.now();
     const call = client.trace.toolCalls[0]!;
     expect(typeof call.endedAt).toBe("number");
+    expect(typeof call.startedAt).toBe("number");
     const endedAt = call.endedAt as number;
-    expect(call.startedAt).toBeGreaterThanOrEqual(before);
-    expect(endedAt).toBeGreaterThanOrEqual(call.startedAt);
+    const startedAt = call.startedAt as number;
+    expect(startedAt).toBeGreaterThanOrEqual(before);
+    expect(endedAt).toBeGreaterThanOrEqual(startedAt);
     expect(endedAt).toBeLessThanOrEqual(after);
-    expect(call.latencyMs).toBeCloseTo(endedAt - call.startedAt, 6);
+    expect(call.latencyMs).toBeCloseTo(endedAt - startedAt, 6);
     const request = client.trace.messages.find(
       (entry) => (entry.message as { method?: string } | undefined)?.method === "tools/call",
     );

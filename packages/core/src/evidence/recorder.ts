@@ -11,7 +11,7 @@ import type {
   TraceEvent,
   TraceMessage,
 } from "./trace.js";
-import { unavailable, type Unavailable } from "./unavailable.js";
+import { isUnavailable, unavailable, type Unavailable } from "./unavailable.js";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 type JsonRpcId = string | number;
@@ -153,7 +153,7 @@ export class TraceRecorder {
       call.result = unavailable(reason);
       return;
     }
-    if (call.status !== "incomplete") return;
+    if (call.status !== "incomplete" || isUnavailable(call.jsonrpcId)) return;
     this.pending.get(call.connection)?.delete(call.jsonrpcId);
     this.end(call, status, monotonicNow(), unavailable(reason));
   }
@@ -260,6 +260,6 @@ export class TraceRecorder {
     call.status = status;
     call.result = result;
     call.endedAt = at;
-    call.latencyMs = at - call.startedAt;
+    call.latencyMs = isUnavailable(call.startedAt) ? call.startedAt : at - call.startedAt;
   }
 }

@@ -1,4 +1,5 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { ReportedToolCall } from "../harness/contract.js";
 import type { Unavailable } from "./unavailable.js";
 
 /** Which way a message crossed the wire, seen from the MCP server. */
@@ -45,6 +46,12 @@ export type ToolCallStatus =
 /** Where a tool call's evidence came from. */
 export type EvidenceSource = "wire" | "reported" | "both";
 
+/**
+ * How a wire call and a reported call were paired: `correlated` (both sides, paired),
+ * `wire_only`, `reported_only`, or `ambiguous` (candidates exist but no pairing is certain).
+ */
+export type CorrelationState = "correlated" | "wire_only" | "reported_only" | "ambiguous";
+
 /** A JSON-RPC error as the server sent it. */
 export interface JsonRpcErrorValue {
   readonly code: number;
@@ -72,13 +79,23 @@ export interface ToolCall {
   readonly error: JsonRpcErrorValue | null;
   readonly status: ToolCallStatus;
   readonly evidence: EvidenceSource;
-  readonly jsonrpcId: string | number;
-  /** When the request was observed (epoch ms, monotonic clock). */
-  readonly startedAt: number;
+  /** The JSON-RPC id on the wire; unavailable for a call only the harness reported. */
+  readonly jsonrpcId: string | number | Unavailable;
+  /**
+   * When the request was observed (epoch ms, monotonic clock); unavailable only for a call
+   * the harness reported without timing.
+   */
+  readonly startedAt: number | Unavailable;
   /** When the call ended, or unavailable while it has not. */
   readonly endedAt: number | Unavailable;
   /** `endedAt - startedAt`, or unavailable while the call has not ended. */
   readonly latencyMs: number | Unavailable;
+  /** In agent sessions: how the wire and reported sides were paired. */
+  readonly correlation?: CorrelationState;
+  /** Why a call is ambiguous or one-sided, when that needs saying. */
+  readonly correlationNote?: string;
+  /** In agent sessions: what the harness reported for this call, if it did. */
+  readonly reported?: ReportedToolCall;
 }
 
 /** Something that happened to a connection or a process, kept with the messages. */
@@ -93,7 +110,9 @@ export interface TraceEvent {
     | "transport_error"
     | "malformed"
     | "stderr"
-    | "channel_lost";
+    | "channel_lost"
+    | "approval"
+    | "harness";
   readonly detail: string;
 }
 

@@ -8,6 +8,10 @@ import { resolveServer, type ResolvedServer, type ServerSpec } from "../servers/
 import { parseToolPolicy } from "../servers/tool-policy.js";
 import { WireCapture, type CapturedServer } from "../wire/capture.js";
 import type { KitContext, OwnedResource } from "./context.js";
+import { AgentSelection, type AgentServices } from "../agents/agent.js";
+import { expandSelection, type AgentSelectionInput } from "../agents/selection.js";
+import { resolveHarness } from "../agents/registry.js";
+import type { HarnessDefinition } from "../harness/contract.js";
 
 /** Options of {@link MCPTestKit}. */
 export interface MCPTestKitOptions {
@@ -21,6 +25,14 @@ export interface MCPTestKitOptions {
   readonly cwd?: string;
   /** Milliseconds a stopping process gets between SIGTERM and SIGKILL (default 1500). */
   readonly killGraceMs?: number;
+  /** Harness adapters to use, by name, before looking for installed ones. */
+  readonly harnesses?: readonly HarnessDefinition[];
+}
+
+/** Options of {@link MCPTestKit.agents}. */
+export interface AgentsOptions {
+  /** Runs of each model (default 1): `trials: 3` gives three selections per model. */
+  readonly trials?: number;
 }
 
 /** Options of {@link MCPTestKit.capture}. */
@@ -61,8 +73,10 @@ export class MCPTestKit implements AsyncDisposable {
   private readonly captures: WireCapture[] = [];
   private readonly context: KitContext;
   private closing: Promise<void> | undefined;
+  private readonly registered = new Map<string, HarnessDefinition>();
 
   constructor(options: MCPTestKitOptions = {}) {
+    for (const harness of options.harnesses ?? []) this.registered.set(harness.name, harness);
     this.env = options.env ?? process.env;
     this.cwd = resolve(options.cwd ?? process.cwd());
     const killGraceMs = options.killGraceMs ?? 1500;
@@ -106,6 +120,55 @@ export class MCPTestKit implements AsyncDisposable {
   direct(server: ServerSpec, options?: DirectClientOptions): DirectClient {
     this.assertOpen("kit.direct()");
     return new DirectClient(resolveServer(server, this.cwd), this.context, options);
+  }
+
+  /**
+   * Expands agent selections into one {@link AgentSelection} per model (× trials). Nothing
+   * is started: every problem (an unknown key, an unknown harness, an empty model list, a
+   * credential source variable that is not set) is an error here.
+   *
+   * @example
+   * ```ts
+   * const [agent] = kit.agents([{ harness: "codex", models: ["gpt-5.5"] }]);
+   * ```
+   */
+  agents(
+    selections: readonly AgentSelectionInput[],
+    options: AgentsOptions = {},
+  ): AgentSelection[] {
+    this.assertOpen("kit.agents()");
+    if (!Array.isArray(selections) || selections.length === 0) {
+      throw new TypeError(
+        "kit.agents() needs a non-empty array of selections like { harness, models }.",
+      );
+    }
+    const trials = options.trials ?? 1;
+    if (!Number.isInteger(trials) || trials < 1) {
+      throw new TypeError(
+        `kit.agents(): trials must be a positive integer, got ${JSON.stringify(options.trials)}.`,
+      );
+    }
+    const services: AgentServices = {
+      config: this.env,
+      parentEnv: process.env,
+      cwd: this.cwd,
+      assertOpen: (what) => this.assertOpen(what),
+      capture: (capture) => this.capture(capture),
+      tempDir: (prefix) => this.tempDir(prefix),
+      spawn: (launch) => this.spawn(launch),
+      own: (resource) => this.context.own(resource),
+    };
+    return selections.flatMap((input, index) => {
+      const { specs, harness } = expandSelection(input, index, process.env, (name) =>
+        resolveHarness(name, this.registered, this.env, this.cwd),
+      );
+      return specs.flatMap((spec) =>
+        Array.from(
+          { length: trials },
+          (_, trial) => new AgentSelection(spec, harness, trial + 1, services),
+        ),
+      );
+    });
   }
 
   /**

@@ -139,6 +139,11 @@ export class WireCapture {
     );
   }
 
+  /** Keeps an event from outside the wire (a harness's approval decision, say) in the trace. */
+  recordEvent(kind: "approval" | "harness" | "stderr", detail: string): void {
+    this.recorder.event(kind, detail, { server: "(harness)", connection: "(harness)" });
+  }
+
   /** @internal For fault tests: drops the channel of every relay of `server`. */
   dropChannels(server: string): void {
     for (const relay of this.relays) if (relay.server === server) relay.socket.destroy();

@@ -1,0 +1,61 @@
+import type { Trace, ToolCall } from "../evidence/trace.js";
+import type { ExecutionOutcome, Lifecycle, TurnLifecycle, TurnOutcome } from "./outcomes.js";
+
+/** Where a turn stands. */
+export interface TurnSnapshot {
+  /** Unique within the process: `<executionId>/turn-<n>`. */
+  readonly turnId: string;
+  /** The harness's conversation id (Codex: the thread id); the same for every turn of a session. */
+  readonly sessionId: string;
+  /** 1 for the first turn of the session. */
+  readonly number: number;
+  readonly lifecycle: TurnLifecycle;
+  readonly outcome: TurnOutcome | null;
+  /** Epoch ms, monotonic clock. */
+  readonly createdAt: number;
+  readonly finishedAt: number | null;
+}
+
+/** One turn: the prompt, the agent's reply, and the tool calls that belong to it. */
+export interface TurnResult {
+  readonly snapshot: TurnSnapshot;
+  readonly prompt: string;
+  readonly response: { readonly text: string } | null;
+  /** What went wrong, when the turn did not complete. */
+  readonly error: string | null;
+  /** Every call of this turn, wire and reported evidence correlated. */
+  readonly toolCalls: readonly ToolCall[];
+  /** The harness's raw events for this turn. */
+  readonly events: readonly unknown[];
+}
+
+/** Who ran the session. */
+export interface AgentIdentity {
+  readonly name: string;
+  readonly harness: string;
+  readonly model: string;
+  /** The harness's version as readiness found it, or null when unknown. */
+  readonly version: string | null;
+}
+
+/** Where a session stands. */
+export interface ExecutionSnapshot {
+  readonly executionId: string;
+  /** The harness's conversation id, once the session opened. */
+  readonly sessionId: string | null;
+  readonly lifecycle: Lifecycle;
+  readonly outcome: ExecutionOutcome | null;
+  readonly toolCallCount: number;
+  readonly agent: AgentIdentity;
+  readonly createdAt: number;
+  readonly finishedAt: number | null;
+}
+
+/** A whole session, final once it closed: every turn, the full trace, and any error. */
+export interface ExecutionResult {
+  readonly snapshot: ExecutionSnapshot;
+  readonly turns: readonly TurnResult[];
+  /** Everything observed: wire messages, correlated tool calls, events, gaps. */
+  readonly trace: Trace;
+  readonly error: string | null;
+}

@@ -1,0 +1,206 @@
+import { InvalidSelection } from "../errors.js";
+import type { HarnessDefinition, ModelProvider, SelectionSpec } from "../harness/contract.js";
+
+/**
+ * What a test asks for: a harness and one or more models. `kit.agents()` expands it into
+ * one {@link AgentSelection} per model (× trials).
+ *
+ * @example
+ * ```ts
+ * const [agent] = kit.agents([{ harness: "codex", models: ["gpt-5.5"], credentialEnv: { OPENAI_API_KEY: "MY_KEY" } }]);
+ * ```
+ */
+export interface AgentSelectionInput {
+  readonly harness: string;
+  readonly models: readonly string[];
+  /** A display name; defaults to `harness:model`. */
+  readonly name?: string;
+  /** The harness executable, when not the adapter's default. */
+  readonly executable?: string;
+  /**
+   * Credentials to copy into the harness's environment, `{ CHILD: "PARENT" }`: the value of
+   * the parent variable `PARENT` becomes `CHILD` in the child. Only names are ever written.
+   */
+  readonly credentialEnv?: Readonly<Record<string, string>>;
+  /** A Responses-compatible model endpoint (the scripted model, a local server, a proxy). */
+  readonly provider?: ModelProvider;
+  /** Adapter-specific options. */
+  readonly options?: Readonly<Record<string, unknown>>;
+}
+
+const KEYS = ["harness", "models", "name", "executable", "credentialEnv", "provider", "options"];
+const PROVIDER_KEYS = ["name", "baseUrl", "wireApi", "envKey"];
+
+function describe(value: unknown): string {
+  if (value === undefined) return "undefined";
+  if (typeof value === "string") return value === "" ? "an empty string" : JSON.stringify(value);
+  return Array.isArray(value) ? "an array" : `${typeof value} ${JSON.stringify(value)}`;
+}
+
+/**
+ * Checks one selection input and expands it into one spec per model. Reads the parent
+ * environment only to check that credential source variables are set (never copying values).
+ *
+ * @throws {@link InvalidSelection} naming the selection and the field.
+ */
+export function expandSelection(
+  input: unknown,
+  index: number,
+  parentEnv: Readonly<Record<string, string | undefined>>,
+  knownHarness: (name: string) => HarnessDefinition,
+): { specs: SelectionSpec[]; harness: HarnessDefinition } {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    throw new InvalidSelection(
+      index,
+      "(selection)",
+      `must be an object like { harness, models }, got ${describe(input)}.`,
+    );
+  }
+  const selection = input as Record<string, unknown>;
+  for (const key of Object.keys(selection)) {
+    if (!KEYS.includes(key)) {
+      throw new InvalidSelection(
+        index,
+        key,
+        `is not a selection field; the fields are ${KEYS.join(", ")}.`,
+      );
+    }
+  }
+  const { harness, models, name, executable, credentialEnv, provider, options } = selection;
+  if (typeof harness !== "string" || harness === "") {
+    throw new InvalidSelection(
+      index,
+      "harness",
+      `must be a harness name such as "codex", got ${describe(harness)}.`,
+    );
+  }
+  if (!Array.isArray(models) || models.length === 0) {
+    throw new InvalidSelection(
+      index,
+      "models",
+      `must be a non-empty array of model names, got ${Array.isArray(models) ? "an empty array" : describe(models)}. ` +
+        `Give at least one model (for a live run, set M3_DOCS_CODEX_MODEL or pass the model name).`,
+    );
+  }
+  models.forEach((model: unknown, position) => {
+    if (typeof model !== "string" || model.trim() === "") {
+      throw new InvalidSelection(
+        index,
+        `models[${position}]`,
+        `must be a non-empty string, got ${describe(model)}.`,
+      );
+    }
+  });
+  if (name !== undefined && (typeof name !== "string" || name === "")) {
+    throw new InvalidSelection(index, "name", `must be a non-empty string, got ${describe(name)}.`);
+  }
+  if (executable !== undefined && (typeof executable !== "string" || executable === "")) {
+    throw new InvalidSelection(
+      index,
+      "executable",
+      `must be a path to the harness executable, got ${describe(executable)}.`,
+    );
+  }
+  const credentials: Record<string, string> = {};
+  if (credentialEnv !== undefined) {
+    if (
+      typeof credentialEnv !== "object" ||
+      credentialEnv === null ||
+      Array.isArray(credentialEnv)
+    ) {
+      throw new InvalidSelection(
+        index,
+        "credentialEnv",
+        `must be an object { CHILD_NAME: "PARENT_NAME" }, got ${describe(credentialEnv)}.`,
+      );
+    }
+    for (const [child, parent] of Object.entries(credentialEnv)) {
+      if (typeof parent !== "string" || parent === "") {
+        throw new InvalidSelection(
+          index,
+          `credentialEnv.${child}`,
+          `must name a parent environment variable, got ${describe(parent)}.`,
+        );
+      }
+      if (parentEnv[parent] === undefined || parentEnv[parent] === "") {
+        throw new InvalidSelection(
+          index,
+          `credentialEnv.${child}`,
+          `names the environment variable ${parent}, which is not set. Set ${parent} (export ${parent}=...) or remove the mapping.`,
+        );
+      }
+      credentials[child] = parent;
+    }
+  }
+  let checkedProvider: ModelProvider | undefined;
+  if (provider !== undefined) {
+    if (typeof provider !== "object" || provider === null) {
+      throw new InvalidSelection(
+        index,
+        "provider",
+        `must be { name, baseUrl, wireApi: "responses" }, got ${describe(provider)}.`,
+      );
+    }
+    const record = provider as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      if (!PROVIDER_KEYS.includes(key)) {
+        throw new InvalidSelection(
+          index,
+          `provider.${key}`,
+          `is not a provider field; the fields are ${PROVIDER_KEYS.join(", ")}.`,
+        );
+      }
+    }
+    if (typeof record.name !== "string" || !/^[A-Za-z0-9_-]+$/.test(record.name)) {
+      throw new InvalidSelection(
+        index,
+        "provider.name",
+        `must be letters, digits, _ or -, got ${describe(record.name)}.`,
+      );
+    }
+    if (typeof record.baseUrl !== "string" || !/^https?:\/\//.test(record.baseUrl)) {
+      throw new InvalidSelection(
+        index,
+        "provider.baseUrl",
+        `must be an http(s) URL, got ${describe(record.baseUrl)}.`,
+      );
+    }
+    if (record.wireApi !== "responses") {
+      throw new InvalidSelection(
+        index,
+        "provider.wireApi",
+        `must be "responses" (the only API harnesses speak), got ${describe(record.wireApi)}.`,
+      );
+    }
+    if (
+      record.envKey !== undefined &&
+      (typeof record.envKey !== "string" || !(record.envKey in credentials))
+    ) {
+      throw new InvalidSelection(
+        index,
+        "provider.envKey",
+        `must name a child variable mapped in credentialEnv, got ${describe(record.envKey)}.`,
+      );
+    }
+    checkedProvider = provider as ModelProvider;
+  }
+  if (
+    options !== undefined &&
+    (typeof options !== "object" || options === null || Array.isArray(options))
+  ) {
+    throw new InvalidSelection(index, "options", `must be an object, got ${describe(options)}.`);
+  }
+  const definition = knownHarness(harness);
+  return {
+    harness: definition,
+    specs: (models as string[]).map((model) => ({
+      harness,
+      model,
+      name: (name as string | undefined) ?? `${harness}:${model}`,
+      ...(executable ? { executable: executable as string } : {}),
+      credentialEnv: credentials,
+      ...(checkedProvider ? { provider: checkedProvider } : {}),
+      options: { ...((options as Record<string, unknown> | undefined) ?? {}) },
+    })),
+  };
+}
