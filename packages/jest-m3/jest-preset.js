@@ -3,7 +3,8 @@
  * The jest-m3 Jest preset: `preset: "jest-m3"` in a Jest configuration.
  *
  * TypeScript tests run through ts-jest; agent turns take seconds, so the default test
- * timeout is long.
+ * timeout is long. The setup file registers the matchers and closes kits a test left
+ * open; the serializer keeps trace snapshots stable.
  */
 module.exports = {
   testEnvironment: "node",
@@ -14,4 +15,6 @@ module.exports = {
   testMatch: ["**/?(*.)+(test).ts"],
   testPathIgnorePatterns: ["/node_modules/", "/dist/"],
   testTimeout: 180_000,
+  setupFilesAfterEnv: [require.resolve("./dist/setup-after-env.js")],
+  snapshotSerializers: [require.resolve("./dist/trace-serializer.js")],
 };

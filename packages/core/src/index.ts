@@ -6,6 +6,7 @@
  */
 export {
   MCPTestKit,
+  openKits,
   type MCPTestKitOptions,
   type OwnedProcess,
   type CaptureOptions,

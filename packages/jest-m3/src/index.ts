@@ -1,10 +1,14 @@
 /**
  * `jest-m3`: test MCP servers through real coding agents, with Jest.
  *
- * Everything a test needs comes from here: the kit and server specs from `@jest-m3/core`,
- * and `expect`.
+ * Everything a test needs comes from here: the kit, server specs and results from
+ * `@jest-m3/core`, and an `expect` with the m3 matchers and the fluent tool-call chain.
  *
  * @packageDocumentation
  */
 export * from "@jest-m3/core";
-export { expect } from "@jest/globals";
+export { expect, type M3Expect, type M3Assertions, type ToolCallChain } from "./expect.js";
+export { m3Matchers } from "./matchers/index.js";
+export type { M3Matchers } from "./types.js";
+export type { ToolCallOptions } from "./matchers/to-have-tool-call.js";
+export type { ToolCallsOptions } from "./matchers/to-have-tool-calls.js";

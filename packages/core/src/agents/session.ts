@@ -47,7 +47,6 @@ const DEFAULT_TIMEOUT_MS = 120_000;
 /** How long a timed-out or cancelled turn gets to wind down after the interrupt. */
 const INTERRUPT_GRACE_MS = 2_000;
 
-
 function sleep(ms: number): Promise<"grace"> {
   return new Promise((resolve) => setTimeout(() => resolve("grace"), ms).unref());
 }

@@ -29,6 +29,16 @@ export interface MCPTestKitOptions {
   readonly harnesses?: readonly HarnessDefinition[];
 }
 
+const liveKits = new Set<MCPTestKit>();
+
+/**
+ * Kits that have been created and not yet closed, oldest first. Test-runner integrations
+ * use it to close kits a test left open.
+ */
+export function openKits(): readonly MCPTestKit[] {
+  return [...liveKits];
+}
+
 /** Options of {@link MCPTestKit.agents}. */
 export interface AgentsOptions {
   /** Runs of each model (default 1): `trials: 3` gives three selections per model. */
@@ -77,6 +87,7 @@ export class MCPTestKit implements AsyncDisposable {
 
   constructor(options: MCPTestKitOptions = {}) {
     for (const harness of options.harnesses ?? []) this.registered.set(harness.name, harness);
+    liveKits.add(this);
     this.env = options.env ?? process.env;
     this.cwd = resolve(options.cwd ?? process.cwd());
     const killGraceMs = options.killGraceMs ?? 1500;
@@ -235,6 +246,7 @@ export class MCPTestKit implements AsyncDisposable {
    * first.
    */
   close(): Promise<void> {
+    liveKits.delete(this);
     this.closing ??= this.closeAll();
     return this.closing;
   }

@@ -1,0 +1,146 @@
+import { expect as jestExpect } from "@jest/globals";
+import type { ToolCallStatus, TurnRef } from "@jest-m3/core";
+import { CHAIN_DESCRIPTION, type ToolCallOptions } from "./matchers/to-have-tool-call.js";
+import { m3Matchers } from "./matchers/index.js";
+import "./types.js";
+
+// Importing jest-m3 is enough: the matchers are registered with Jest's expect here (the
+// preset's setup file does the same for tests that use the global expect).
+jestExpect.extend(m3Matchers);
+
+type JestExpect = typeof jestExpect;
+type Assertions<T> = ReturnType<typeof jestExpect<T>>;
+
+/**
+ * The fluent form of `toHaveToolCall`. Every link narrows the selection and asserts at
+ * once, so a chain needs no terminal call; a failure shows the whole chain.
+ *
+ * @example
+ * ```ts
+ * expect(result).toHaveToolCall("shipping_quote").inTurn(second).onServer("shipping").withStatus("success").times(1);
+ * ```
+ */
+export interface ToolCallChain {
+  /** Only calls of this turn (a TurnResult, a turn id or a turn number). */
+  inTurn(turn: TurnRef): ToolCallChain;
+  /** Only calls to this server. */
+  onServer(server: string): ToolCallChain;
+  /** Only calls with these arguments (all of them, or with `partial` the given keys). */
+  withArguments(args: Record<string, unknown>, options?: { partial?: boolean }): ToolCallChain;
+  /** Only calls whose result includes these keys (e.g. `{ structuredContent: {...} }`). */
+  withResult(result: Record<string, unknown>): ToolCallChain;
+  /** Only calls with this status (or one of these). */
+  withStatus(status: ToolCallStatus | readonly ToolCallStatus[]): ToolCallChain;
+  /** Exactly `n` such calls. */
+  times(n: number): ToolCallChain;
+  /** Exactly one such call. */
+  once(): ToolCallChain;
+  /** At least `n` such calls. */
+  atLeast(n: number): ToolCallChain;
+  /** At most `n` such calls. */
+  atMost(n: number): ToolCallChain;
+}
+
+/** What jest-m3's `expect(value)` returns: Jest's matchers, with the chain on `toHaveToolCall`. */
+export type M3Assertions<T> = Omit<Assertions<T>, "toHaveToolCall" | "not"> & {
+  toHaveToolCall(tool?: string, options?: ToolCallOptions): ToolCallChain;
+  not: Omit<Assertions<T>["not"], "toHaveToolCall"> & {
+    toHaveToolCall(tool?: string, options?: ToolCallOptions): ToolCallChain;
+  };
+};
+
+/** jest-m3's `expect`: Jest's, with the m3 matchers typed and the fluent tool-call chain. */
+export type M3Expect = (<T = unknown>(actual: T) => M3Assertions<T>) & Omit<JestExpect, never>;
+
+function label(turn: TurnRef): string {
+  return typeof turn === "object" ? `turn ${turn.snapshot.number}` : JSON.stringify(turn);
+}
+
+class Chain implements ToolCallChain {
+  constructor(
+    private readonly actual: unknown,
+    private readonly tool: string | undefined,
+    private readonly options: ToolCallOptions,
+    private readonly negated: boolean,
+    private readonly links: readonly string[],
+  ) {}
+
+  assert(): this {
+    const base = jestExpect(this.actual);
+    const target = this.negated ? base.not : base;
+    const options = { ...this.options, [CHAIN_DESCRIPTION]: this.links.join("") };
+    target.toHaveToolCall(this.tool, options);
+    return this;
+  }
+
+  private next(link: string, more: ToolCallOptions): ToolCallChain {
+    return new Chain(this.actual, this.tool, { ...this.options, ...more }, this.negated, [
+      ...this.links,
+      link,
+    ]).assert();
+  }
+
+  inTurn(turn: TurnRef): ToolCallChain {
+    return this.next(`.inTurn(${label(turn)})`, { turn });
+  }
+  onServer(server: string): ToolCallChain {
+    return this.next(`.onServer(${JSON.stringify(server)})`, { server });
+  }
+  withArguments(args: Record<string, unknown>, options: { partial?: boolean } = {}): ToolCallChain {
+    const partial = options.partial === true;
+    return this.next(
+      `.withArguments(${JSON.stringify(args)}${partial ? ", { partial: true }" : ""})`,
+      {
+        arguments: args,
+        argumentsMatch: partial ? "partial" : "exact",
+      },
+    );
+  }
+  withResult(result: Record<string, unknown>): ToolCallChain {
+    return this.next(`.withResult(${JSON.stringify(result)})`, { result });
+  }
+  withStatus(status: ToolCallStatus | readonly ToolCallStatus[]): ToolCallChain {
+    return this.next(`.withStatus(${JSON.stringify(status)})`, { status });
+  }
+  times(n: number): ToolCallChain {
+    return this.next(`.times(${n})`, { count: n, minCount: undefined, maxCount: undefined });
+  }
+  once(): ToolCallChain {
+    return this.next(".once()", { count: 1, minCount: undefined, maxCount: undefined });
+  }
+  atLeast(n: number): ToolCallChain {
+    return this.next(`.atLeast(${n})`, { minCount: n, count: undefined });
+  }
+  atMost(n: number): ToolCallChain {
+    return this.next(`.atMost(${n})`, { maxCount: n, count: undefined });
+  }
+}
+
+function withChain<M extends object>(matchers: M, actual: unknown, negated: boolean): M {
+  return new Proxy(matchers, {
+    get(target, property, receiver) {
+      if (property === "toHaveToolCall") {
+        return (tool?: string, options: ToolCallOptions = {}) =>
+          new Chain(actual, tool, options, negated, []).assert();
+      }
+      if (property === "not" && !negated) {
+        return withChain(Reflect.get(target, property, receiver) as object, actual, true);
+      }
+      return Reflect.get(target, property, receiver);
+    },
+  });
+}
+
+/**
+ * Jest's `expect` with the jest-m3 matchers, typed, and the fluent chain on
+ * `toHaveToolCall`. Everything else (`expect.objectContaining`, `expect.extend`, ...) is
+ * Jest's own.
+ */
+export const expect: M3Expect = new Proxy(
+  (actual: unknown) => withChain(jestExpect(actual), actual, false),
+  {
+    get(_target, property) {
+      return Reflect.get(jestExpect, property);
+    },
+  },
+) as unknown as M3Expect;

@@ -1,0 +1,29 @@
+import { isUnavailable } from "@jest-m3/core";
+
+const SECRET_KEY = /(authorization|token|api[-_]?key|secret|password|cookie|credential)/i;
+const MAX_VALUE = 160;
+
+/** A copy of `value` with credential-looking keys replaced by "[redacted]", at every depth. */
+export function redactValue(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redactValue);
+  if (typeof value === "object" && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [key, entry] of Object.entries(value))
+      out[key] = SECRET_KEY.test(key) ? "[redacted]" : redactValue(entry);
+    return out;
+  }
+  return value;
+}
+
+/** One-line JSON of a value for failure output: redacted, shortened, unavailable said plainly. */
+export function shortValue(value: unknown, max = MAX_VALUE): string {
+  if (isUnavailable(value)) return `(unavailable: ${value.reason})`;
+  if (value === undefined) return "undefined";
+  let text: string;
+  try {
+    text = JSON.stringify(redactValue(value)) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
