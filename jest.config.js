@@ -3,6 +3,8 @@
 const packages = ["core", "scripted-model", "harness-codex", "jest-m3"];
 
 module.exports = {
+  // Global options are not taken from a project's preset; name the reporter here too.
+  reporters: ["default", require.resolve("./packages/jest-m3/dist/reporter.js")],
   projects: [
     ...packages.map((name) => ({
       displayName: name,

@@ -15,6 +15,9 @@ module.exports = {
   testMatch: ["**/?(*.)+(test).ts"],
   testPathIgnorePatterns: ["/node_modules/", "/dist/"],
   testTimeout: 180_000,
+  globalSetup: require.resolve("./dist/global-setup.js"),
+  globalTeardown: require.resolve("./dist/global-teardown.js"),
   setupFilesAfterEnv: [require.resolve("./dist/setup-after-env.js")],
+  reporters: ["default", require.resolve("./dist/reporter.js")],
   snapshotSerializers: [require.resolve("./dist/trace-serializer.js")],
 };

@@ -117,3 +117,5 @@ export {
   type TurnRef,
   type EvidenceFilter,
 } from "./evidence/query.js";
+export { observeKits, type KitObserver } from "./kit/observers.js";
+export { resolveHarness } from "./agents/registry.js";

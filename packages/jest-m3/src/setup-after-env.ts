@@ -1,12 +1,38 @@
 /**
- * The preset's `setupFilesAfterEnv`: registers the matchers with the global `expect`, and
- * closes any kit a test left open, saying so in the output.
+ * The preset's `setupFilesAfterEnv`: registers the matchers with the global `expect`,
+ * closes any kit a test left open (saying so), and records, for the reporter and the
+ * global teardown, every session and child process of the test.
  */
 import { afterEach, beforeEach, expect } from "@jest/globals";
-import { openKits, type MCPTestKit } from "@jest-m3/core";
+import { observeKits, openKits, type MCPTestKit } from "@jest-m3/core";
 import { m3Matchers } from "./matchers/index.js";
+import { appendRecord, processStartTicks } from "./process-ledger.js";
+import { runDir } from "./run-state.js";
+import { toTranscript } from "./transcript.js";
 
 expect.extend(m3Matchers);
+
+const dir = runDir();
+const testPath = expect.getState().testPath ?? "";
+if (dir) {
+  observeKits({
+    processStarted(child) {
+      appendRecord(dir, "processes", {
+        ...child,
+        startTicks: processStartTicks(child.pid),
+        testPath,
+        testName: expect.getState().currentTestName ?? null,
+      });
+    },
+    executionFinished(result) {
+      appendRecord(
+        dir,
+        "executions",
+        toTranscript(result, testPath, expect.getState().currentTestName ?? ""),
+      );
+    },
+  });
+}
 
 let before = new Set<MCPTestKit>();
 

@@ -20,6 +20,7 @@ import { childEnvironment } from "../processes/managed-process.js";
 import { resolveServer, type ServerSpec } from "../servers/spec.js";
 import { parseToolPolicy, type ToolPolicy } from "../servers/tool-policy.js";
 import type { WireCapture } from "../wire/capture.js";
+import { notifyObservers } from "../kit/observers.js";
 import type { AgentSelection, AgentServices } from "./agent.js";
 import { ExecutionOutcome, Lifecycle, type TurnOutcome } from "./outcomes.js";
 import type { ExecutionResult, TurnResult } from "./results.js";
@@ -466,6 +467,8 @@ export class AgentSession implements AsyncDisposable {
     this.finishedAt = monotonicNow();
     this.state = Lifecycle.FINISHED;
     this.release?.();
+    const result = this.snapshotResult();
+    notifyObservers((observer) => observer.executionFinished?.(result));
   }
 
   private buildTrace(): Trace {

@@ -8,6 +8,7 @@ import { resolveServer, type ResolvedServer, type ServerSpec } from "../servers/
 import { parseToolPolicy } from "../servers/tool-policy.js";
 import { WireCapture, type CapturedServer } from "../wire/capture.js";
 import type { KitContext, OwnedResource } from "./context.js";
+import { notifyObservers } from "./observers.js";
 import { AgentSelection, type AgentServices } from "../agents/agent.js";
 import { expandSelection, type AgentSelectionInput } from "../agents/selection.js";
 import { resolveHarness } from "../agents/registry.js";
@@ -101,6 +102,15 @@ export class MCPTestKit implements AsyncDisposable {
       },
       trackProcess: (child) => {
         this.processSet.add(child);
+        void child.spawned.then(() =>
+          notifyObservers((observer) =>
+            observer.processStarted?.({
+              pid: child.pid as number,
+              label: child.launch.label,
+              command: child.launch.command,
+            }),
+          ),
+        );
         void child.exited.then(() => this.processSet.delete(child));
       },
     };

@@ -8,6 +8,7 @@ import type { FlushFrame, RelayFrame } from "./channel-protocol.js";
 import { HttpCaptureProxy } from "./http-proxy.js";
 import { parseJsonRpcLine } from "./json-rpc.js";
 import { LineSplitter } from "./line-splitter.js";
+import { notifyObservers } from "../kit/observers.js";
 
 /** A stdio server as the harness must launch it: the relay in front of the real command. */
 export interface CapturedStdioServer {
@@ -232,6 +233,20 @@ export class WireCapture {
         relay.serverPid = frame.serverPid;
         this.knownPids.add(frame.relayPid);
         if (frame.serverPid !== null) this.knownPids.add(frame.serverPid);
+        notifyObservers((observer) => {
+          observer.processStarted?.({
+            pid: frame.relayPid,
+            label: `relay for ${frame.server}`,
+            command: "stdio-relay",
+          });
+          if (frame.serverPid !== null) {
+            observer.processStarted?.({
+              pid: frame.serverPid,
+              label: `server ${frame.server}`,
+              command: "(via relay)",
+            });
+          }
+        });
         this.recorder.event(
           "connected",
           `relay pid ${frame.relayPid}, server pid ${frame.serverPid}`,

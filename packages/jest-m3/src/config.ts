@@ -1,0 +1,128 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+
+/**
+ * jest-m3's configuration, in one place the user controls: `m3.config.json` next to the
+ * Jest configuration, or a `"jest-m3"` key in package.json.
+ *
+ * @example
+ * ```json
+ * { "resultsDir": ".m3", "harnesses": ["codex"], "scriptedModel": { "script": "test/model-script.json" } }
+ * ```
+ */
+export interface M3Config {
+  /** Where runs write their results (default `.m3`); each run gets `runs/<run-id>`. */
+  readonly resultsDir: string;
+  /** Harnesses whose readiness is probed once, before any test runs. */
+  readonly harnesses: readonly string[];
+  /**
+   * A scripted model server started once for the whole run, from a script file. Tests
+   * find its provider with `scriptedProvider()`.
+   */
+  readonly scriptedModel?: { readonly script: string };
+  /** The file the configuration came from, or null for defaults. */
+  readonly source: string | null;
+  /** The directory relative paths resolve against. */
+  readonly rootDir: string;
+}
+
+/** A configuration value is wrong. The message names the key and the file. */
+export class InvalidConfig extends Error {
+  constructor(source: string, key: string, problem: string) {
+    super(`jest-m3 configuration (${source}): "${key}" ${problem}`);
+    this.name = "InvalidConfig";
+  }
+}
+
+const KEYS = ["resultsDir", "harnesses", "scriptedModel"];
+
+function validate(raw: unknown, source: string, rootDir: string): M3Config {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    throw new InvalidConfig(source, "(root)", "must be an object.");
+  }
+  const record = raw as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (!KEYS.includes(key))
+      throw new InvalidConfig(
+        source,
+        key,
+        `is not a setting; the settings are ${KEYS.join(", ")}.`,
+      );
+  }
+  const { resultsDir = ".m3", harnesses = [], scriptedModel } = record;
+  if (typeof resultsDir !== "string" || resultsDir === "") {
+    throw new InvalidConfig(source, "resultsDir", "must be a non-empty path.");
+  }
+  if (
+    !Array.isArray(harnesses) ||
+    harnesses.some((name) => typeof name !== "string" || name === "")
+  ) {
+    throw new InvalidConfig(
+      source,
+      "harnesses",
+      'must be an array of harness names, e.g. ["codex"].',
+    );
+  }
+  let model: M3Config["scriptedModel"];
+  if (scriptedModel !== undefined) {
+    const script = (scriptedModel as { script?: unknown } | null)?.script;
+    if (typeof script !== "string" || script === "") {
+      throw new InvalidConfig(
+        source,
+        "scriptedModel.script",
+        "must be the path of a script file (JSON).",
+      );
+    }
+    const extra = Object.keys(scriptedModel as object).filter((key) => key !== "script");
+    if (extra.length > 0)
+      throw new InvalidConfig(
+        source,
+        `scriptedModel.${extra[0]}`,
+        "is not a setting; the setting is script.",
+      );
+    if (!existsSync(resolve(rootDir, script))) {
+      throw new InvalidConfig(
+        source,
+        "scriptedModel.script",
+        `names ${JSON.stringify(script)}, which does not exist.`,
+      );
+    }
+    model = { script: resolve(rootDir, script) };
+  }
+  return {
+    resultsDir: resolve(rootDir, resultsDir),
+    harnesses,
+    ...(model ? { scriptedModel: model } : {}),
+    source,
+    rootDir,
+  };
+}
+
+/**
+ * Loads the configuration for a project rooted at `rootDir`: `m3.config.json` there, else
+ * the `"jest-m3"` key of its package.json, else defaults.
+ *
+ * @throws {@link InvalidConfig} naming the bad key.
+ */
+export function loadConfig(rootDir: string): M3Config {
+  const file = join(rootDir, "m3.config.json");
+  if (existsSync(file)) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(file, "utf8"));
+    } catch (error) {
+      throw new InvalidConfig(
+        "m3.config.json",
+        "(file)",
+        `is not valid JSON: ${(error as Error).message}`,
+      );
+    }
+    return validate(raw, file, dirname(file));
+  }
+  const manifest = join(rootDir, "package.json");
+  if (existsSync(manifest)) {
+    const raw = (JSON.parse(readFileSync(manifest, "utf8")) as Record<string, unknown>)["jest-m3"];
+    if (raw !== undefined) return validate(raw, `${manifest} "jest-m3"`, rootDir);
+  }
+  return validate({}, "defaults", rootDir);
+}

@@ -1,0 +1,83 @@
+/**
+ * The preset's `globalSetup`: a run id and a results folder, a readiness probe per
+ * configured harness, and the shared scripted model, handed to workers through their
+ * environment.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { resolveHarness, type Readiness } from "@jest-m3/core";
+import { loadConfig } from "./config.js";
+import { RUN_ENV } from "./run-state.js";
+import { SHARED_SERVICES } from "./shared-services.js";
+
+interface JestGlobalConfig {
+  readonly rootDir: string;
+}
+
+function statusLine(name: string, readiness: Readiness): string {
+  const version = readiness.harness.version ?? "unknown version";
+  if (readiness.ready) return `jest-m3: harness ${name} ${version} is ready`;
+  const reasons = Object.entries(readiness.capabilities)
+    .filter(([, capability]) => capability.status !== "ready" && capability.status !== "degraded")
+    .map(
+      ([capability, { status, reason }]) =>
+        `${capability}: ${status}${reason ? ` (${reason})` : ""}`,
+    );
+  return `jest-m3: harness ${name} ${version} is NOT ready:\n  - ${reasons.join("\n  - ")}`;
+}
+
+export default async function globalSetup(globalConfig: JestGlobalConfig): Promise<void> {
+  const config = loadConfig(globalConfig.rootDir);
+  const runId = `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomBytes(3).toString("hex")}`;
+  const dir = join(config.resultsDir, "runs", runId);
+  mkdirSync(join(dir, "executions"), { recursive: true });
+  mkdirSync(join(dir, "processes"), { recursive: true });
+  process.env[RUN_ENV.runId] = runId;
+  process.env[RUN_ENV.runDir] = dir;
+
+  let provider: string | null = null;
+  if (config.scriptedModel) {
+    let scripted: typeof import("@jest-m3/scripted-model");
+    try {
+      scripted = await import("@jest-m3/scripted-model");
+    } catch {
+      throw new Error(
+        "jest-m3: the configuration asks for a scripted model, but @jest-m3/scripted-model is not installed. " +
+          "Run: npm install --save-dev @jest-m3/scripted-model",
+      );
+    }
+    const model = await scripted.startScriptedModel(config.scriptedModel.script);
+    SHARED_SERVICES.push(() => model.close());
+    process.env[RUN_ENV.scriptedProvider] = JSON.stringify(model.provider);
+    provider = `scripted model at ${model.provider.baseUrl} (offline, from ${config.scriptedModel.script})`;
+    console.log(`\njest-m3: model provider: ${provider}`);
+  }
+
+  const readiness: Record<string, Readiness | { error: string }> = {};
+  for (const name of config.harnesses) {
+    try {
+      const harness = resolveHarness(name, new Map(), process.env, config.rootDir);
+      const probe = await harness.readiness({
+        selection: {
+          harness: name,
+          model: "readiness-probe",
+          name,
+          credentialEnv: {},
+          options: {},
+        },
+        config: process.env,
+        credentialNames: [],
+      });
+      readiness[name] = probe;
+      console.log(statusLine(name, probe));
+    } catch (error) {
+      readiness[name] = { error: (error as Error).message };
+      console.log(`jest-m3: harness ${name}: ${(error as Error).message}`);
+    }
+  }
+  writeFileSync(
+    join(dir, "run.json"),
+    JSON.stringify({ runId, provider, readiness, config: config.source }, null, 2),
+  );
+}

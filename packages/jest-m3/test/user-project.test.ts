@@ -1,0 +1,134 @@
+// A user's project: a folder with only `preset: "jest-m3"` in its Jest configuration, run
+// by Jest as a child process, exactly as a user would run it.
+import { spawnSync } from "node:child_process";
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const repo = join(__dirname, "..", "..", "..");
+const shippingScript = join(repo, "examples", "shipping", "shipping-server.mjs");
+const testHarness = join(repo, "packages", "core", "test", "support", "test-harness");
+
+function makeProject(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), "m3-user-project-"));
+  symlinkSync(join(repo, "node_modules"), join(dir, "node_modules"), "dir");
+  writeFileSync(join(dir, "jest.config.js"), 'module.exports = { preset: "jest-m3" };\n');
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        lib: ["ES2022", "ESNext.Disposable"],
+        module: "Node16",
+        moduleResolution: "Node16",
+        strict: true,
+        isolatedModules: true,
+        esModuleInterop: true,
+        skipLibCheck: true,
+        types: ["node", "jest"],
+      },
+    }),
+  );
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+function runJest(dir: string): { status: number | null; output: string } {
+  const run = spawnSync(
+    process.execPath,
+    [join(repo, "node_modules", "jest", "bin", "jest.js"), "--ci", "--colors=false"],
+    {
+      cwd: dir,
+      encoding: "utf8",
+      env: { ...process.env, FORCE_COLOR: "0" },
+      timeout: 120_000,
+    },
+  );
+  return { status: run.status, output: `${run.stdout}\n${run.stderr}` };
+}
+
+const serverSpec = `{ name: "shipping", command: process.execPath, args: [${JSON.stringify(shippingScript)}] }`;
+
+describe("a user's project with only the preset", () => {
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+  test("a direct test importing expect from jest-m3 passes, and the run leaves a report", () => {
+    const dir = makeProject({
+      "quote.test.ts": `
+import { MCPTestKit, expect } from "jest-m3";
+test("quotes", async () => {
+  await using kit = new MCPTestKit({ env: {} });
+  const client = kit.direct(${serverSpec});
+  const result = await client.callTool("shipping_quote", { weight_kg: 2, zone: "local" });
+  expect(result).toHaveStructuredContent({ amount: 9, currency: "USD" });
+  await client.close();
+  expect(client).toHaveToolCall("shipping_quote").withStatus("success").once();
+});
+`,
+    });
+    dirs.push(dir);
+    const { status, output } = runJest(dir);
+    expect(output).toContain("1 passed");
+    expect(status).toBe(0);
+    const runs = readdirSync(join(dir, ".m3", "runs"));
+    expect(runs).toHaveLength(1);
+    const report = JSON.parse(
+      readFileSync(join(dir, ".m3", "runs", runs[0]!, "report.json"), "utf8"),
+    );
+    expect(report.tests).toEqual({ total: 1, passed: 1, failed: 0 });
+  });
+
+  test("a failing agent test prints the transcript: turns, prompts, replies, tool calls", () => {
+    const dir = makeProject({
+      "agent.test.ts": `
+import { MCPTestKit, expect } from "jest-m3";
+import { testHarness } from ${JSON.stringify(testHarness)};
+test("asks for the wrong zone", async () => {
+  await using kit = new MCPTestKit({ env: {}, harnesses: [testHarness()] });
+  const [agent] = kit.agents([{ harness: "test", models: ["m"] }]);
+  const session = agent!.session({ server: ${serverSpec} });
+  let turn;
+  {
+    await using open = await session.open();
+    turn = await open.send('call shipping:shipping_quote {"weight_kg":2,"zone":"local"}\\nreply The quote is 9 USD.');
+  }
+  expect(session.result).toHaveToolCall("shipping_quote", { turn, arguments: { weight_kg: 2, zone: "regional" } });
+});
+`,
+    });
+    dirs.push(dir);
+    const { status, output } = runJest(dir);
+    expect(status).toBe(1);
+    expect(output).toContain("asks for the wrong zone — what the agent did");
+    expect(output).toContain("turn 1 [completed]");
+    expect(output).toContain(`prompt: call shipping:shipping_quote {"weight_kg":2,"zone":"local"}`);
+    expect(output).toContain(
+      `tool call: shipping:shipping_quote {"weight_kg":2,"zone":"local"} → success (both evidence)`,
+    );
+    expect(output).toContain("reply: The quote is 9 USD.");
+    expect(output).toContain(
+      'Expected: at least 1 call(s) matching tool "shipping_quote", turn 1, arguments {"weight_kg":2,"zone":"regional"}',
+    );
+  });
+
+  test("a bad configuration key is named before any test runs", () => {
+    const dir = makeProject({
+      "m3.config.json": JSON.stringify({ harnesess: ["codex"] }),
+      "noop.test.ts": 'test("noop", () => undefined);\n',
+    });
+    dirs.push(dir);
+    const { status, output } = runJest(dir);
+    expect(status).not.toBe(0);
+    expect(output).toContain(
+      '"harnesess" is not a setting; the settings are resultsDir, harnesses, scriptedModel.',
+    );
+  });
+});
