@@ -102,14 +102,17 @@ export class MCPTestKit implements AsyncDisposable {
       },
       trackProcess: (child) => {
         this.processSet.add(child);
-        void child.spawned.then(() =>
-          notifyObservers((observer) =>
-            observer.processStarted?.({
-              pid: child.pid as number,
-              label: child.launch.label,
-              command: child.launch.command,
-            }),
-          ),
+        // A process that failed to spawn is reported by its owner, not here.
+        void child.spawned.then(
+          () =>
+            notifyObservers((observer) =>
+              observer.processStarted?.({
+                pid: child.pid as number,
+                label: child.launch.label,
+                command: child.launch.command,
+              }),
+            ),
+          () => undefined,
         );
         void child.exited.then(() => this.processSet.delete(child));
       },
