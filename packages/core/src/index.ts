@@ -119,3 +119,4 @@ export {
 } from "./evidence/query.js";
 export { observeKits, type KitObserver } from "./kit/observers.js";
 export { resolveHarness } from "./agents/registry.js";
+export { setRunProvider, getRunProvider } from "./agents/run-provider.js";

@@ -19,7 +19,11 @@ export interface M3Config {
    * A scripted model server started once for the whole run, from a script file. Tests
    * find its provider with `scriptedProvider()`.
    */
-  readonly scriptedModel?: { readonly script: string };
+  readonly scriptedModel?: {
+    readonly script: string;
+    /** Variables set for the tests when the scripted model serves the run (e.g. a model name). */
+    readonly env: Readonly<Record<string, string>>;
+  };
   /** The file the configuration came from, or null for defaults. */
   readonly source: string | null;
   /** The directory relative paths resolve against. */
@@ -73,13 +77,24 @@ function validate(raw: unknown, source: string, rootDir: string): M3Config {
         "must be the path of a script file (JSON).",
       );
     }
-    const extra = Object.keys(scriptedModel as object).filter((key) => key !== "script");
-    if (extra.length > 0)
+    const extra = Object.keys(scriptedModel as object).filter(
+      (key) => key !== "script" && key !== "env",
+    );
+    if (extra.length > 0) {
       throw new InvalidConfig(
         source,
         `scriptedModel.${extra[0]}`,
-        "is not a setting; the setting is script.",
+        "is not a setting; the settings are script and env.",
       );
+    }
+    const env = (scriptedModel as { env?: unknown }).env ?? {};
+    if (
+      typeof env !== "object" ||
+      env === null ||
+      Object.values(env).some((value) => typeof value !== "string")
+    ) {
+      throw new InvalidConfig(source, "scriptedModel.env", "must be an object of strings.");
+    }
     if (!existsSync(resolve(rootDir, script))) {
       throw new InvalidConfig(
         source,
@@ -87,7 +102,7 @@ function validate(raw: unknown, source: string, rootDir: string): M3Config {
         `names ${JSON.stringify(script)}, which does not exist.`,
       );
     }
-    model = { script: resolve(rootDir, script) };
+    model = { script: resolve(rootDir, script), env: env as Record<string, string> };
   }
   return {
     resultsDir: resolve(rootDir, resultsDir),

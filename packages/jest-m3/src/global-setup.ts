@@ -37,7 +37,11 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
   process.env[RUN_ENV.runDir] = dir;
 
   let provider: string | null = null;
-  if (config.scriptedModel) {
+  const live = process.env.M3_PROVIDER === "live";
+  if (live) {
+    provider = "live: the harness's own login or credentials (M3_PROVIDER=live)";
+    console.log(`\njest-m3: model provider: ${provider}`);
+  } else if (config.scriptedModel) {
     let scripted: typeof import("@jest-m3/scripted-model");
     try {
       scripted = await import("@jest-m3/scripted-model");
@@ -50,6 +54,8 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
     const model = await scripted.startScriptedModel(config.scriptedModel.script);
     SHARED_SERVICES.push(() => model.close());
     process.env[RUN_ENV.scriptedProvider] = JSON.stringify(model.provider);
+    for (const [name, value] of Object.entries(config.scriptedModel.env))
+      process.env[name] ??= value;
     provider = `scripted model at ${model.provider.baseUrl} (offline, from ${config.scriptedModel.script})`;
     console.log(`\njest-m3: model provider: ${provider}`);
   }

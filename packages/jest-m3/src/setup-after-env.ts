@@ -4,13 +4,24 @@
  * global teardown, every session and child process of the test.
  */
 import { afterEach, beforeEach, expect } from "@jest/globals";
-import { observeKits, openKits, type MCPTestKit } from "@jest-m3/core";
+import {
+  observeKits,
+  openKits,
+  setRunProvider,
+  type MCPTestKit,
+  type ModelProvider,
+} from "@jest-m3/core";
 import { m3Matchers } from "./matchers/index.js";
 import { appendRecord, processStartTicks } from "./process-ledger.js";
-import { runDir } from "./run-state.js";
+import { RUN_ENV, runDir } from "./run-state.js";
 import { toTranscript } from "./transcript.js";
 
 expect.extend(m3Matchers);
+
+// The run's shared scripted model (m3.config.json scriptedModel) serves every selection
+// that names no provider; global setup printed that choice at the start of the run.
+const shared = process.env[RUN_ENV.scriptedProvider];
+if (shared) setRunProvider(JSON.parse(shared) as ModelProvider, "m3.config.json scriptedModel");
 
 const dir = runDir();
 const testPath = expect.getState().testPath ?? "";

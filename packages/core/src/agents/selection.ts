@@ -1,5 +1,6 @@
 import { InvalidSelection } from "../errors.js";
 import type { HarnessDefinition, ModelProvider, SelectionSpec } from "../harness/contract.js";
+import { getRunProvider } from "./run-provider.js";
 
 /**
  * What a test asks for: a harness and one or more models. `kit.agents()` expands it into
@@ -190,6 +191,8 @@ export function expandSelection(
   ) {
     throw new InvalidSelection(index, "options", `must be an object, got ${describe(options)}.`);
   }
+  // A selection without a provider takes the run's, when the runner configured one.
+  checkedProvider ??= getRunProvider()?.provider;
   const definition = knownHarness(harness);
   return {
     harness: definition,
