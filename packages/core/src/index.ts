@@ -120,3 +120,9 @@ export {
 export { observeKits, type KitObserver } from "./kit/observers.js";
 export { resolveHarness } from "./agents/registry.js";
 export { setRunProvider, getRunProvider } from "./agents/run-provider.js";
+export {
+  conformanceChecks,
+  ConformanceFailure,
+  type ConformanceOptions,
+  type ConformanceCheck,
+} from "./harness/conformance.js";

@@ -12,3 +12,4 @@ export { m3Matchers } from "./matchers/index.js";
 export type { M3Matchers } from "./types.js";
 export type { ToolCallOptions } from "./matchers/to-have-tool-call.js";
 export type { ToolCallsOptions } from "./matchers/to-have-tool-calls.js";
+export { describeConformance } from "./conformance.js";

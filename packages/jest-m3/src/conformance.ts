@@ -1,0 +1,20 @@
+import { describe, test } from "@jest/globals";
+import { conformanceChecks, type ConformanceOptions } from "@jest-m3/core";
+
+/**
+ * Runs core's harness conformance suite as Jest tests, one test per check.
+ *
+ * @example
+ * ```ts
+ * describeConformance("my harness", { harness, selection: { models: ["m"], provider }, server, tool: "echo", prompts });
+ * ```
+ */
+export function describeConformance(
+  name: string,
+  options: ConformanceOptions,
+  timeoutMs = 120_000,
+): void {
+  describe(`harness conformance: ${name}`, () => {
+    for (const check of conformanceChecks(options)) test(check.name, () => check.run(), timeoutMs);
+  });
+}
