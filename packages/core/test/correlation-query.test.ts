@@ -70,11 +70,22 @@ describe("correlating wire and reported calls", () => {
     ]);
   });
 
-  test("a shared id is authoritative", () => {
+  test("a harness id in another id space never pairs by itself", () => {
+    const first = wire("q", { a: 1 });
+    const calls = correlateTurn(
+      [first, wire("q", { a: 2 })],
+      [reported("q", { a: 99 }, { id: String(first.jsonrpcId) })],
+      "t1",
+      next,
+    );
+    expect(calls.map((call) => call.correlation)).toEqual(["ambiguous", "ambiguous", "ambiguous"]);
+  });
+
+  test("a shared JSON-RPC id is authoritative", () => {
     const first = wire("q", { a: 1 });
     const calls = correlateTurn(
       [first],
-      [reported("q", { a: 99 }, { id: String(first.jsonrpcId) })],
+      [reported("q", { a: 99 }, { id: "call_x", jsonrpcId: first.jsonrpcId as number })],
       "t1",
       next,
     );

@@ -11,6 +11,7 @@ import {
   SessionStillOpen,
 } from "../errors.js";
 import {
+  HarnessStartError,
   isToolAllowed,
   type AdapterTurn,
   type HarnessSession,
@@ -214,6 +215,7 @@ export class AgentSession implements AsyncDisposable {
       const opening = this.agent.harness.open({
         model: this.agent.spec.model,
         selection: this.agent.spec,
+        config: this.services.config,
         servers,
         toolPolicy: this.policy,
         workspace: await this.services.tempDir("m3-workspace-"),
@@ -238,9 +240,10 @@ export class AgentSession implements AsyncDisposable {
       this.state = Lifecycle.IDLE;
       return this;
     } catch (error) {
-      this.error = error instanceof Error ? error.message : String(error);
+      const failure = this.withServerStderr(error);
+      this.error = failure instanceof Error ? failure.message : String(failure);
       await this.finish(ExecutionOutcome.FAILED);
-      throw error;
+      throw failure;
     }
   }
 
@@ -427,6 +430,32 @@ export class AgentSession implements AsyncDisposable {
       await this.close();
     }
     return this.result;
+  }
+
+  /**
+   * A harness that failed to start because a server did not start usually cannot say why;
+   * the relay recorded the server's own stderr, so the error carries it.
+   */
+  private withServerStderr(error: unknown): unknown {
+    if (!(error instanceof HarnessStartError) || !this.capture) return error;
+    const stderr = new Map<string, string>();
+    for (const event of this.capture.trace.events) {
+      if (event.kind === "stderr")
+        stderr.set(event.server, (stderr.get(event.server) ?? "") + event.detail);
+    }
+    if (stderr.size === 0) return error;
+    const sections = [...stderr].map(
+      ([server, text]) =>
+        `--- server "${server}" stderr (last lines) ---\n${text.trimEnd().split("\n").slice(-20).join("\n")}`,
+    );
+    const prefix = `Harness "${error.harness}" could not open a session: `;
+    const message = error.message.startsWith(prefix)
+      ? error.message.slice(prefix.length)
+      : error.message;
+    return new HarnessStartError(error.harness, `${message}\n${sections.join("\n")}`, {
+      stderrTail: error.stderrTail,
+      cause: error,
+    });
   }
 
   private async waitForTurn(): Promise<void> {

@@ -8,7 +8,7 @@ import { isUnavailable, unavailable } from "./unavailable.js";
  * for it, and returns one {@link ToolCall} per call, saying which evidence it has.
  *
  * Pairing, in order of authority:
- * 1. a shared id: a reported call whose `id` equals the wire call's JSON-RPC id as a string;
+ * 1. a shared id: a reported call whose `jsonrpcId` equals the wire call's JSON-RPC id;
  * 2. within the same server and tool, canonical-JSON equal arguments, when both sides have
  *    the same number of such calls (then in order);
  * 3. within the same server and tool, the leftovers in order, when the counts agree.
@@ -28,9 +28,9 @@ export function correlateTurn(
   for (const call of wire) {
     const match = [...reportedLeft].find(
       (entry) =>
-        entry.id !== undefined &&
+        entry.jsonrpcId !== undefined &&
         !isUnavailable(call.jsonrpcId) &&
-        entry.id === String(call.jsonrpcId),
+        entry.jsonrpcId === call.jsonrpcId,
     );
     if (match) {
       pairs.set(call, match);

@@ -100,6 +100,8 @@ export interface HarnessEvent {
 export interface HarnessLaunch {
   readonly model: string;
   readonly selection: SelectionSpec;
+  /** The kit's configuration environment (`M3_*` variables), as readiness got it. Not the harness's. */
+  readonly config: Readonly<Record<string, string | undefined>>;
   /** The session's servers, already wrapped for wire capture: launch these, never the originals. */
   readonly servers: readonly CapturedServer[];
   /** The session's allow-list per server (`undefined` = all tools of that server). */
@@ -128,6 +130,11 @@ export interface HarnessLaunch {
 export interface ReportedToolCall {
   /** The harness's id for the call, if any (Codex: the model's call id). */
   readonly id?: string;
+  /**
+   * The JSON-RPC id the harness used on the wire, when it knows it. Correlation treats a
+   * match as authoritative; leave it out when the harness's ids live in another space.
+   */
+  readonly jsonrpcId?: string | number;
   readonly server: string;
   readonly tool: string;
   readonly arguments: Readonly<Record<string, unknown>> | Unavailable;

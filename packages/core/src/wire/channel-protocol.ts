@@ -67,6 +67,11 @@ export function policyDeniedMessage(server: string, tool: string): string {
   );
 }
 
+/** True when a JSON-RPC error message is the capture's answer to a tool outside the allow-list. */
+export function isPolicyDenialMessage(message: string): boolean {
+  return message.includes("is denied by the test's tool policy");
+}
+
 /** Finds a denied `tools/call` in a client→server JSON-RPC message, cheaply. */
 export function deniedToolCall(
   line: string,

@@ -1,0 +1,126 @@
+import {
+  type CapturedServer,
+  type HarnessLaunch,
+  type ModelProvider,
+  type ToolPolicy,
+} from "@jest-m3/core";
+import type { ResolvedCodexOptions } from "./options.js";
+import type { JsonObject, ThreadStartParams } from "./protocol.js";
+
+/**
+ * The app-server's command line. Every value is a constant (nothing of the user's, no
+ * credential): startup stays off the network (no update check, no plugins or apps, no
+ * analytics) and the built-in tools a test does not need are off, so the model sees the MCP
+ * servers' tools and little else.
+ */
+export const APP_SERVER_ARGS: readonly string[] = [
+  "app-server",
+  "-c",
+  "check_for_update_on_startup=false",
+  "-c",
+  "features.plugins=false",
+  "-c",
+  "features.apps=false",
+  "-c",
+  "analytics.enabled=false",
+  "-c",
+  'web_search="disabled"',
+  "--disable",
+  "shell_tool",
+  "--disable",
+  "multi_agent",
+  "--disable",
+  "goals",
+];
+
+/**
+ * A model provider as Codex configures one. Only the *name* of the key variable is
+ * written (`env_key`); its value stays in the app-server's environment. Retries are off so a
+ * scripted fault fails the turn once, as the test wrote it.
+ */
+export function providerConfig(provider: ModelProvider): JsonObject {
+  return {
+    name: provider.name,
+    base_url: provider.baseUrl,
+    wire_api: provider.wireApi,
+    request_max_retries: 0,
+    stream_max_retries: 0,
+    ...(provider.envKey !== undefined ? { env_key: provider.envKey } : {}),
+  };
+}
+
+/**
+ * The tools of `server` Codex may offer the model, or undefined for all of them. A server
+ * missing from the policy gets none.
+ */
+export function enabledTools(policy: ToolPolicy, server: string): string[] | undefined {
+  if (!policy.has(server)) return [];
+  const allowed = policy.get(server);
+  return allowed === undefined ? undefined : [...allowed];
+}
+
+/**
+ * One MCP server as Codex configures it: exactly the captured command or URL (so every
+ * message crosses the wire capture), required to start, with the allow-list as
+ * `enabled_tools` unless `exposeDisallowedTools` is set.
+ */
+export function mcpServerConfig(
+  server: CapturedServer,
+  policy: ToolPolicy,
+  options: ResolvedCodexOptions,
+): JsonObject {
+  const transport: JsonObject =
+    server.kind === "stdio"
+      ? {
+          command: server.command,
+          args: [...server.args],
+          env: { ...server.env },
+          cwd: server.cwd,
+        }
+      : { url: server.url, http_headers: { ...server.headers } };
+  const tools = options.exposeDisallowedTools ? undefined : enabledTools(policy, server.name);
+  return {
+    ...transport,
+    required: true,
+    startup_timeout_sec: Math.ceil(options.startupTimeoutMs / 1000),
+    tool_timeout_sec: Math.ceil(options.toolTimeoutMs / 1000),
+    ...(tools !== undefined ? { enabled_tools: tools } : {}),
+  };
+}
+
+/**
+ * The per-thread configuration: the MCP servers and the model provider. It travels in
+ * `thread/start` over the app-server's stdin, so server names need no TOML quoting and
+ * values (a server's `env`, an HTTP header) are never written to a file.
+ */
+export function threadConfig(launch: HarnessLaunch, options: ResolvedCodexOptions): JsonObject {
+  const servers: JsonObject = {};
+  for (const server of launch.servers) {
+    servers[server.name] = mcpServerConfig(server, launch.toolPolicy, options);
+  }
+  return {
+    mcp_servers: servers,
+    ...(launch.provider
+      ? { model_providers: { [launch.provider.name]: providerConfig(launch.provider) } }
+      : {}),
+  };
+}
+
+/**
+ * `thread/start` for a session: the workspace as cwd, MCP approvals routed to the adapter
+ * (`on-request`), an ephemeral thread (no rollout file).
+ */
+export function threadStartParams(
+  launch: HarnessLaunch,
+  options: ResolvedCodexOptions,
+): ThreadStartParams {
+  return {
+    cwd: launch.workspace,
+    approvalPolicy: "on-request",
+    sandbox: options.sandbox,
+    model: launch.model,
+    ...(launch.provider ? { modelProvider: launch.provider.name } : {}),
+    config: threadConfig(launch, options),
+    ephemeral: true,
+  };
+}

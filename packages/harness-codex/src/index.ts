@@ -1,0 +1,80 @@
+/**
+ * `@jest-m3/harness-codex`: the Codex harness for jest-m3. It drives the real Codex CLI
+ * through `codex app-server` (JSON-RPC on stdio): one app-server and one thread per session,
+ * in a fresh CODEX_HOME and HOME, with the session's MCP servers given exactly as the wire
+ * capture wrapped them, tool approvals answered from the session's allow-list, and Codex's
+ * `mcpToolCall` items reported as evidence for core to pair with the wire.
+ *
+ * The kit finds it by name (`harness: "codex"`); import it only to register it explicitly.
+ *
+ * @example
+ * ```ts
+ * import { MCPTestKit } from "jest-m3";
+ * import { startScriptedModel } from "@jest-m3/scripted-model";
+ *
+ * await using model = await startScriptedModel(script);
+ * await using kit = new MCPTestKit({ env: {} });
+ * const [agent] = kit.agents([{ harness: "codex", models: ["scripted"], provider: model.provider }]);
+ * const readiness = await agent.readiness(); // executable, version, app-server, credentials
+ * ```
+ *
+ * @packageDocumentation
+ */
+import { defineHarness, type HarnessDefinition } from "@jest-m3/core";
+import { codexReadiness } from "./readiness.js";
+import { openCodexSession } from "./session.js";
+
+/**
+ * The Codex harness: `readiness()` checks the executable, its version, the app-server and
+ * the credentials; `open()` starts one `codex app-server` with one thread.
+ */
+export const codexHarness: HarnessDefinition = defineHarness({
+  name: "codex",
+  readiness: codexReadiness,
+  open: openCodexSession,
+});
+
+export default codexHarness;
+
+export { codexReadiness, credentialsCapability, CLIENT_INFO } from "./readiness.js";
+export { openCodexSession, CodexSession } from "./session.js";
+export {
+  AppServerClient,
+  type RequestOptions,
+  type ServerRequestHandler,
+} from "./app-server-client.js";
+export {
+  resolveCodexExecutable,
+  installedCodexBinary,
+  readCodexVersion,
+  parseCodexVersion,
+  compareVersions,
+  TESTED_CODEX_VERSION,
+  EXECUTABLE_VARIABLE,
+  type CodexVersion,
+  type ExecutableLookup,
+  type ExecutableSource,
+  type VersionProbe,
+} from "./executable.js";
+export { resolveCodexOptions, type CodexOptions, type ResolvedCodexOptions } from "./options.js";
+export {
+  APP_SERVER_ARGS,
+  threadConfig,
+  threadStartParams,
+  mcpServerConfig,
+  providerConfig,
+  enabledTools,
+} from "./config.js";
+export {
+  hostCodexHome,
+  findHostLogin,
+  createHomes,
+  copyHostLogin,
+  codexEnvironment,
+  HOST_HOME_VARIABLE,
+  type HostLogin,
+  type CodexHomes,
+} from "./home.js";
+export { reportedToolCall, DECLINED_MESSAGE } from "./reported-calls.js";
+export { PROTOCOL_SURFACE } from "./protocol.js";
+export { CodexRpcError, AppServerExited, AppServerTimeout, InvalidCodexOptions } from "./errors.js";

@@ -1,0 +1,83 @@
+import { InvalidCodexOptions } from "./errors.js";
+import type { SandboxMode } from "./protocol.js";
+
+/**
+ * Options of the Codex harness, given as a selection's `options`.
+ *
+ * @example
+ * ```ts
+ * kit.agents([{ harness: "codex", models: ["scripted"], provider, options: { sandbox: "workspace-write" } }]);
+ * ```
+ */
+export interface CodexOptions {
+  /**
+   * The sandbox of the agent's own commands (MCP servers run outside it). Default
+   * `"read-only"`: the workspace is a fresh empty directory and the shell tool is off.
+   */
+  readonly sandbox?: Extract<SandboxMode, "read-only" | "workspace-write">;
+  /**
+   * Offer the model every tool of every server, and enforce the allow-list only by declining
+   * approvals and at the wire. Default `false`: tools outside the allow-list are also hidden
+   * from Codex (`enabled_tools`). Use it to test how an agent copes with a denied call.
+   */
+  readonly exposeDisallowedTools?: boolean;
+  /** How long the app-server and every MCP server get to start, in ms (default 30 000). */
+  readonly startupTimeoutMs?: number;
+  /** How long Codex waits for one MCP tool call, in ms (default 300 000). */
+  readonly toolTimeoutMs?: number;
+}
+
+/** {@link CodexOptions} with every default applied. */
+export interface ResolvedCodexOptions {
+  readonly sandbox: "read-only" | "workspace-write";
+  readonly exposeDisallowedTools: boolean;
+  readonly startupTimeoutMs: number;
+  readonly toolTimeoutMs: number;
+}
+
+const OPTION_NAMES = ["sandbox", "exposeDisallowedTools", "startupTimeoutMs", "toolTimeoutMs"];
+
+function milliseconds(value: unknown, option: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 1000) {
+    throw new InvalidCodexOptions(
+      option,
+      `must be a number of milliseconds of at least 1000, got ${JSON.stringify(value)}.`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Checks a selection's options for the Codex harness and applies the defaults.
+ *
+ * @throws {@link InvalidCodexOptions} naming the option at fault.
+ */
+export function resolveCodexOptions(
+  options: Readonly<Record<string, unknown>>,
+): ResolvedCodexOptions {
+  for (const key of Object.keys(options)) {
+    if (!OPTION_NAMES.includes(key)) {
+      throw new InvalidCodexOptions(key, `is unknown; the options are ${OPTION_NAMES.join(", ")}.`);
+    }
+  }
+  const { sandbox, exposeDisallowedTools } = options;
+  if (sandbox !== undefined && sandbox !== "read-only" && sandbox !== "workspace-write") {
+    throw new InvalidCodexOptions(
+      "sandbox",
+      `must be "read-only" or "workspace-write", got ${JSON.stringify(sandbox)}.`,
+    );
+  }
+  if (exposeDisallowedTools !== undefined && typeof exposeDisallowedTools !== "boolean") {
+    throw new InvalidCodexOptions(
+      "exposeDisallowedTools",
+      `must be true or false, got ${JSON.stringify(exposeDisallowedTools)}.`,
+    );
+  }
+  return {
+    sandbox: sandbox ?? "read-only",
+    exposeDisallowedTools: exposeDisallowedTools ?? false,
+    startupTimeoutMs: milliseconds(options.startupTimeoutMs, "startupTimeoutMs", 30_000),
+    toolTimeoutMs: milliseconds(options.toolTimeoutMs, "toolTimeoutMs", 300_000),
+  };
+}

@@ -1,0 +1,228 @@
+/**
+ * The part of the `codex app-server` protocol this adapter speaks (JSON lines on stdio, no
+ * `"jsonrpc"` field). Each name and field here is checked against the schema printed by the
+ * installed binary (`codex app-server generate-json-schema`) by the contract test, so a
+ * Codex upgrade that changes them fails loudly.
+ */
+
+/** A JSON value as it arrives from the app-server. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** A JSON object. */
+export type JsonObject = { [key: string]: Json };
+
+/** A request id: Codex numbers its own requests from 0, ours from 1. */
+export type RequestId = number | string;
+
+/** A JSON-RPC error as Codex sends it. */
+export interface RpcErrorValue {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: Json;
+}
+
+/** `initialize` params. */
+export interface InitializeParams {
+  readonly clientInfo: { readonly name: string; readonly title: string; readonly version: string };
+  readonly capabilities: { readonly experimentalApi: boolean };
+}
+
+/** `initialize` result. */
+export interface InitializeResult {
+  readonly userAgent?: string;
+  readonly codexHome?: string;
+  readonly platformOs?: string;
+}
+
+/** How Codex asks before acting. The adapter uses `on-request` so MCP approvals reach it. */
+export type ApprovalPolicy = "untrusted" | "on-request" | "never";
+
+/** The sandbox of the agent's own commands (MCP servers run outside it). */
+export type SandboxMode = "read-only" | "workspace-write" | "danger-full-access";
+
+/** `thread/start` params. */
+export interface ThreadStartParams {
+  readonly cwd: string;
+  readonly approvalPolicy: ApprovalPolicy;
+  readonly sandbox: SandboxMode;
+  readonly model: string;
+  readonly modelProvider?: string;
+  readonly config: JsonObject;
+  readonly ephemeral: boolean;
+}
+
+/** `thread/start` result. */
+export interface ThreadStartResult {
+  readonly thread: { readonly id: string };
+  readonly model?: string;
+  readonly modelProvider?: string;
+}
+
+/** One input of a turn. Only text is sent. */
+export interface TextInput {
+  readonly type: "text";
+  readonly text: string;
+  readonly text_elements: readonly never[];
+}
+
+/** `turn/start` params. */
+export interface TurnStartParams {
+  readonly threadId: string;
+  readonly input: readonly TextInput[];
+}
+
+/** `turn/start` result. */
+export interface TurnStartResult {
+  readonly turn: { readonly id: string };
+}
+
+/** `turn/interrupt` params. */
+export interface TurnInterruptParams {
+  readonly threadId: string;
+  readonly turnId: string;
+}
+
+/** The requests this adapter sends, with their params and results. */
+export interface ClientRequests {
+  initialize: { params: InitializeParams; result: InitializeResult };
+  "thread/start": { params: ThreadStartParams; result: ThreadStartResult };
+  "turn/start": { params: TurnStartParams; result: TurnStartResult };
+  "turn/interrupt": { params: TurnInterruptParams; result: JsonObject };
+}
+
+/** A method this adapter requests. */
+export type ClientMethod = keyof ClientRequests;
+
+/** Status of an MCP server's startup, per thread. */
+export type McpStartupState = "starting" | "ready" | "failed" | "cancelled";
+
+/** `mcpServer/startupStatus/updated` params. */
+export interface McpStartupStatus {
+  readonly threadId?: string | null;
+  readonly name: string;
+  readonly status: McpStartupState;
+  readonly error?: string | null;
+}
+
+/** A turn's error as Codex reports it. */
+export interface TurnError {
+  readonly message: string;
+  readonly additionalDetails?: string | null;
+  readonly codexErrorInfo?: Json;
+}
+
+/** The state a turn ended in. */
+export type TurnStatus = "completed" | "interrupted" | "failed" | "inProgress";
+
+/** `turn/completed` params. */
+export interface TurnCompleted {
+  readonly threadId: string;
+  readonly turn: {
+    readonly id: string;
+    readonly status: TurnStatus;
+    readonly error?: TurnError | null;
+  };
+}
+
+/** `error` params: `willRetry: false` means the turn is about to fail with it. */
+export interface ErrorNotificationParams {
+  readonly threadId: string;
+  readonly turnId: string;
+  readonly willRetry: boolean;
+  readonly error: TurnError;
+}
+
+/** An `mcpToolCall` thread item: Codex's report of one MCP tool call. */
+export interface McpToolCallItem {
+  readonly type: "mcpToolCall";
+  /** The model's call id. */
+  readonly id: string;
+  readonly server: string;
+  readonly tool: string;
+  readonly status: "inProgress" | "completed" | "failed";
+  readonly arguments: Json;
+  readonly result?: {
+    readonly content: Json[];
+    readonly structuredContent?: Json;
+    readonly _meta?: Json;
+  } | null;
+  readonly error?: { readonly message: string } | null;
+  readonly startedAtMs?: number | null;
+  readonly completedAtMs?: number | null;
+}
+
+/** An `agentMessage` thread item: text the agent said. */
+export interface AgentMessageItem {
+  readonly type: "agentMessage";
+  readonly id: string;
+  readonly text: string;
+}
+
+/** Any thread item (only the two above are read). */
+export type ThreadItem =
+  McpToolCallItem | AgentMessageItem | { readonly type: string; readonly id: string };
+
+/** `item/started` and `item/completed` params. */
+export interface ItemNotificationParams {
+  readonly threadId: string;
+  readonly turnId: string;
+  readonly item: ThreadItem;
+}
+
+/** A notification from the app-server. */
+export interface ServerNotification {
+  readonly method: string;
+  readonly params?: Json;
+}
+
+/** A request from the app-server to this client (an approval, a question). */
+export interface ServerRequest {
+  readonly id: RequestId;
+  readonly method: string;
+  readonly params?: Json;
+}
+
+/** `mcpServer/elicitation/request` params, with the approval fields Codex 0.171 sends. */
+export interface ElicitationRequestParams {
+  readonly threadId: string;
+  readonly turnId?: string | null;
+  readonly serverName: string;
+  readonly message?: string;
+  readonly _meta?: {
+    readonly codex_approval_kind?: string;
+    readonly tool_name?: string;
+    readonly tool_params?: Json;
+  } | null;
+}
+
+/** The answer to `mcpServer/elicitation/request`. */
+export interface ElicitationResponse {
+  readonly action: "accept" | "decline" | "cancel";
+  readonly content: null;
+  readonly _meta: null;
+}
+
+/** The methods and notifications the adapter depends on, for the contract test. */
+export const PROTOCOL_SURFACE = {
+  clientRequests: ["initialize", "thread/start", "turn/start", "turn/interrupt"],
+  clientNotifications: ["initialized"],
+  serverNotifications: [
+    "mcpServer/startupStatus/updated",
+    "turn/started",
+    "turn/completed",
+    "item/started",
+    "item/completed",
+    "error",
+    "warning",
+    "configWarning",
+  ],
+  serverRequests: [
+    "mcpServer/elicitation/request",
+    "item/commandExecution/requestApproval",
+    "item/fileChange/requestApproval",
+    "item/permissions/requestApproval",
+    "item/tool/requestUserInput",
+    "applyPatchApproval",
+    "execCommandApproval",
+  ],
+} as const;

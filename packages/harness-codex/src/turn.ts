@@ -1,0 +1,209 @@
+import {
+  monotonicNow,
+  type AdapterTurn,
+  type AdapterTurnOutcome,
+  type ToolCallStatus,
+} from "@jest-m3/core";
+import type {
+  AgentMessageItem,
+  ErrorNotificationParams,
+  ItemNotificationParams,
+  Json,
+  McpToolCallItem,
+  ServerNotification,
+  TurnCompleted,
+  TurnError,
+} from "./protocol.js";
+import { reportedToolCall } from "./reported-calls.js";
+
+/** Streaming fragments: the completed items carry the same text, so transcripts skip these. */
+const DELTA = /delta$|Delta$|\/progress$/;
+
+interface ObservedCall {
+  item: McpToolCallItem;
+  observedStart?: number;
+  observedEnd?: number;
+}
+
+function field(params: Json | undefined, name: string): Json | undefined {
+  return typeof params === "object" && params !== null && !Array.isArray(params)
+    ? params[name]
+    : undefined;
+}
+
+function turnIdOf(params: Json | undefined): string | undefined {
+  const direct = field(params, "turnId");
+  if (typeof direct === "string") return direct;
+  const id = field(field(params, "turn"), "id");
+  return typeof id === "string" ? id : undefined;
+}
+
+/** Codex's words for a turn error: the message, and the details when they add something. */
+export function turnErrorText(error: TurnError): string {
+  const details = error.additionalDetails;
+  return details && !error.message.includes(details)
+    ? `${error.message} (${details})`
+    : error.message;
+}
+
+/**
+ * Everything one turn produced, from `turn/start` to `turn/completed` (or an interrupt, or
+ * the app-server's death): the raw events, the reported tool calls, the final agent message
+ * and Codex's error. Notifications that arrive before Codex has named the turn are held and
+ * replayed once it has, so none is lost or given to the wrong turn.
+ */
+export class TurnCollector {
+  /** The turn as the adapter reports it; resolves exactly once. */
+  readonly done: Promise<AdapterTurn>;
+  /** Codex's id for the turn, once `turn/start` answered. */
+  codexTurnId: string | undefined;
+  /** Set once an interrupt was asked for. */
+  interruptRequested = false;
+  /** The `turn/interrupt` request, once sent (at most once per turn). */
+  interrupting: Promise<void> | undefined;
+  private readonly events: unknown[] = [];
+  private readonly held: ServerNotification[] = [];
+  private readonly calls = new Map<string, ObservedCall>();
+  private readonly declined: { server: string; tool: string }[] = [];
+  private lastMessage: string | null = null;
+  private lastError: string | null = null;
+  private finished = false;
+  private resolve: (turn: AdapterTurn) => void = () => undefined;
+
+  constructor(private readonly threadId: string) {
+    this.done = new Promise((resolve) => (this.resolve = resolve));
+  }
+
+  /** True once the turn has ended, one way or another. */
+  get isFinished(): boolean {
+    return this.finished;
+  }
+
+  /** Codex named the turn: replay what was held. */
+  started(codexTurnId: string): void {
+    this.codexTurnId = codexTurnId;
+    for (const notification of this.held.splice(0)) this.accept(notification);
+  }
+
+  /** Keeps something in the turn's events (an approval decision, a server request). */
+  note(event: unknown): void {
+    if (!this.finished) this.events.push(event);
+  }
+
+  /** The adapter declined the approval of this call: its failure is a policy denial. */
+  declinedCall(server: string, tool: string): void {
+    this.declined.push({ server, tool });
+  }
+
+  /** Takes one notification of the thread. */
+  accept(notification: ServerNotification): void {
+    if (this.finished) return;
+    const { method, params } = notification;
+    const threadId = field(params, "threadId");
+    if (typeof threadId === "string" && threadId !== this.threadId) return;
+    const turnId = turnIdOf(params);
+    if (turnId !== undefined) {
+      if (this.codexTurnId === undefined) {
+        this.held.push(notification);
+        return;
+      }
+      if (turnId !== this.codexTurnId) return; // a late event of an earlier turn
+    }
+    if (!DELTA.test(method)) this.events.push(notification);
+    switch (method) {
+      case "item/started":
+      case "item/completed":
+        this.onItem(method, params as unknown as ItemNotificationParams);
+        return;
+      case "error": {
+        const error = params as unknown as ErrorNotificationParams;
+        if (!error.willRetry && error.error) this.lastError = turnErrorText(error.error);
+        return;
+      }
+      case "turn/completed":
+        this.onCompleted(params as unknown as TurnCompleted);
+        return;
+    }
+  }
+
+  /**
+   * Ends the turn now with `outcome` (an interrupt Codex did not confirm, the process that
+   * died). Calls still running are reported with `unfinished` as their status.
+   */
+  finish(
+    outcome: AdapterTurnOutcome,
+    error: string | null,
+    unfinished: ToolCallStatus = outcome === "failed" ? "incomplete" : "cancelled",
+  ): void {
+    if (this.finished) return;
+    this.finished = true;
+    const reason =
+      outcome === "failed"
+        ? `the turn failed before Codex reported the end of this call: ${error ?? "no reason given"}`
+        : "the turn was interrupted before Codex reported the end of this call";
+    const toolCalls = [...this.calls.values()].map((call) => {
+      const index = this.declined.findIndex(
+        (entry) => entry.server === call.item.server && entry.tool === call.item.tool,
+      );
+      const declined = call.item.status === "failed" && index >= 0;
+      if (declined) this.declined.splice(index, 1);
+      return reportedToolCall(call.item, {
+        declined,
+        ...(call.observedStart !== undefined ? { observedStart: call.observedStart } : {}),
+        ...(call.observedEnd !== undefined ? { observedEnd: call.observedEnd } : {}),
+        unfinished: { status: unfinished, reason },
+      });
+    });
+    this.resolve({
+      outcome,
+      response: this.lastMessage === null ? null : { text: this.lastMessage },
+      error,
+      toolCalls,
+      events: this.events.slice(),
+    });
+  }
+
+  private onItem(method: string, params: ItemNotificationParams): void {
+    const item = params.item;
+    if (item.type === "mcpToolCall") {
+      const call = item as McpToolCallItem;
+      const known = this.calls.get(call.id);
+      const now = monotonicNow();
+      if (known) {
+        known.item = call;
+        if (method === "item/completed") known.observedEnd = now;
+      } else {
+        this.calls.set(
+          call.id,
+          method === "item/started"
+            ? { item: call, observedStart: now }
+            : { item: call, observedEnd: now },
+        );
+      }
+    } else if (item.type === "agentMessage" && method === "item/completed") {
+      this.lastMessage = (item as AgentMessageItem).text;
+    }
+  }
+
+  private onCompleted(params: TurnCompleted): void {
+    const { status, error } = params.turn;
+    switch (status) {
+      case "completed":
+        this.finish("completed", null);
+        return;
+      case "interrupted":
+        this.finish("interrupted", error ? turnErrorText(error) : "Codex interrupted the turn.");
+        return;
+      case "failed":
+        this.finish(
+          "failed",
+          error
+            ? turnErrorText(error)
+            : (this.lastError ?? "Codex reported the turn failed, without a message."),
+        );
+        return;
+      default:
+        return;
+    }
+  }
+}

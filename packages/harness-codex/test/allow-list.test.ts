@@ -1,0 +1,136 @@
+/**
+ * The session's allow-list, three layers deep: hidden from Codex (`enabled_tools`), declined
+ * when Codex asks for approval, and refused at the wire by the capture. A tool outside the
+ * allow-list never reaches its server.
+ */
+import { join } from "node:path";
+import { MCPTestKit, type WireCapture } from "@jest-m3/core";
+import codexHarness, { type CodexSession } from "@jest-m3/harness-codex";
+import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import {
+  callLog,
+  closeAndExpectNoProcessLeft,
+  codexLaunch,
+  codexSelection,
+  knownPids,
+  ledgerServer,
+  shippingServer,
+  turnRequest,
+} from "./support/codex";
+
+describe("the allow-list with Codex", () => {
+  let model: ScriptedModel;
+  let kit: MCPTestKit;
+  let pids: number[];
+  let captures: WireCapture[];
+
+  beforeEach(async () => {
+    model = await startScriptedModel({
+      rules: [
+        {
+          name: "ledger",
+          when: { user: "ledger" },
+          steps: [
+            { call: "ledger:record_entry", args: { text: "parcel 7" } },
+            { call: "ledger:erase_ledger", args: {} },
+            { call: "ledger:read_ledger", args: {} },
+            { reply: "Done: {{results.0}}" },
+          ],
+        },
+        {
+          name: "erase",
+          when: { user: "erase" },
+          steps: [{ call: "ledger:erase_ledger", args: {} }, { reply: "Erased." }],
+        },
+      ],
+    });
+    kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
+    pids = [];
+    captures = [];
+  });
+  afterEach(async () => {
+    await closeAndExpectNoProcessLeft(kit, [...pids, ...knownPids(kit, captures)]);
+    await model.close();
+  });
+
+  test("by default, tools outside the allow-list are not even offered to the model", async () => {
+    const dir = await kit.tempDir("m3-log-");
+    const { launch, capture } = await codexLaunch(
+      kit,
+      codexSelection(model.provider),
+      [shippingServer(join(dir, "shipping.jsonl")), ledgerServer(join(dir, "ledger.jsonl"))],
+      ["shipping:shipping_quote"],
+    );
+    captures.push(capture);
+    const session = (await codexHarness.open(launch)) as CodexSession;
+    pids.push(session.pid as number);
+
+    capture.beginTurn("turn-1");
+    const turn = await session.send(turnRequest("Please erase the ledger.", "turn-1").request);
+    await capture.endTurn();
+
+    expect(turn.outcome).toBe("completed");
+    expect(turn.toolCalls).toEqual([]);
+    expect(model.journal.entries[0]?.conversation?.offeredTools).toEqual([
+      "shipping:shipping_quote",
+    ]);
+    expect(model.journal.decisions.map((decision) => decision.kind)).toEqual(["tool_not_offered"]);
+    expect(capture.trace.toolCalls).toEqual([]);
+    expect(callLog(join(dir, "ledger.jsonl"))).toEqual([]);
+  });
+
+  test("exposed anyway: an allowed call is approved, a disallowed one is declined or refused at the wire, and never reaches the server", async () => {
+    const dir = await kit.tempDir("m3-log-");
+    const ledgerLog = join(dir, "ledger.jsonl");
+    const { launch, capture, events } = await codexLaunch(
+      kit,
+      codexSelection(model.provider, { options: { exposeDisallowedTools: true } }),
+      [shippingServer(join(dir, "shipping.jsonl")), ledgerServer(ledgerLog)],
+      ["shipping:shipping_quote", "ledger:record_entry"],
+    );
+    captures.push(capture);
+    const session = (await codexHarness.open(launch)) as CodexSession;
+    pids.push(session.pid as number);
+
+    capture.beginTurn("turn-1");
+    const turn = await session.send(turnRequest("Update the ledger.", "turn-1").request);
+    await capture.endTurn();
+
+    expect([turn.outcome, turn.error]).toEqual(["completed", null]);
+    expect(turn.response?.text).toBe("Done: recorded #1");
+    expect(
+      turn.toolCalls.map((call) => ({ tool: call.tool, status: call.status, error: call.error })),
+    ).toEqual([
+      { tool: "record_entry", status: "success", error: undefined },
+      // Codex asked; the adapter declined from the allow-list.
+      { tool: "erase_ledger", status: "policy_denied", error: "user rejected MCP tool call" },
+      // Read-only: Codex did not ask; the wire capture refused it.
+      {
+        tool: "read_ledger",
+        status: "policy_denied",
+        error: expect.stringContaining("denied by the test's tool policy"),
+      },
+    ]);
+    expect(events.filter((event) => event.kind === "approval")).toEqual([
+      { kind: "approval", detail: "accepted ledger:record_entry (in the session's allow-list)" },
+      {
+        kind: "approval",
+        detail: "declined ledger:erase_ledger (not in the session's allow-list)",
+      },
+    ]);
+    expect(callLog(ledgerLog)).toEqual([{ tool: "record_entry", arguments: { text: "parcel 7" } }]);
+    expect(
+      capture.trace.toolCalls.map((call) => ({
+        tool: call.tool,
+        status: call.status,
+        turn: call.turnId,
+      })),
+    ).toEqual([
+      { tool: "record_entry", status: "success", turn: "turn-1" },
+      { tool: "read_ledger", status: "policy_denied", turn: "turn-1" },
+    ]);
+    expect(model.journal.entries[0]?.conversation?.offeredTools).toEqual(
+      expect.arrayContaining(["ledger:erase_ledger", "ledger:read_ledger", "ledger:record_entry"]),
+    );
+  });
+});
