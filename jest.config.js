@@ -1,5 +1,9 @@
 "use strict";
-/** Every Jest project of the repository: one per package, one per example. */
+/**
+ * The packages' Jest projects. The examples run as their own Jest run (`npm run
+ * test:examples`), from their folder, so they read their own m3.config.json as a user's
+ * project does.
+ */
 const packages = ["core", "scripted-model", "harness-codex", "jest-m3"];
 
 module.exports = {
@@ -12,6 +16,5 @@ module.exports = {
       preset: "jest-m3",
       testMatch: ["<rootDir>/test/**/*.test.ts"],
     })),
-    "<rootDir>/examples/shipping",
   ],
 };

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { resolveHarness, type Readiness } from "@jest-m3/core";
+import { resolveHarness, type ModelProvider, type Readiness } from "@jest-m3/core";
 import { loadConfig } from "./config.js";
 import { RUN_ENV } from "./run-state.js";
 import { SHARED_SERVICES } from "./shared-services.js";
@@ -37,6 +37,7 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
   process.env[RUN_ENV.runDir] = dir;
 
   let provider: string | null = null;
+  let sharedProvider: ModelProvider | undefined;
   const live = process.env.M3_PROVIDER === "live";
   if (live) {
     provider = "live: the harness's own login or credentials (M3_PROVIDER=live)";
@@ -54,6 +55,7 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
     const model = await scripted.startScriptedModel(config.scriptedModel.script);
     SHARED_SERVICES.push(() => model.close());
     process.env[RUN_ENV.scriptedProvider] = JSON.stringify(model.provider);
+    sharedProvider = model.provider;
     for (const [name, value] of Object.entries(config.scriptedModel.env))
       process.env[name] ??= value;
     provider = `scripted model at ${model.provider.baseUrl} (offline, from ${config.scriptedModel.script})`;
@@ -71,6 +73,7 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
           name,
           credentialEnv: {},
           options: {},
+          ...(sharedProvider ? { provider: sharedProvider } : {}),
         },
         config: process.env,
         credentialNames: [],

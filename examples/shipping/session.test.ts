@@ -1,0 +1,46 @@
+// The seed: two turns in one conversation with a real Codex agent, each turn with its own
+// evidence. Offline by default (m3.config.json starts the scripted model); with
+// M3_PROVIDER=live and M3_DOCS_CODEX_MODEL set, the same test runs against a real model.
+import { join } from "node:path";
+import { MCPTestKit, ExecutionOutcome, TurnOutcome, expect, type StdioServer } from "jest-m3";
+
+test("two turns share one session", async () => {
+  const server: StdioServer = {
+    name: "shipping",
+    command: process.execPath,
+    args: [join(__dirname, "shipping-server.mjs")],
+    cwd: __dirname,
+  };
+  await using kit = new MCPTestKit({ env: {} });
+  const [agent] = kit.agents([{ harness: "codex", models: [process.env.M3_DOCS_CODEX_MODEL!] }]);
+  const session = agent.session({ server, tools: ["shipping:shipping_quote"], timeout: 120_000 });
+  let first, second;
+  {
+    await using open = await session.open();
+    first = await open.send("Call shipping_quote once for weight_kg 2 in zone local.", {
+      timeout: 120_000,
+    });
+    second = await open.send("Call shipping_quote once for weight_kg 3 in zone regional.", {
+      timeout: 120_000,
+    });
+  }
+  const result = session.result; // final only after the session closed
+
+  expect(result).toHaveOutcome(ExecutionOutcome.COMPLETED); // prints result.error on failure
+  expect(first.snapshot.outcome).toBe(TurnOutcome.COMPLETED);
+  expect(second.snapshot.outcome).toBe(TurnOutcome.COMPLETED);
+  expect(first.snapshot.sessionId).toBe(second.snapshot.sessionId);
+  expect(result).toHaveToolCall("shipping_quote", {
+    turn: first,
+    server: "shipping",
+    status: "success",
+    count: 1,
+  });
+  expect(result)
+    .toHaveToolCall("shipping_quote")
+    .inTurn(second)
+    .onServer("shipping")
+    .withStatus("success")
+    .times(1);
+  expect(second).toHaveTextContaining("15.5"); // 5 + 3 kg × 3.5, the second quote's amount
+});
