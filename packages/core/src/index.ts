@@ -35,7 +35,7 @@ export {
 } from "./wire/capture.js";
 export { parseToolPolicy, InvalidToolPolicy, type ToolPolicy } from "./servers/tool-policy.js";
 export { POLICY_DENIED_CODE, isPolicyDenialMessage } from "./wire/channel-protocol.js";
-export { redactHeaders } from "./wire/redaction.js";
+export { redactHeaders, isSecretName } from "./wire/redaction.js";
 export type { StdioServer, HttpServer, ServerSpec } from "./servers/spec.js";
 export {
   DirectClient,

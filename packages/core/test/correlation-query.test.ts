@@ -212,3 +212,21 @@ describe("the tool-call query engine", () => {
     expect(() => toQuerySubject(42)).toThrow(/Expected an ExecutionResult/);
   });
 });
+
+describe("negative queries and evidence gaps", () => {
+  test("a negative cannot pass across a gap in the evidence", () => {
+    const trace = {
+      messages: [],
+      toolCalls: [],
+      events: [],
+      gaps: [
+        { server: "shipping", connection: "relay-1", at: 1, reason: "the relay's channel closed" },
+      ],
+    };
+    const subject = toQuerySubject(trace);
+    expect(() => queryToolCalls(subject, { tool: "refund", count: 0 })).toThrow(
+      /Cannot prove that a call did not happen: the evidence has gaps \(shipping: the relay's channel closed\)/,
+    );
+    expect(queryToolCalls(subject, { tool: "refund", minCount: 0 }).pass).toBe(true);
+  });
+});

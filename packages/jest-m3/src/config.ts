@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { M3Error } from "@jest-m3/core";
 
 /**
  * jest-m3's configuration, in one place the user controls: `m3.config.json` next to the
@@ -31,10 +32,9 @@ export interface M3Config {
 }
 
 /** A configuration value is wrong. The message names the key and the file. */
-export class InvalidConfig extends Error {
+export class InvalidConfig extends M3Error {
   constructor(source: string, key: string, problem: string) {
     super(`jest-m3 configuration (${source}): "${key}" ${problem}`);
-    this.name = "InvalidConfig";
   }
 }
 

@@ -1,5 +1,6 @@
 import { expect as jestExpect } from "@jest/globals";
 import type { ToolCallStatus, TurnRef } from "@jest-m3/core";
+import { shortValue } from "./format/values.js";
 import { CHAIN_DESCRIPTION, type ToolCallOptions } from "./matchers/to-have-tool-call.js";
 import { m3Matchers } from "./matchers/index.js";
 import "./types.js";
@@ -44,9 +45,8 @@ export interface ToolCallChain {
 /** What jest-m3's `expect(value)` returns: Jest's matchers, with the chain on `toHaveToolCall`. */
 export type M3Assertions<T> = Omit<Assertions<T>, "toHaveToolCall" | "not"> & {
   toHaveToolCall(tool?: string, options?: ToolCallOptions): ToolCallChain;
-  not: Omit<Assertions<T>["not"], "toHaveToolCall"> & {
-    toHaveToolCall(tool?: string, options?: ToolCallOptions): ToolCallChain;
-  };
+  /** Under `.not`, `toHaveToolCall` takes every filter as options and returns no chain. */
+  not: Assertions<T>["not"];
 };
 
 /** jest-m3's `expect`: Jest's, with the m3 matchers typed and the fluent tool-call chain. */
@@ -88,16 +88,13 @@ class Chain implements ToolCallChain {
   }
   withArguments(args: Record<string, unknown>, options: { partial?: boolean } = {}): ToolCallChain {
     const partial = options.partial === true;
-    return this.next(
-      `.withArguments(${JSON.stringify(args)}${partial ? ", { partial: true }" : ""})`,
-      {
-        arguments: args,
-        argumentsMatch: partial ? "partial" : "exact",
-      },
-    );
+    return this.next(`.withArguments(${shortValue(args)}${partial ? ", { partial: true }" : ""})`, {
+      arguments: args,
+      argumentsMatch: partial ? "partial" : "exact",
+    });
   }
   withResult(result: Record<string, unknown>): ToolCallChain {
-    return this.next(`.withResult(${JSON.stringify(result)})`, { result });
+    return this.next(`.withResult(${shortValue(result)})`, { result });
   }
   withStatus(status: ToolCallStatus | readonly ToolCallStatus[]): ToolCallChain {
     return this.next(`.withStatus(${JSON.stringify(status)})`, { status });
@@ -120,8 +117,12 @@ function withChain<M extends object>(matchers: M, actual: unknown, negated: bool
   return new Proxy(matchers, {
     get(target, property, receiver) {
       if (property === "toHaveToolCall") {
-        return (tool?: string, options: ToolCallOptions = {}) =>
-          new Chain(actual, tool, options, negated, []).assert();
+        // Under .not the assertion is complete at once: narrowing links after it could only
+        // weaken "no such call", so the negated form takes the options and returns nothing.
+        return (tool?: string, options: ToolCallOptions = {}) => {
+          const chain = new Chain(actual, tool, options, negated, []).assert();
+          return negated ? undefined : chain;
+        };
       }
       if (property === "not" && !negated) {
         return withChain(Reflect.get(target, property, receiver) as object, actual, true);

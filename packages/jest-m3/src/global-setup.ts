@@ -60,6 +60,10 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
       process.env[name] ??= value;
     provider = `scripted model at ${model.provider.baseUrl} (offline, from ${config.scriptedModel.script})`;
     console.log(`\njest-m3: model provider: ${provider}`);
+  } else {
+    provider =
+      "each selection's own provider, credentials, or the harness's login (no scriptedModel configured)";
+    console.log(`\njest-m3: model provider: ${provider}`);
   }
 
   const readiness: Record<string, Readiness | { error: string }> = {};

@@ -13,3 +13,5 @@ export type { M3Matchers } from "./types.js";
 export type { ToolCallOptions } from "./matchers/to-have-tool-call.js";
 export type { ToolCallsOptions } from "./matchers/to-have-tool-calls.js";
 export { describeConformance } from "./conformance.js";
+export { scriptedProvider, runDir } from "./run-state.js";
+export { loadConfig, InvalidConfig, type M3Config } from "./config.js";

@@ -111,6 +111,30 @@ Observed calls (3, wire evidence):
     );
   });
 
+  test(".not takes every filter as options and returns no chain", () => {
+    const returned: unknown = expect(result).not.toHaveToolCall("shipping_quote", {
+      turn: first,
+      status: "tool_error",
+    });
+    expect(returned).toBeUndefined();
+    expect(
+      failure(() =>
+        expect(result).not.toHaveToolCall("shipping_quote", { turn: second, status: "tool_error" }),
+      ),
+    ).toContain("Received: 1 matching call");
+  });
+
+  test("asymmetric matchers read as themselves in messages", () => {
+    const message = failure(() =>
+      expect(result)
+        .toHaveToolCall("shipping_quote")
+        .withArguments({ weight_kg: expect.closeTo(7, 1) }, { partial: true }),
+    );
+    expect(message).toContain(
+      '.withArguments({"weight_kg":"NumberCloseTo 7 (1 digit)"}, { partial: true })',
+    );
+  });
+
   test(".not reads as a negative and needs nothing more than a finished subject", () => {
     expect(result).not.toHaveToolCall("shipping_quote", { status: "policy_denied" });
     expect(result).not.toHaveToolCall("other_tool");

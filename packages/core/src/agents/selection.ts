@@ -88,7 +88,10 @@ export function expandSelection(
       throw new InvalidSelection(
         index,
         `models[${position}]`,
-        `must be a non-empty string, got ${describe(model)}.`,
+        `must be a non-empty string, got ${describe(model)}.` +
+          (model === undefined
+            ? " If the name comes from an environment variable (M3_DOCS_CODEX_MODEL, say), it is not set."
+            : ""),
       );
     }
   });

@@ -176,9 +176,11 @@ export class AgentSession implements AsyncDisposable {
     try {
       const readiness = await this.agent.readiness();
       this.readiness = readiness;
-      const needed: Array<keyof Readiness["capabilities"]> = ["wireEvidence"];
+      // Only what this session needs blocks it: an adapter may honestly lack the rest.
+      const needed: Array<keyof Readiness["capabilities"]> = [];
       if (this.needs.requireMultiTurn) needed.push("multiTurn");
       if (this.tools !== undefined) needed.push("toolPolicy");
+      needed.push("wireEvidence", "credentials");
       const reasons = needed
         .map((name) => [name, readiness.capabilities[name]] as const)
         .filter(
@@ -189,17 +191,6 @@ export class AgentSession implements AsyncDisposable {
           ([name, capability]) =>
             `${String(name)}: ${capability?.status ?? "unsupported"}${capability?.reason ? ` (${capability.reason})` : ""}`,
         );
-      if (!readiness.ready) {
-        for (const [name, capability] of Object.entries(readiness.capabilities)) {
-          const line = `${name}: ${capability.status}${capability.reason ? ` (${capability.reason})` : ""}`;
-          if (
-            capability.status !== "ready" &&
-            capability.status !== "degraded" &&
-            !reasons.includes(line)
-          )
-            reasons.push(line);
-        }
-      }
       if (reasons.length > 0) throw new HarnessNotReady(this.agent.spec.harness, reasons);
 
       const { capture, servers } = await this.services.capture({

@@ -48,6 +48,8 @@ export interface QuerySubject {
   /** Turn ids by number, when the subject knows its turns. */
   readonly turns: ReadonlyMap<number, string>;
   readonly description: string;
+  /** Where observation failed (see {@link Trace.gaps}); a negative cannot be proven across one. */
+  readonly gaps: readonly string[];
 }
 
 /** The answer to a query. */
@@ -87,6 +89,10 @@ function isTrace(value: unknown): value is Trace {
   );
 }
 
+function gapsOf(trace: Trace): string[] {
+  return (trace.gaps ?? []).map((gap) => `${gap.server}: ${gap.reason}`);
+}
+
 /**
  * Normalizes what a matcher received. Accepts an ExecutionResult, a TurnResult, a Trace,
  * an array of ToolCalls, or anything with a `finalTrace` (a closed DirectClient) or `trace`.
@@ -100,6 +106,7 @@ export function toQuerySubject(value: unknown): QuerySubject {
       finished: value.snapshot.lifecycle === "finished",
       turns: new Map(value.turns.map((turn) => [turn.snapshot.number, turn.snapshot.turnId])),
       description: `execution ${value.snapshot.executionId}`,
+      gaps: gapsOf(value.trace),
     };
   }
   if (isTurnResult(value)) {
@@ -108,16 +115,24 @@ export function toQuerySubject(value: unknown): QuerySubject {
       finished: value.snapshot.lifecycle === "finished",
       turns: new Map([[value.snapshot.number, value.snapshot.turnId]]),
       description: `turn ${value.snapshot.number}`,
+      gaps: [],
     };
   }
   if (isTrace(value))
-    return { calls: value.toolCalls, finished: true, turns: new Map(), description: "trace" };
+    return {
+      calls: value.toolCalls,
+      finished: true,
+      turns: new Map(),
+      description: "trace",
+      gaps: gapsOf(value),
+    };
   if (Array.isArray(value))
     return {
       calls: value as ToolCall[],
       finished: true,
       turns: new Map(),
       description: "tool calls",
+      gaps: [],
     };
   if (typeof value === "object" && value !== null) {
     try {
@@ -128,6 +143,7 @@ export function toQuerySubject(value: unknown): QuerySubject {
           finished: true,
           turns: new Map(),
           description: "final trace",
+          gaps: gapsOf(final),
         };
     } catch {
       // finalTrace throws while open: fall through to the live trace.
@@ -139,6 +155,7 @@ export function toQuerySubject(value: unknown): QuerySubject {
         finished: false,
         turns: new Map(),
         description: "live trace",
+        gaps: gapsOf(live),
       };
   }
   throw new QueryError(
@@ -231,6 +248,12 @@ export function queryToolCalls(
     throw new QueryError(
       "An assertion that a call did not happen (.not, count: 0, maxCount: 0) needs a finished subject: " +
         "use session.result after close, a TurnResult, or a closed client's finalTrace.",
+    );
+  }
+  if (negative && subject.gaps.length > 0) {
+    throw new QueryError(
+      `Cannot prove that a call did not happen: the evidence has gaps (${subject.gaps.join("; ")}). ` +
+        "A call may have crossed unseen; fix what broke the capture.",
     );
   }
   if (query.tool !== undefined && query.server === undefined) {

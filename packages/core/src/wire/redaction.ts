@@ -1,5 +1,11 @@
-/** Header names whose values are credentials. Matched case-insensitively, anywhere in the name. */
-const SECRET_NAME = /(authorization|token|key|secret|password|cookie|credential|session-auth)/i;
+/** Names whose values are credentials. Matched case-insensitively, anywhere in the name. */
+const SECRET_NAME =
+  /(authorization|token|key|secret|password|passwd|cookie|credential|session-auth)/i;
+
+/** True when a header, variable or field of this name holds a credential. */
+export function isSecretName(name: string): boolean {
+  return SECRET_NAME.test(name);
+}
 
 /**
  * A copy of `headers` with credential values replaced by `[redacted]`, for anything the kit
@@ -11,11 +17,7 @@ export function redactHeaders(
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
-    out[name] = SECRET_NAME.test(name)
-      ? "[redacted]"
-      : Array.isArray(value)
-        ? value.join(", ")
-        : value;
+    out[name] = isSecretName(name) ? "[redacted]" : Array.isArray(value) ? value.join(", ") : value;
   }
   return out;
 }

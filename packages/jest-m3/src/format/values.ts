@@ -1,15 +1,34 @@
-import { isUnavailable } from "@jest-m3/core";
+import { isSecretName, isUnavailable } from "@jest-m3/core";
 
-const SECRET_KEY = /(authorization|token|api[-_]?key|secret|password|cookie|credential)/i;
 const MAX_VALUE = 160;
+
+interface AsymmetricMatcherLike {
+  asymmetricMatch(other: unknown): boolean;
+  toAsymmetricMatcher?(): string;
+  toString(): string;
+}
+
+function isAsymmetricMatcher(value: unknown): value is AsymmetricMatcherLike {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { asymmetricMatch?: unknown }).asymmetricMatch === "function"
+  );
+}
+
+/** How an asymmetric matcher reads in a message: `Any<Number>`, `CloseTo(3, 5)`, ... */
+function describeMatcher(matcher: AsymmetricMatcherLike): string {
+  return matcher.toAsymmetricMatcher ? matcher.toAsymmetricMatcher() : matcher.toString();
+}
 
 /** A copy of `value` with credential-looking keys replaced by "[redacted]", at every depth. */
 export function redactValue(value: unknown): unknown {
+  if (isAsymmetricMatcher(value)) return describeMatcher(value);
   if (Array.isArray(value)) return value.map(redactValue);
   if (typeof value === "object" && value !== null) {
     const out: Record<string, unknown> = {};
     for (const [key, entry] of Object.entries(value))
-      out[key] = SECRET_KEY.test(key) ? "[redacted]" : redactValue(entry);
+      out[key] = isSecretName(key) ? "[redacted]" : redactValue(entry);
     return out;
   }
   return value;

@@ -1,4 +1,4 @@
-import { toQuerySubject, type TurnRef } from "@jest-m3/core";
+import type { TurnRef } from "@jest-m3/core";
 import { callTable } from "../format/call-table.js";
 import { subjectFor, type M3MatcherContext, type MatcherResult } from "./context.js";
 
@@ -31,14 +31,33 @@ export function toHaveToolCalls(
     );
   }
   const subject = subjectFor(this, name, received);
-  const turnId =
-    options.turn === undefined
-      ? undefined
-      : typeof options.turn === "object"
+  const usage = (problem: string): never => {
+    throw new Error(
+      this.utils.matcherErrorMessage(
+        this.utils.matcherHint(name, undefined, "tools", { isNot: this.isNot }),
+        problem,
+      ),
+    );
+  };
+  for (const key of Object.keys(options)) {
+    if (!["ordered", "server", "turn"].includes(key))
+      usage(`unknown option "${key}"; the options are ordered, server, turn`);
+  }
+  if (this.isNot && !subject.finished) {
+    usage(
+      "a .not assertion needs a finished subject: use session.result after close, a TurnResult, or a closed client",
+    );
+  }
+  let turnId: string | undefined;
+  if (options.turn !== undefined) {
+    turnId =
+      typeof options.turn === "object"
         ? options.turn.snapshot.turnId
         : typeof options.turn === "number"
-          ? toQuerySubject(received).turns.get(options.turn)
+          ? subject.turns.get(options.turn)
           : options.turn;
+    if (turnId === undefined) usage(`turn ${String(options.turn)} is not a turn of this subject`);
+  }
   const calls = subject.calls.filter(
     (call) =>
       (call.evidence === "wire" || call.evidence === "both") &&
