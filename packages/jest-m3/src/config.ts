@@ -25,6 +25,11 @@ export interface M3Config {
     /** Variables set for the tests when the scripted model serves the run (e.g. a model name). */
     readonly env: Readonly<Record<string, string>>;
   };
+  /**
+   * What global teardown does when a process started by the suite outlived its kit: kill it
+   * and fail the run (`fail`, the default), or kill it and warn.
+   */
+  readonly orphans: "fail" | "warn";
   /** The file the configuration came from, or null for defaults. */
   readonly source: string | null;
   /** The directory relative paths resolve against. */
@@ -38,7 +43,7 @@ export class InvalidConfig extends M3Error {
   }
 }
 
-const KEYS = ["resultsDir", "harnesses", "scriptedModel"];
+const KEYS = ["resultsDir", "harnesses", "scriptedModel", "orphans"];
 
 function validate(raw: unknown, source: string, rootDir: string): M3Config {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
@@ -53,7 +58,14 @@ function validate(raw: unknown, source: string, rootDir: string): M3Config {
         `is not a setting; the settings are ${KEYS.join(", ")}.`,
       );
   }
-  const { resultsDir = ".m3", harnesses = [], scriptedModel } = record;
+  const { resultsDir = ".m3", harnesses = [], scriptedModel, orphans = "fail" } = record;
+  if (orphans !== "fail" && orphans !== "warn") {
+    throw new InvalidConfig(
+      source,
+      "orphans",
+      `must be "fail" or "warn", got ${JSON.stringify(orphans)}.`,
+    );
+  }
   if (typeof resultsDir !== "string" || resultsDir === "") {
     throw new InvalidConfig(source, "resultsDir", "must be a non-empty path.");
   }
@@ -108,6 +120,7 @@ function validate(raw: unknown, source: string, rootDir: string): M3Config {
     resultsDir: resolve(rootDir, resultsDir),
     harnesses,
     ...(model ? { scriptedModel: model } : {}),
+    orphans,
     source,
     rootDir,
   };

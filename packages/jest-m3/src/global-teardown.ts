@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isProcessAlive } from "@jest-m3/core";
 import { processStartTicks } from "./process-ledger.js";
+import { loadConfig } from "./config.js";
 import { runDir } from "./run-state.js";
 import { SHARED_SERVICES } from "./shared-services.js";
 
@@ -30,7 +31,9 @@ export function startedProcesses(dir: string): StartedProcess[] {
   );
 }
 
-export default async function globalTeardown(): Promise<void> {
+export default async function globalTeardown(globalConfig: {
+  readonly rootDir: string;
+}): Promise<void> {
   await Promise.all(SHARED_SERVICES.splice(0).map((stop) => stop().catch(() => undefined)));
   const dir = runDir();
   if (!dir) return;
@@ -48,15 +51,19 @@ export default async function globalTeardown(): Promise<void> {
       // Gone in the meantime.
     }
   }
-  if (survivors.length > 0) {
-    console.warn(
-      `\njest-m3: ${survivors.length} process(es) outlived their kit and were killed:\n` +
-        survivors
-          .map(
-            (child) =>
-              `  - ${child.label} (pid ${child.pid}, ${child.command}) from ${child.testName ?? "?"}`,
-          )
-          .join("\n"),
-    );
+  if (survivors.length === 0) return;
+  const report =
+    `jest-m3: ${survivors.length} process(es) started by the suite outlived their kit and were killed:\n` +
+    survivors
+      .map(
+        (child) =>
+          `  - ${child.label} (pid ${child.pid}, ${child.command}) from "${child.testName ?? "?"}"`,
+      )
+      .join("\n") +
+    "\nClose every kit (await using kit = new MCPTestKit()) and every session; a leak here is a bug.";
+  if (loadConfig(globalConfig.rootDir).orphans === "warn") {
+    console.warn(`\n${report}`);
+    return;
   }
+  throw new Error(report);
 }

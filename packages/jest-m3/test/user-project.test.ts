@@ -119,6 +119,40 @@ test("asks for the wrong zone", async () => {
     );
   });
 
+  test("a process that outlived its kit is killed by the global teardown, named, and fails the run", () => {
+    const dir = makeProject({
+      "leak.test.ts": `
+import { spawn } from "node:child_process";
+import { appendFileSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+test("leaks a process into the run's ledger", () => {
+  // Stands in for a relay whose harness died: a process a kit reported starting, still alive.
+  const child = spawn("sleep", ["60"], { detached: true, stdio: "ignore" });
+  child.unref();
+  const stat = readFileSync("/proc/" + child.pid + "/stat", "utf8");
+  const startTicks = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  appendFileSync(
+    join(process.env.M3_RUN_DIR!, "processes", "leak.jsonl"),
+    JSON.stringify({ pid: child.pid, label: "relay for shipping", command: "stdio-relay", startTicks, testName: "leaks" }) + "\\n",
+  );
+  appendFileSync(join(__dirname, "leaked.pid"), String(child.pid));
+});
+`,
+    });
+    dirs.push(dir);
+    const { status, output } = runJest(dir);
+    expect(status).not.toBe(0);
+    expect(output).toContain(
+      "1 process(es) started by the suite outlived their kit and were killed",
+    );
+    expect(output).toMatch(/relay for shipping \(pid \d+, stdio-relay\) from "leaks"/);
+    const pid = Number(readFileSync(join(dir, "leaked.pid"), "utf8"));
+    const state = spawnSync("ps", ["-o", "stat=", "-p", String(pid)], {
+      encoding: "utf8",
+    }).stdout.trim();
+    expect(state === "" || state.startsWith("Z")).toBe(true);
+  });
+
   test("a bad configuration key is named before any test runs", () => {
     const dir = makeProject({
       "m3.config.json": JSON.stringify({ harnesess: ["codex"] }),
@@ -128,7 +162,7 @@ test("asks for the wrong zone", async () => {
     const { status, output } = runJest(dir);
     expect(status).not.toBe(0);
     expect(output).toContain(
-      '"harnesess" is not a setting; the settings are resultsDir, harnesses, scriptedModel.',
+      '"harnesess" is not a setting; the settings are resultsDir, harnesses, scriptedModel, orphans.',
     );
   });
 });

@@ -63,6 +63,8 @@ export interface ResolvedHttpServer {
 export type ResolvedServer = ResolvedStdioServer | ResolvedHttpServer;
 
 const STDIO_KEYS = ["name", "command", "args", "env", "cwd"];
+/** Portable across harnesses (Codex namespaces, TOML keys) and free of the allow-list's ':'. */
+const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 const HTTP_KEYS = ["name", "url", "headers"];
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -122,6 +124,14 @@ export function resolveServer(spec: unknown, baseDir: string): ResolvedServer {
     );
   }
   const label = JSON.stringify(name);
+  if (!SERVER_NAME.test(name)) {
+    throw new InvalidServerSpec(
+      label,
+      "name",
+      "may hold only letters, digits, '_', '.' and '-' (starting with a letter or digit): " +
+        "it names the server in allow-list entries (\"server:tool\"), in harness configs and in tool namespaces.",
+    );
+  }
   const hasCommand = "command" in spec;
   const hasUrl = "url" in spec;
   if (hasCommand && hasUrl) {
