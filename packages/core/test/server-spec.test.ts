@@ -10,8 +10,18 @@ describe("server specs are validated on use, before anything starts", () => {
     ["blank name", { name: "  ", command: "node" }, "name", /non-empty string/],
     ["neither command nor url", { name: "s" }, "command", /give command .* or url/],
     ["a name with a colon", { name: "ship:ping", command: "node" }, "name", /only letters, digits/],
-    ["a name with spaces and quotes", { name: 'my "server"', command: "node" }, "name", /allow-list entries/],
-    ["a name with a TOML dot-key breaker", { name: "a]b", command: "node" }, "name", /only letters, digits/],
+    [
+      "a name with spaces and quotes",
+      { name: 'my "server"', command: "node" },
+      "name",
+      /allow-list entries/,
+    ],
+    [
+      "a name with a TOML dot-key breaker",
+      { name: "a]b", command: "node" },
+      "name",
+      /only letters, digits/,
+    ],
     [
       "both command and url",
       { name: "s", command: "node", url: "http://127.0.0.1/" },

@@ -470,6 +470,11 @@ export class AgentSession implements AsyncDisposable {
     if (this.state === Lifecycle.FINISHED) return;
     this.shutdown.abort();
     const problems: string[] = [];
+    if (this.capture) {
+      // Whatever the harness says from here on belongs to no turn: let it flush first.
+      await this.capture.flush(1000);
+      this.capture.beginShutdown();
+    }
     if (this.harnessSession) {
       await this.harnessSession
         .close()

@@ -129,7 +129,7 @@ export function resolveServer(spec: unknown, baseDir: string): ResolvedServer {
       label,
       "name",
       "may hold only letters, digits, '_', '.' and '-' (starting with a letter or digit): " +
-        "it names the server in allow-list entries (\"server:tool\"), in harness configs and in tool namespaces.",
+        'it names the server in allow-list entries ("server:tool"), in harness configs and in tool namespaces.',
     );
   }
   const hasCommand = "command" in spec;

@@ -60,6 +60,7 @@ export class WireCapture {
   private nextConnection = 1;
   private nextToken = 1;
   private closed = false;
+  private shuttingDown = false;
 
   private constructor(
     private readonly channel: Server,
@@ -145,6 +146,14 @@ export class WireCapture {
     this.recorder.event(kind, detail, { server: "(harness)", connection: "(harness)" });
   }
 
+  /**
+   * Says the harness is being shut down on purpose: relays that go away from now on (the
+   * harness kills them with its own exit) leave an event, not an evidence gap.
+   */
+  beginShutdown(): void {
+    this.shuttingDown = true;
+  }
+
   /** @internal For fault tests: drops the channel of every relay of `server`. */
   dropChannels(server: string): void {
     for (const relay of this.relays) if (relay.server === server) relay.socket.destroy();
@@ -215,7 +224,13 @@ export class WireCapture {
     socket.on("close", () => {
       for (const resolve of relay.acks.values()) resolve();
       relay.acks.clear();
-      if (!relay.exited && !this.closed) {
+      if (!relay.exited && !this.closed && this.shuttingDown) {
+        this.recorder.event(
+          "closed",
+          "the relay's channel closed while the session was shutting down",
+          { server: relay.server, connection: relay.connection },
+        );
+      } else if (!relay.exited && !this.closed) {
         this.recorder.gap(
           { server: relay.server, connection: relay.connection },
           "the relay's channel closed before the server exited: later messages on this connection were not observed",

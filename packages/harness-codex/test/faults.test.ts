@@ -1,0 +1,165 @@
+/**
+ * Faults around a real Codex session (issue "Reliability"): provider errors and broken
+ * streams, a server that floods stderr or returns 10 MB, an app-server that dies during
+ * startup or never answers, hostile prompts. Each asserts the outcome, the evidence kept,
+ * and that nothing is left running.
+ */
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { HarnessStartError, isUnavailable, MCPTestKit, M3Error } from "@jest-m3/core";
+import codexHarness, { resolveCodexExecutable } from "@jest-m3/harness-codex";
+import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { closeAndExpectNoProcessLeft, REPO_ROOT } from "./support/codex";
+
+const faultServer = {
+  name: "faulty",
+  command: process.execPath,
+  args: [join(REPO_ROOT, "packages/core/test/fixtures/fault-server.mjs")],
+};
+
+describe("Codex session faults", () => {
+  let model: ScriptedModel;
+  let kit: MCPTestKit;
+  beforeEach(async () => {
+    model = await startScriptedModel({
+      rules: [
+        {
+          name: "429",
+          when: { user: "rate limit me" },
+          steps: [{ http: 429, message: "slow down" }],
+        },
+        { name: "cut", when: { user: "cut the stream" }, steps: [{ cut: true }] },
+        {
+          name: "flood",
+          when: { user: "flood" },
+          steps: [{ call: "faulty:flood", args: { bytes: 4_000_000 } }, { reply: "done flooding" }],
+        },
+        {
+          name: "big",
+          when: { user: "big result" },
+          steps: [{ call: "faulty:big", args: { bytes: 10 * 1024 * 1024 } }, { reply: "got it" }],
+        },
+        {
+          name: "echo",
+          when: { user: "echo" },
+          steps: [{ call: "faulty:echo", args: { text: "hi" } }, { reply: "echoed" }],
+        },
+      ],
+      fallback: [{ reply: "fallback reply" }],
+    });
+    kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [codexHarness] });
+  });
+  afterEach(async () => {
+    await closeAndExpectNoProcessLeft(kit, []);
+    await model.close();
+  });
+
+  const agent = (executable?: string) =>
+    kit.agents([
+      {
+        harness: "codex",
+        models: ["scripted"],
+        provider: model.provider,
+        ...(executable ? { executable } : {}),
+      },
+    ])[0]!;
+
+  test("HTTP 429 and a cut stream fail their turns with Codex's words; the session stays usable", async () => {
+    const session = await agent().session({ server: faultServer, timeout: 60_000 }).open();
+    const limited = await session.send("rate limit me");
+    const cut = await session.send("cut the stream");
+    const after = await session.send("echo");
+    await session.close();
+    expect([limited.snapshot.outcome, cut.snapshot.outcome, after.snapshot.outcome]).toEqual([
+      "failed",
+      "failed",
+      "completed",
+    ]);
+    expect(limited.error).toBeTruthy();
+    expect(cut.error).toBeTruthy();
+    expect(after.toolCalls.map((call) => [call.tool, call.status, call.evidence])).toEqual([
+      ["echo", "success", "both"],
+    ]);
+  });
+
+  test("a server flooding stderr: the call succeeds and the mirrored stderr stays bounded", async () => {
+    const session = await agent().session({ server: faultServer, timeout: 60_000 }).open();
+    const turn = await session.send("flood");
+    await session.close();
+    expect(turn.snapshot.outcome).toBe("completed");
+    expect(turn.toolCalls.map((call) => call.status)).toEqual(["success"]);
+    const mirrored = session.result.trace.events
+      .filter((event) => event.kind === "stderr")
+      .reduce((total, event) => total + event.detail.length, 0);
+    expect(mirrored).toBeGreaterThan(0);
+    expect(mirrored).toBeLessThanOrEqual(300 * 1024);
+  });
+
+  test("a 10 MB tool result crosses the wire whole and is recorded", async () => {
+    const session = await agent().session({ server: faultServer, timeout: 60_000 }).open();
+    const turn = await session.send("big result");
+    await session.close();
+    const [call] = turn.toolCalls;
+    expect(call?.status).toBe("success");
+    expect(isUnavailable(call?.result)).toBe(false);
+    const content = (call!.result as { content: Array<{ text: string }> }).content;
+    expect(content[0]?.text.length).toBe(10 * 1024 * 1024);
+  });
+
+  test("control characters and a prompt of almost 1 MB reach the model intact; the turn completes", async () => {
+    const session = await agent().session({ server: faultServer, timeout: 60_000 }).open();
+    const prompt = `tab\there, bell\u0007, escape\u001b[31m, \u0001\u001f end\n${"x".repeat(1_000_000)}`;
+    const turn = await session.send(prompt);
+    await session.close();
+    expect(turn.snapshot.outcome).toBe("completed");
+    expect(turn.response?.text).toBe("fallback reply");
+    const asked = model.journal.entries.map((entry) => JSON.stringify(entry)).join("\n");
+    expect(asked).toContain("bell\\u0007");
+  });
+
+  test("a prompt over Codex's input limit fails its turn with Codex's words; the session goes on", async () => {
+    const session = await agent().session({ server: faultServer, timeout: 60_000 }).open();
+    const tooLong = await session.send("y".repeat(1024 * 1024 + 1));
+    const next = await session.send("echo");
+    await session.close();
+    expect(tooLong.snapshot.outcome).toBe("failed");
+    expect(tooLong.error).toContain("Input exceeds the maximum length of 1048576 characters");
+    expect(next.snapshot.outcome).toBe("completed");
+    expect(session.result.trace.gaps).toEqual([]);
+  });
+
+  async function wrapper(body: string): Promise<string> {
+    const real = resolveCodexExecutable({}, {});
+    if (!real.found) throw new Error(real.reason);
+    const file = join(await kit.tempDir("m3-codex-wrapper-"), "codex");
+    // Readiness (--version, the app-server probe) goes to the real binary; the session's
+    // app-server (the second app-server start) misbehaves.
+    writeFileSync(
+      file,
+      `#!/bin/sh\nif [ "$1" = "app-server" ]; then\n  n=$(cat "$0.count" 2>/dev/null || echo 0); echo $((n+1)) > "$0.count"\n  if [ "$n" -ge 1 ]; then\n${body}\n  fi\nfi\nexec "${real.path}" "$@"\n`,
+    );
+    chmodSync(file, 0o755);
+    return file;
+  }
+
+  test("an app-server that exits during startup: HarnessStartError with its stderr, nothing left", async () => {
+    const executable = await wrapper(
+      '    echo "codex: fatal: cannot open state database" >&2\n    exit 3',
+    );
+    const session = agent(executable).session({ server: faultServer, timeout: 30_000 });
+    const error = await session.open().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(HarnessStartError);
+    expect((error as Error).message).toContain("cannot open state database");
+    expect(session.result.snapshot.outcome).toBe("failed");
+  });
+
+  test("an app-server that never answers: open fails within the session's timeout, nothing left", async () => {
+    const executable = await wrapper("    exec sleep 600");
+    const session = agent(executable).session({ server: faultServer, timeout: 3_000 });
+    const started = Date.now();
+    const error = await session.open().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(M3Error);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(session.result.snapshot.outcome).toBe("failed");
+  });
+});
