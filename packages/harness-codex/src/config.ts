@@ -31,6 +31,10 @@ export const APP_SERVER_ARGS: readonly string[] = [
   "multi_agent",
   "--disable",
   "goals",
+  // The shell snapshot writes the app-server's environment (credentials included) into
+  // CODEX_HOME/shell_snapshots; with the shell tool off it has no use.
+  "--disable",
+  "shell_snapshot",
 ];
 
 /**
