@@ -7,7 +7,8 @@
  * open; the serializer keeps trace snapshots stable.
  */
 module.exports = {
-  testEnvironment: "node",
+  // Jest's node environment, plus a guard that stops a worker's processes if Jest dies.
+  testEnvironment: require.resolve("./dist/environment.js"),
   transform: {
     "^.+\\.tsx?$": [require.resolve("ts-jest"), {}],
   },

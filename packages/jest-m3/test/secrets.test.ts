@@ -3,20 +3,11 @@
 // purpose so the reporter prints a transcript, and then every file the run wrote, every
 // file in the kit's temporary folders while the session was open, every trace and the
 // whole output are searched: only the variable names may appear, never the values.
-import { spawnSync } from "node:child_process";
-import {
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { lstatSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { makeUserProject, REPO, runJest } from "./support/user-project";
 
-const repo = join(__dirname, "..", "..", "..");
+const repo = REPO;
 const KEY = "sk-m3-planted-key-7f3a91";
 const HEADER = "m3-planted-header-52be07";
 
@@ -25,8 +16,8 @@ function filesContaining(dir: string, needles: readonly string[]): string[] {
   for (const name of readdirSync(dir)) {
     if (name === "node_modules") continue;
     const path = join(dir, name);
-    const stat = statSync(path, { throwIfNoEntry: false });
-    if (!stat) continue;
+    const stat = lstatSync(path, { throwIfNoEntry: false });
+    if (!stat || stat.isSymbolicLink()) continue;
     if (stat.isDirectory()) found.push(...filesContaining(path, needles));
     else if (stat.isFile()) {
       const bytes = readFileSync(path);
@@ -38,7 +29,7 @@ function filesContaining(dir: string, needles: readonly string[]): string[] {
 
 const projectTest = (shippingScript: string) => `
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MCPTestKit, expect } from "jest-m3";
@@ -47,8 +38,8 @@ import { startScriptedModel } from "@jest-m3/scripted-model";
 function scan(dir: string, needles: string[], found: string[]): void {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
-    const stat = statSync(path, { throwIfNoEntry: false });
-    if (!stat) continue;
+    const stat = lstatSync(path, { throwIfNoEntry: false });
+    if (!stat || stat.isSymbolicLink()) continue;
     if (stat.isDirectory()) scan(path, needles, found);
     else if (stat.isFile() && needles.some((needle) => readFileSync(path).includes(needle))) found.push(path);
   }
@@ -89,7 +80,7 @@ test("a session with a planted key and header", async () => {
       const found: string[] = [];
       for (const name of readdirSync(tmpdir())) {
         const path = join(tmpdir(), name);
-        if (name.startsWith("m3-") && statSync(path).mtimeMs >= started - 1000) scan(path, needles, found);
+        if (name.startsWith("m3-") && lstatSync(path).mtimeMs >= started - 1000) scan(path, needles, found);
       }
       writeFileSync(join(__dirname, "open-session-hits.json"), JSON.stringify(found));
     }
@@ -108,41 +99,15 @@ test("a session with a planted key and header", async () => {
 `;
 
 test("credential values and secret headers never reach a file, a trace, a report or the output", () => {
-  const dir = mkdtempSync(join(tmpdir(), "jest-m3-secrets-project-"));
+  const dir = makeUserProject({
+    "secret.test.ts": projectTest(join(repo, "examples", "shipping", "shipping-server.mjs")),
+  });
   try {
-    symlinkSync(join(repo, "node_modules"), join(dir, "node_modules"), "dir");
-    writeFileSync(join(dir, "jest.config.js"), 'module.exports = { preset: "jest-m3" };\n');
-    writeFileSync(
-      join(dir, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          target: "ES2022",
-          lib: ["ES2022", "ESNext.Disposable"],
-          module: "Node16",
-          moduleResolution: "Node16",
-          strict: true,
-          isolatedModules: true,
-          esModuleInterop: true,
-          skipLibCheck: true,
-          types: ["node", "jest"],
-        },
-      }),
-    );
-    writeFileSync(
-      join(dir, "secret.test.ts"),
-      projectTest(join(repo, "examples", "shipping", "shipping-server.mjs")),
-    );
-    const run = spawnSync(
-      process.execPath,
-      [join(repo, "node_modules", "jest", "bin", "jest.js"), "--ci"],
-      {
-        cwd: dir,
-        encoding: "utf8",
-        env: { ...process.env, FORCE_COLOR: "0", M3_PLANTED_KEY: KEY, M3_PLANTED_HEADER: HEADER },
-        timeout: 150_000,
-      },
-    );
-    const output = `${run.stdout}\n${run.stderr}`;
+    const run = runJest(dir, {
+      env: { M3_PLANTED_KEY: KEY, M3_PLANTED_HEADER: HEADER },
+      timeoutMs: 150_000,
+    });
+    const output = run.output;
 
     // The run really used both secrets, and failed where it was meant to.
     const evidence = JSON.parse(readFileSync(join(dir, "evidence.json"), "utf8")) as {

@@ -1,58 +1,20 @@
 // A user's project: a folder with only `preset: "jest-m3"` in its Jest configuration, run
 // by Jest as a child process, exactly as a user would run it.
 import { spawnSync } from "node:child_process";
-import {
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import {
+  makeUserProject,
+  REPO,
+  runJest as runUserJest,
+  SHIPPING_SERVER,
+} from "./support/user-project";
 
-const repo = join(__dirname, "..", "..", "..");
-const shippingScript = join(repo, "examples", "shipping", "shipping-server.mjs");
+const repo = REPO;
+const shippingScript = SHIPPING_SERVER;
 const testHarness = join(repo, "packages", "core", "test", "support", "test-harness");
-
-function makeProject(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), "m3-user-project-"));
-  symlinkSync(join(repo, "node_modules"), join(dir, "node_modules"), "dir");
-  writeFileSync(join(dir, "jest.config.js"), 'module.exports = { preset: "jest-m3" };\n');
-  writeFileSync(
-    join(dir, "tsconfig.json"),
-    JSON.stringify({
-      compilerOptions: {
-        target: "ES2022",
-        lib: ["ES2022", "ESNext.Disposable"],
-        module: "Node16",
-        moduleResolution: "Node16",
-        strict: true,
-        isolatedModules: true,
-        esModuleInterop: true,
-        skipLibCheck: true,
-        types: ["node", "jest"],
-      },
-    }),
-  );
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-  return dir;
-}
-
-function runJest(dir: string): { status: number | null; output: string } {
-  const run = spawnSync(
-    process.execPath,
-    [join(repo, "node_modules", "jest", "bin", "jest.js"), "--ci", "--colors=false"],
-    {
-      cwd: dir,
-      encoding: "utf8",
-      env: { ...process.env, FORCE_COLOR: "0" },
-      timeout: 120_000,
-    },
-  );
-  return { status: run.status, output: `${run.stdout}\n${run.stderr}` };
-}
+const runJest = (dir: string) => runUserJest(dir, { timeoutMs: 120_000 });
+const makeProject = makeUserProject;
 
 const serverSpec = `{ name: "shipping", command: process.execPath, args: [${JSON.stringify(shippingScript)}] }`;
 

@@ -92,6 +92,7 @@ export class AgentSession implements AsyncDisposable {
   private readonly shutdown = new AbortController();
   private finalTrace: Trace | undefined;
   private reportedIds = 0;
+  private finishing: Promise<void> | undefined;
 
   /** @internal Made by `agent.session()` and `agent.run()`. */
   constructor(
@@ -393,7 +394,7 @@ export class AgentSession implements AsyncDisposable {
         this.running.cancel("cancelled");
         await this.waitForTurn();
       }
-      if (this.state === Lifecycle.FINISHED) return;
+      if (this.finishing) return this.finishing;
       this.state = Lifecycle.CLOSING;
       await this.finish(this.derivedOutcome());
     })();
@@ -461,13 +462,20 @@ export class AgentSession implements AsyncDisposable {
         .join("\n");
       return ExecutionOutcome.FAILED;
     }
-    if (this.turns.some((turn) => turn.snapshot.outcome === "interrupted"))
-      return ExecutionOutcome.INTERRUPTED;
+    const outcomes = this.turns.map((turn) => turn.snapshot.outcome);
+    if (outcomes.includes("timed_out")) return ExecutionOutcome.TIMED_OUT;
+    if (outcomes.includes("cancelled")) return ExecutionOutcome.CANCELLED;
+    if (outcomes.includes("interrupted")) return ExecutionOutcome.INTERRUPTED;
     return ExecutionOutcome.COMPLETED;
   }
 
-  private async finish(outcome: ExecutionOutcome): Promise<void> {
-    if (this.state === Lifecycle.FINISHED) return;
+  /** Ends the session once, whoever asks first (a turn's timeout, cancel(), close()). */
+  private finish(outcome: ExecutionOutcome): Promise<void> {
+    this.finishing ??= this.finishOnce(outcome);
+    return this.finishing;
+  }
+
+  private async finishOnce(outcome: ExecutionOutcome): Promise<void> {
     this.shutdown.abort();
     const problems: string[] = [];
     if (this.capture) {

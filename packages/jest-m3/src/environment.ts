@@ -1,0 +1,62 @@
+/**
+ * The preset's test environment: Jest's node environment, plus a guard in the worker's own
+ * process. When Jest's main process dies without tearing down (SIGINT outside watch mode,
+ * a crash), its workers lose their parent and would keep running their sessions. On that
+ * disconnect the guard stops every process this worker's kits started (listed in the run
+ * folder, checked by start time so a reused pid is never hit) and exits.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import NodeEnvironment from "jest-environment-node";
+import { processStartTicks } from "./process-ledger.js";
+import { RUN_ENV } from "./run-state.js";
+
+let guarded = false;
+
+function stopThisWorkersProcesses(): void {
+  const dir = process.env[RUN_ENV.runDir];
+  const ledger = dir ? join(dir, "processes", `${process.pid}.jsonl`) : undefined;
+  if (!ledger || !existsSync(ledger)) return;
+  const ours = readFileSync(ledger, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { pid: number; startTicks?: string | null })
+    .filter(
+      (entry) => entry.startTicks != null && processStartTicks(entry.pid) === entry.startTicks,
+    );
+  const signal = (name: NodeJS.Signals): void => {
+    for (const { pid } of ours) {
+      try {
+        process.kill(pid, name);
+      } catch {
+        // Already gone.
+      }
+    }
+  };
+  signal("SIGTERM");
+  const deadline = Date.now() + 300;
+  while (
+    Date.now() < deadline &&
+    ours.some((entry) => processStartTicks(entry.pid) === entry.startTicks)
+  ) {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+  }
+  signal("SIGKILL");
+}
+
+function guardWorker(): void {
+  if (guarded || typeof process.send !== "function") return;
+  guarded = true;
+  process.once("disconnect", () => {
+    stopThisWorkersProcesses();
+    process.exit(1);
+  });
+}
+
+/** `testEnvironment` of the preset. Replace it only with one that extends it. */
+export default class M3Environment extends NodeEnvironment {
+  constructor(...args: ConstructorParameters<typeof NodeEnvironment>) {
+    super(...args);
+    guardWorker();
+  }
+}

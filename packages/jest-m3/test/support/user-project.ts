@@ -1,0 +1,280 @@
+/**
+ * A user's project for the tests of the preset: a temporary folder whose Jest configuration
+ * is only `preset: "jest-m3"` (plus, when given, an m3.config.json), with this repository's
+ * node_modules linked in, run by Jest as a child process exactly as a user runs it. Every
+ * run is time-boxed; every process a run's kits started can be listed from the run folder.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, sep } from "node:path";
+
+/** The repository root. */
+export const REPO = join(__dirname, "..", "..", "..", "..");
+/** The shipping MCP server of the example. */
+export const SHIPPING_SERVER = join(REPO, "examples", "shipping", "shipping-server.mjs");
+const JEST_BIN = join(REPO, "node_modules", "jest", "bin", "jest.js");
+
+/** Creates a user project holding `files` (paths relative to the project, folders made). */
+export function makeUserProject(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), "jest-m3-user-project-"));
+  symlinkSync(join(REPO, "node_modules"), join(dir, "node_modules"), "dir");
+  writeFileSync(join(dir, "jest.config.js"), 'module.exports = { preset: "jest-m3" };\n');
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        lib: ["ES2022", "ESNext.Disposable"],
+        module: "Node16",
+        moduleResolution: "Node16",
+        strict: true,
+        isolatedModules: true,
+        esModuleInterop: true,
+        skipLibCheck: true,
+        types: ["node", "jest"],
+      },
+    }),
+  );
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  return dir;
+}
+
+/** Removes a temporary folder: a user project (with everything its runs wrote), an output folder. */
+export function removeTempDir(dir: string | undefined): void {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}
+
+/** The environment of a Jest child: this one, without colours and without this run's state. */
+function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: "0", ...extra };
+  // The outer run's preset state must not leak into the user's run, nor a live provider.
+  const outer = [
+    "M3_RUN_ID",
+    "M3_RUN_DIR",
+    "M3_SCRIPTED_PROVIDER",
+    "M3_PROVIDER",
+    "JEST_WORKER_ID",
+  ];
+  for (const name of outer) {
+    delete env[name];
+  }
+  return env;
+}
+
+function jestArgs(args: readonly string[]): string[] {
+  return [JEST_BIN, "--ci", "--colors=false", ...args];
+}
+
+/** How a Jest run ended. */
+export interface JestRun {
+  readonly status: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** stdout, then stderr. */
+  readonly output: string;
+  readonly durationMs: number;
+}
+
+/** Runs Jest in `dir` and waits for it, killing it (SIGKILL) after `timeoutMs`. */
+export function runJest(
+  dir: string,
+  options: { args?: readonly string[]; env?: Record<string, string>; timeoutMs: number },
+): JestRun {
+  const started = Date.now();
+  const run = spawnSync(process.execPath, jestArgs(options.args ?? []), {
+    cwd: dir,
+    encoding: "utf8",
+    env: childEnv(options.env ?? {}),
+    timeout: options.timeoutMs,
+    killSignal: "SIGKILL",
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return {
+    status: run.status,
+    signal: run.signal,
+    output: `${run.stdout}\n${run.stderr}`,
+    durationMs: Date.now() - started,
+  };
+}
+
+/** A Jest run in progress, for tests that signal it while it runs. */
+export interface RunningJest {
+  readonly pid: number;
+  /** Resolves when Jest has exited (or was killed at the time box). */
+  readonly done: Promise<JestRun>;
+  /** True once Jest has exited (until then its pid cannot have been reused). */
+  readonly exited: boolean;
+  /** Everything Jest printed so far. */
+  output(): string;
+}
+
+/** Starts Jest in `dir`; it is killed (SIGKILL, by its pid) if it outlives `timeoutMs`. */
+export function startJest(
+  dir: string,
+  options: { args?: readonly string[]; env?: Record<string, string>; timeoutMs: number },
+): RunningJest {
+  const started = Date.now();
+  const child = spawn(process.execPath, jestArgs(options.args ?? []), {
+    cwd: dir,
+    env: childEnv(options.env ?? {}),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs);
+  let exited = false;
+  child.once("exit", () => (exited = true));
+  const done = new Promise<JestRun>((resolve) => {
+    child.once("close", (status, signal) => {
+      clearTimeout(timer);
+      resolve({ status, signal, output: `${stdout}\n${stderr}`, durationMs: Date.now() - started });
+    });
+  });
+  if (child.pid === undefined) throw new Error("Jest could not be started");
+  return {
+    pid: child.pid,
+    done,
+    get exited() {
+      return exited;
+    },
+    output: () => `${stdout}\n${stderr}`,
+  };
+}
+
+/** The one run folder (`.m3/runs/<run-id>`) a single Jest run wrote in `dir`. */
+export function runFolder(dir: string): string {
+  const runs = join(dir, ".m3", "runs");
+  const entries = existsSync(runs) ? readdirSync(runs) : [];
+  if (entries.length !== 1) {
+    throw new Error(`expected one run folder in ${runs}, found ${JSON.stringify(entries)}`);
+  }
+  return join(runs, entries[0]!);
+}
+
+/** A process the run's kits reported starting (the run folder's processes/*.jsonl). */
+export interface LedgerProcess {
+  readonly pid: number;
+  readonly label: string;
+  readonly command: string;
+  readonly testName: string | null;
+  /** When it started (see {@link startTicks}): the process, not just its id. */
+  readonly startTicks: string | null;
+}
+
+/** Every process the run's kits reported starting. */
+export function ledgerProcesses(run: string): LedgerProcess[] {
+  const folder = join(run, "processes");
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder).flatMap((file) => jsonLines<LedgerProcess>(join(folder, file)));
+}
+
+/** The JSON values of a file with one per line; none when the file does not exist. */
+export function jsonLines<T>(file: string): T[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as T);
+}
+
+/**
+ * True when `pid` exists and is not a zombie, as `ps` sees it (independently of the kit's
+ * own bookkeeping). A zombie has exited: it runs nothing and holds nothing.
+ */
+export function isRunning(pid: number): boolean {
+  const ps = spawnSync("ps", ["-o", "stat=", "-p", String(pid)], { encoding: "utf8" });
+  const state = ps.stdout.trim();
+  return state !== "" && !state.startsWith("Z");
+}
+
+/** The processes among `processes` still running, with what they were. */
+export function stillRunning<T extends { pid: number }>(processes: readonly T[]): T[] {
+  return processes.filter((child) => isRunning(child.pid));
+}
+
+/** Waits until `condition` holds, checking every 50 ms; false when `timeoutMs` passed first. */
+export async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (condition()) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The direct child processes of `pid`, from `ps`. */
+export function childPids(pid: number): number[] {
+  const ps = spawnSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" });
+  return ps.stdout
+    .split("\n")
+    .map((line) => Number(line.trim()))
+    .filter((child) => Number.isInteger(child) && child > 0);
+}
+
+/** When `pid` started, in clock ticks since boot (Linux), or null when it is gone. */
+export function startTicks(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Sends `signal` to `pid` only if it is still the very process that started at `ticks`
+ * (never to an unrelated process that reused the id). True when it was sent.
+ */
+export function signalIfSame(pid: number, ticks: string | null, signal: NodeJS.Signals): boolean {
+  if (ticks === null || startTicks(pid) !== ticks) return false;
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The temporary folders of the kits that started `processes`, read from the running
+ * processes (an app-server's working directory and CODEX_HOME, a relay's channel socket):
+ * what a kit that never closed leaves in the temporary directory.
+ */
+export function kitTempDirs(processes: readonly LedgerProcess[]): string[] {
+  const found = new Set<string>();
+  const kitDir = (path: string | undefined): void => {
+    if (!path) return;
+    const inTmp = relative(tmpdir(), path).split(sep)[0] ?? "";
+    if (/^m3-(codex|workspace|wire)-/.test(inTmp)) found.add(join(tmpdir(), inTmp));
+  };
+  for (const child of processes) {
+    try {
+      if (child.label === "codex app-server") {
+        kitDir(readlinkSync(`/proc/${child.pid}/cwd`));
+        const environ = readFileSync(`/proc/${child.pid}/environ`, "utf8").split("\0");
+        kitDir(environ.find((entry) => entry.startsWith("CODEX_HOME="))?.slice(11));
+      } else if (child.label.startsWith("relay for ")) {
+        const args = readFileSync(`/proc/${child.pid}/cmdline`, "utf8").split("\0");
+        kitDir(args[args.indexOf("--channel") + 1]);
+      }
+    } catch {
+      // Gone already: nothing to read.
+    }
+  }
+  return [...found];
+}
