@@ -1,10 +1,12 @@
 // `npm run bench`: every benchmark, one after another (the machine has two cores).
 import { benchDirect } from "./direct";
+import { benchSession } from "./session";
 import { benchWire } from "./wire";
 
 async function main(): Promise<void> {
   await benchDirect();
   await benchWire();
+  await benchSession();
 }
 
 main().catch((error: unknown) => {

@@ -92,7 +92,8 @@ describe("Codex session faults", () => {
       .filter((event) => event.kind === "stderr")
       .reduce((total, event) => total + event.detail.length, 0);
     expect(mirrored).toBeGreaterThan(0);
-    expect(mirrored).toBeLessThanOrEqual(300 * 1024);
+    // The relay mirrors at most 256 KiB of stderr (plus one line saying it stopped).
+    expect(mirrored).toBeLessThanOrEqual(256 * 1024 + 200);
   });
 
   test("a 10 MB tool result crosses the wire whole and is recorded", async () => {

@@ -134,8 +134,13 @@ function main(): void {
     const text = chunk.toString("utf8");
     stderrTail = (stderrTail + text).slice(-STDERR_TAIL_LIMIT);
     if (stderrMirrored < STDERR_MIRROR_LIMIT) {
-      stderrMirrored += text.length;
-      send({ t: "stderr", at: now(), data: text });
+      const room = STDERR_MIRROR_LIMIT - stderrMirrored;
+      const data =
+        text.length <= room
+          ? text
+          : `${text.slice(0, room)}\n[stderr mirror limit reached: the rest passes through unrecorded; its tail is kept]\n`;
+      stderrMirrored += Math.min(text.length, room);
+      send({ t: "stderr", at: now(), data });
     }
   });
 
