@@ -60,8 +60,9 @@ export function removeTempDir(dir: string | undefined): void {
 
 /** The environment of a Jest child: this one, without colours and without this run's state. */
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: "0", ...extra };
-  // The outer run's preset state must not leak into the user's run, nor a live provider.
+  const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: "0" };
+  // The outer run's preset state must not leak into the user's run, nor a live provider
+  // (unless the test asks for one in `extra`).
   const outer = [
     "M3_RUN_ID",
     "M3_RUN_DIR",
@@ -72,7 +73,7 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   for (const name of outer) {
     delete env[name];
   }
-  return env;
+  return { ...env, ...extra };
 }
 
 function jestArgs(args: readonly string[]): string[] {
