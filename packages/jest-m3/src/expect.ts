@@ -1,3 +1,4 @@
+import { dirname, join } from "node:path";
 import { expect as jestExpect } from "@jest/globals";
 import type { ToolCallStatus, TurnRef } from "@jest-m3/core";
 import { shortValue } from "./format/values.js";
@@ -52,6 +53,9 @@ export type M3Assertions<T> = Omit<Assertions<T>, "toHaveToolCall" | "not"> & {
 /** jest-m3's `expect`: Jest's, with the m3 matchers typed and the fluent tool-call chain. */
 export type M3Expect = (<T = unknown>(actual: T) => M3Assertions<T>) & Omit<JestExpect, never>;
 
+/** This module, compiled and (through source maps) as source: frames to hide from failures. */
+const OWN_FRAMES = [__filename, join(dirname(__filename), "..", "src", "expect.ts")];
+
 function label(turn: TurnRef): string {
   return typeof turn === "object" ? `turn ${turn.snapshot.number}` : JSON.stringify(turn);
 }
@@ -69,7 +73,18 @@ class Chain implements ToolCallChain {
     const base = jestExpect(this.actual);
     const target = this.negated ? base.not : base;
     const options = { ...this.options, [CHAIN_DESCRIPTION]: this.links.join("") };
-    target.toHaveToolCall(this.tool, options);
+    try {
+      target.toHaveToolCall(this.tool, options);
+    } catch (error) {
+      // Point the failure at the test's line, not at this module.
+      if (error instanceof Error && error.stack) {
+        error.stack = error.stack
+          .split("\n")
+          .filter((line) => !OWN_FRAMES.some((file) => line.includes(file)))
+          .join("\n");
+      }
+      throw error;
+    }
     return this;
   }
 

@@ -124,6 +124,17 @@ Observed calls (3, wire evidence):
     ).toContain("Received: 1 matching call");
   });
 
+  test("a chain failure points at the test's line, not at jest-m3", () => {
+    let stack = "";
+    try {
+      expect(result).toHaveToolCall("shipping_quote").onServer("billing");
+    } catch (error) {
+      stack = (error as Error).stack ?? "";
+    }
+    const frames = stack.split("\n").filter((line) => line.trim().startsWith("at "));
+    expect(frames[0]).toContain("matchers.test.ts");
+  });
+
   test("asymmetric matchers read as themselves in messages", () => {
     const message = failure(() =>
       expect(result)
