@@ -12,7 +12,7 @@ export {
   type CaptureOptions,
   type AgentsOptions,
 } from "./kit/kit.js";
-export { AgentSelection } from "./agents/agent.js";
+export { AgentSelection, primeReadiness, readinessKeyFor } from "./agents/agent.js";
 export type { AgentSelectionInput } from "./agents/selection.js";
 export { AgentSession, type SessionOptions, type SendOptions } from "./agents/session.js";
 export { ExecutionOutcome, TurnOutcome, Lifecycle, type TurnLifecycle } from "./agents/outcomes.js";

@@ -1,4 +1,6 @@
 import {
+  defineHarness,
+  primeReadiness,
   ExecutionOutcome,
   HarnessNotReady,
   InvalidSelection,
@@ -290,5 +292,42 @@ describe("agent selections", () => {
     expect(error?.registered).toEqual(["test"]);
     expect(error?.tried).toEqual(["@jest-m3/harness-nope", "jest-m3-harness-nope"]);
     expect(error?.message).toContain("Registered: test.");
+  });
+});
+
+describe("readiness is probed once per key", () => {
+  test("equal keys share one probe; an answer primed from elsewhere is used without probing", async () => {
+    let probes = 0;
+    const base = testHarness();
+    const counting = defineHarness({
+      name: "counting",
+      async readiness(context) {
+        probes++;
+        return base.readiness(context);
+      },
+      readinessKey: (context) =>
+        JSON.stringify([context.credentialNames, context.selection.provider ?? null]),
+      open: base.open,
+    });
+    const kit = new MCPTestKit({ env: {}, harnesses: [counting] });
+    try {
+      const [a, b] = kit.agents([{ harness: "counting", models: ["m1", "m2"] }]);
+      await a!.readiness();
+      await b!.readiness();
+      expect(probes).toBe(1);
+
+      const primedKit = new MCPTestKit({ env: {}, harnesses: [defineHarness({ ...counting })] });
+      const [c] = primedKit.agents([{ harness: "counting", models: ["m3"] }]);
+      const primed = {
+        ...(await a!.readiness()),
+        harness: { name: "counting", version: "primed", executable: null },
+      };
+      primeReadiness("counting", `adapter:${JSON.stringify([[], null])}`, primed);
+      expect((await c!.readiness()).harness.version).toBe("primed");
+      expect(probes).toBe(1);
+      await primedKit.close();
+    } finally {
+      await kit.close();
+    }
   });
 });

@@ -21,7 +21,7 @@
  * @packageDocumentation
  */
 import { defineHarness, type HarnessDefinition } from "@jest-m3/core";
-import { codexReadiness } from "./readiness.js";
+import { codexReadiness, codexReadinessKey } from "./readiness.js";
 import { openCodexSession } from "./session.js";
 
 /**
@@ -31,6 +31,7 @@ import { openCodexSession } from "./session.js";
 export const codexHarness: HarnessDefinition = defineHarness({
   name: "codex",
   readiness: codexReadiness,
+  readinessKey: codexReadinessKey,
   open: openCodexSession,
 });
 

@@ -195,6 +195,22 @@ function versionCapability(probe: VersionProbe): Capability {
 }
 
 /**
+ * What Codex's readiness depends on: the executable it resolves to, the login home, the
+ * credential names, the provider and the adapter options (not the model).
+ */
+export function codexReadinessKey(context: ReadinessContext): string {
+  const { executable, hostHome } = launchFacts(context.selection, context.config);
+  const provider = context.selection.provider;
+  return JSON.stringify([
+    executable.found ? executable.path : `missing:${executable.reason}`,
+    hostHome,
+    [...context.credentialNames].sort(),
+    provider ? [provider.baseUrl, provider.envKey ?? null] : null,
+    context.selection.options,
+  ]);
+}
+
+/**
  * The Codex harness's readiness, per capability: the executable exists and its version
  * parses and is the tested one (older: unavailable, newer: degraded), the app-server
  * answers `initialize`, and there are credentials or a provider. `multiTurn` is ready only

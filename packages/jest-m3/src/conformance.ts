@@ -1,4 +1,4 @@
-import { describe, test } from "@jest/globals";
+import type * as JestGlobals from "@jest/globals";
 import { conformanceChecks, type ConformanceOptions } from "@jest-m3/core";
 
 /**
@@ -14,6 +14,9 @@ export function describeConformance(
   options: ConformanceOptions,
   timeoutMs = 120_000,
 ): void {
+  // Loaded here, inside a test file: @jest/globals refuses to load anywhere else.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- must load lazily
+  const { describe, test } = require("@jest/globals") as typeof JestGlobals;
   describe(`harness conformance: ${name}`, () => {
     for (const check of conformanceChecks(options)) test(check.name, () => check.run(), timeoutMs);
   });

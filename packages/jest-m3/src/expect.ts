@@ -1,17 +1,29 @@
 import { dirname, join } from "node:path";
-import { expect as jestExpect } from "@jest/globals";
+import type { expect as JestGlobalExpect } from "@jest/globals";
 import type { ToolCallStatus, TurnRef } from "@jest-m3/core";
 import { shortValue } from "./format/values.js";
 import { CHAIN_DESCRIPTION, type ToolCallOptions } from "./matchers/to-have-tool-call.js";
 import { m3Matchers } from "./matchers/index.js";
 import "./types.js";
 
-// Importing jest-m3 is enough: the matchers are registered with Jest's expect here (the
-// preset's setup file does the same for tests that use the global expect).
-jestExpect.extend(m3Matchers);
+let registered: typeof JestGlobalExpect | undefined;
 
-type JestExpect = typeof jestExpect;
-type Assertions<T> = ReturnType<typeof jestExpect<T>>;
+/**
+ * Jest's expect, loaded on first use: `@jest/globals` may only be loaded inside a test, and
+ * jest-m3 is also imported outside one (a global setup, an adapter package). The matchers
+ * are registered with it then (the preset's setup file does the same for the global expect).
+ */
+function jestExpect(): typeof JestGlobalExpect {
+  if (!registered) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- must load lazily
+    registered = (require("@jest/globals") as { expect: typeof JestGlobalExpect }).expect;
+    registered.extend(m3Matchers);
+  }
+  return registered;
+}
+
+type JestExpect = typeof JestGlobalExpect;
+type Assertions<T> = ReturnType<typeof JestGlobalExpect<T>>;
 
 /**
  * The fluent form of `toHaveToolCall`. Every link narrows the selection and asserts at
@@ -70,7 +82,7 @@ class Chain implements ToolCallChain {
   ) {}
 
   assert(): this {
-    const base = jestExpect(this.actual);
+    const base = jestExpect()(this.actual);
     const target = this.negated ? base.not : base;
     const options = { ...this.options, [CHAIN_DESCRIPTION]: this.links.join("") };
     try {
@@ -153,10 +165,10 @@ function withChain<M extends object>(matchers: M, actual: unknown, negated: bool
  * Jest's own.
  */
 export const expect: M3Expect = new Proxy(
-  (actual: unknown) => withChain(jestExpect(actual), actual, false),
+  (actual: unknown) => withChain(jestExpect()(actual), actual, false),
   {
     get(_target, property) {
-      return Reflect.get(jestExpect, property);
+      return Reflect.get(jestExpect(), property);
     },
   },
 ) as unknown as M3Expect;

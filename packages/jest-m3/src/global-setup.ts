@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { resolveHarness, type ModelProvider, type Readiness } from "@jest-m3/core";
+import { readinessKeyFor, resolveHarness, type ModelProvider, type Readiness } from "@jest-m3/core";
 import { loadConfig } from "./config.js";
 import { RUN_ENV } from "./run-state.js";
 import { SHARED_SERVICES } from "./shared-services.js";
@@ -66,11 +66,13 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
     console.log(`\njest-m3: model provider: ${provider}`);
   }
 
-  const readiness: Record<string, Readiness | { error: string }> = {};
+  // One probe per configured harness; workers receive it through run.json and do not probe
+  // again for sessions with the same readiness key.
+  const readiness: Record<string, { key: string; readiness: Readiness } | { error: string }> = {};
   for (const name of config.harnesses) {
     try {
       const harness = resolveHarness(name, new Map(), process.env, config.rootDir);
-      const probe = await harness.readiness({
+      const context = {
         selection: {
           harness: name,
           model: "readiness-probe",
@@ -81,8 +83,9 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
         },
         config: process.env,
         credentialNames: [],
-      });
-      readiness[name] = probe;
+      };
+      const probe = await harness.readiness(context);
+      readiness[name] = { key: readinessKeyFor(harness, context), readiness: probe };
       console.log(statusLine(name, probe));
     } catch (error) {
       readiness[name] = { error: (error as Error).message };

@@ -3,13 +3,17 @@
  * closes any kit a test left open (saying so), and records, for the reporter and the
  * global teardown, every session and child process of the test.
  */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, expect } from "@jest/globals";
 import {
   observeKits,
   openKits,
+  primeReadiness,
   setRunProvider,
   type MCPTestKit,
   type ModelProvider,
+  type Readiness,
 } from "@jest-m3/core";
 import { m3Matchers } from "./matchers/index.js";
 import { appendRecord, processStartTicks } from "./process-ledger.js";
@@ -24,6 +28,16 @@ const shared = process.env[RUN_ENV.scriptedProvider];
 if (shared) setRunProvider(JSON.parse(shared) as ModelProvider, "m3.config.json scriptedModel");
 
 const dir = runDir();
+
+// Readiness global setup probed once for the run: sessions with the same key reuse it.
+if (dir && existsSync(join(dir, "run.json"))) {
+  const run = JSON.parse(readFileSync(join(dir, "run.json"), "utf8")) as {
+    readiness?: Record<string, { key?: string; readiness?: Readiness }>;
+  };
+  for (const [name, entry] of Object.entries(run.readiness ?? {})) {
+    if (entry.key && entry.readiness) primeReadiness(name, entry.key, entry.readiness);
+  }
+}
 const testPath = expect.getState().testPath ?? "";
 if (dir) {
   observeKits({

@@ -115,6 +115,53 @@ test("leaks a process into the run's ledger", () => {
     expect(state === "" || state.startsWith("Z")).toBe(true);
   });
 
+  test("global setup probes each configured harness once; workers reuse the answer", () => {
+    const harnessModule = `
+const { appendFileSync } = require("node:fs");
+const { join } = require("node:path");
+const { defineHarness } = require("jest-m3");
+module.exports = defineHarness({
+  name: "counting",
+  async readiness() {
+    appendFileSync(join(__dirname, "probes.log"), process.pid + "\\n");
+    const ready = { status: "ready" };
+    return {
+      ready: true,
+      harness: { name: "counting", version: "1.0.0", executable: null },
+      capabilities: { multiTurn: ready, toolPolicy: ready, wireEvidence: ready, reportedEvidence: ready,
+        cancellation: ready, approvals: ready, credentials: ready },
+    };
+  },
+  readinessKey: (context) => JSON.stringify(context.credentialNames),
+  async open() { throw new Error("not used"); },
+});
+`;
+    const testFile = (n: number) => `
+import { MCPTestKit, expect } from "jest-m3";
+const counting = require("./counting-harness.js");
+test("readiness ${n}", async () => {
+  await using kit = new MCPTestKit({ env: {}, harnesses: [counting] });
+  const [agent] = kit.agents([{ harness: "counting", models: ["m"] }]);
+  expect((await agent!.readiness()).ready).toBe(true);
+});
+`;
+    const dir = makeProject({
+      "counting-harness.js": harnessModule,
+      "m3.config.json": JSON.stringify({ harnesses: ["counting"] }),
+      "one.test.ts": testFile(1),
+      "two.test.ts": testFile(2),
+    });
+    dirs.push(dir);
+    const run = runUserJest(dir, {
+      args: ["--maxWorkers=2"],
+      env: { M3_HARNESS_COUNTING: join(dir, "counting-harness.js") },
+      timeoutMs: 120_000,
+    });
+    expect(run.output).toContain("jest-m3: harness counting 1.0.0 is ready");
+    expect(run.output).toContain("2 passed");
+    expect(readFileSync(join(dir, "probes.log"), "utf8").trim().split("\n")).toHaveLength(1);
+  });
+
   test("a bad configuration key is named before any test runs", () => {
     const dir = makeProject({
       "m3.config.json": JSON.stringify({ harnesess: ["codex"] }),

@@ -1,4 +1,9 @@
-import type { HarnessDefinition, Readiness, SelectionSpec } from "../harness/contract.js";
+import type {
+  HarnessDefinition,
+  Readiness,
+  ReadinessContext,
+  SelectionSpec,
+} from "../harness/contract.js";
 import type { ManagedProcess, ProcessLaunch } from "../processes/managed-process.js";
 import type { ServerSpec } from "../servers/spec.js";
 import type { CaptureOptions } from "../kit/kit.js";
@@ -19,8 +24,33 @@ export interface AgentServices {
   own(resource: OwnedResource): () => void;
 }
 
-/** Readiness probes, per adapter and then per executable, credentials, provider and config. */
+/** Readiness probes, per adapter and then per readiness key. */
 const readinessCache = new WeakMap<HarnessDefinition, Map<string, Promise<Readiness>>>();
+/** Answers probed elsewhere (a test runner's global setup), by harness name and key. */
+const primedReadiness = new Map<string, Readiness>();
+
+/** The key a readiness answer is cached under (see {@link HarnessDefinition.readinessKey}). */
+export function readinessKeyFor(harness: HarnessDefinition, context: ReadinessContext): string {
+  if (harness.readinessKey) return `adapter:${harness.readinessKey(context)}`;
+  return JSON.stringify([
+    context.selection.harness,
+    context.selection.executable ?? null,
+    [...context.credentialNames].sort(),
+    context.selection.provider?.baseUrl ?? null,
+    Object.entries(context.config)
+      .filter(([name]) => name.startsWith("M3_"))
+      .sort(),
+  ]);
+}
+
+/**
+ * Hands this process a readiness answer probed elsewhere (the preset's global setup), so
+ * sessions with the same readiness key do not probe again. Only keys from
+ * {@link HarnessDefinition.readinessKey} can match across processes.
+ */
+export function primeReadiness(harness: string, key: string, readiness: Readiness): void {
+  primedReadiness.set(`${harness}\u0000${key}`, readiness);
+}
 
 /**
  * One harness with one model, ready to open sessions. Made by `kit.agents()`; nothing is
@@ -55,24 +85,14 @@ export class AgentSelection {
   readiness(): Promise<Readiness> {
     this.services.assertOpen("agent.readiness()");
     const credentialNames = Object.keys(this.spec.credentialEnv).sort();
-    const key = JSON.stringify([
-      this.spec.harness,
-      this.spec.executable ?? null,
-      credentialNames,
-      this.spec.provider?.baseUrl ?? null,
-      Object.entries(this.services.config)
-        .filter(([name]) => name.startsWith("M3_"))
-        .sort(),
-    ]);
+    const context = { selection: this.spec, config: this.services.config, credentialNames };
+    const key = readinessKeyFor(this.harness, context);
     let probes = readinessCache.get(this.harness);
     if (!probes) readinessCache.set(this.harness, (probes = new Map()));
     let cached = probes.get(key);
     if (!cached) {
-      cached = this.harness.readiness({
-        selection: this.spec,
-        config: this.services.config,
-        credentialNames,
-      });
+      const primed = primedReadiness.get(`${this.harness.name}\u0000${key}`);
+      cached = primed ? Promise.resolve(primed) : this.harness.readiness(context);
       probes.set(key, cached);
       cached.catch(() => probes.delete(key));
     }

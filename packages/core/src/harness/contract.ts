@@ -197,6 +197,13 @@ export interface HarnessDefinition {
   readonly name: string;
   /** Checks, without starting a session, what this harness can do with this selection. */
   readiness(context: ReadinessContext): Promise<Readiness>;
+  /**
+   * What a readiness answer depends on, as a string (e.g. the resolved executable, the
+   * credential names, whether there is a provider). Equal keys share one probe, within a
+   * process and, through a test runner's global setup, across its workers. Without it,
+   * core keys on the selection and the `M3_*` configuration.
+   */
+  readinessKey?(context: ReadinessContext): string;
   /** Opens a session. Throw {@link HarnessStartError} with the harness's words on failure. */
   open(launch: HarnessLaunch): Promise<HarnessSession>;
 }
