@@ -5,25 +5,20 @@
  * disconnect the guard stops every process this worker's kits started (listed in the run
  * folder, checked by start time so a reused pid is never hit) and exits.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import NodeEnvironment from "jest-environment-node";
-import { processStartTicks } from "./process-ledger.js";
+import { processStartTicks, readRecords, removeLeftoverDirs } from "./run-ledger.js";
 import { RUN_ENV } from "./run-state.js";
 
 let guarded = false;
 
-function stopThisWorkersProcesses(): void {
-  const dir = process.env[RUN_ENV.runDir];
-  const ledger = dir ? join(dir, "processes", `${process.pid}.jsonl`) : undefined;
-  if (!ledger || !existsSync(ledger)) return;
-  const ours = readFileSync(ledger, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { pid: number; startTicks?: string | null })
-    .filter(
-      (entry) => entry.startTicks != null && processStartTicks(entry.pid) === entry.startTicks,
-    );
+function stopThisWorkersProcesses(dir: string): void {
+  const ours = readRecords<{ pid: number; startTicks?: string | null }>(
+    dir,
+    "processes",
+    process.pid,
+  ).filter(
+    (entry) => entry.startTicks != null && processStartTicks(entry.pid) === entry.startTicks,
+  );
   const signal = (name: NodeJS.Signals): void => {
     for (const { pid } of ours) {
       try {
@@ -48,7 +43,11 @@ function guardWorker(): void {
   if (guarded || typeof process.send !== "function") return;
   guarded = true;
   process.once("disconnect", () => {
-    stopThisWorkersProcesses();
+    const dir = process.env[RUN_ENV.runDir];
+    if (dir) {
+      stopThisWorkersProcesses(dir);
+      removeLeftoverDirs(dir, process.pid);
+    }
     process.exit(1);
   });
 }

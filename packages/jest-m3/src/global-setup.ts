@@ -33,6 +33,7 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
   const dir = join(config.resultsDir, "runs", runId);
   mkdirSync(join(dir, "executions"), { recursive: true });
   mkdirSync(join(dir, "processes"), { recursive: true });
+  mkdirSync(join(dir, "dirs"), { recursive: true });
   process.env[RUN_ENV.runId] = runId;
   process.env[RUN_ENV.runDir] = dir;
 

@@ -2,10 +2,8 @@
  * The preset's `globalTeardown`: stops shared services and kills any child process that
  * outlived its kit, naming it.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { isProcessAlive } from "@jest-m3/core";
-import { processStartTicks } from "./process-ledger.js";
+import { processStartTicks, readRecords, removeLeftoverDirs } from "./run-ledger.js";
 import { loadConfig } from "./config.js";
 import { runDir } from "./run-state.js";
 import { SHARED_SERVICES } from "./shared-services.js";
@@ -21,14 +19,7 @@ export interface StartedProcess {
 
 /** Every process the workers' kits reported starting in this run. */
 export function startedProcesses(dir: string): StartedProcess[] {
-  const folder = join(dir, "processes");
-  if (!existsSync(folder)) return [];
-  return readdirSync(folder).flatMap((file) =>
-    readFileSync(join(folder, file), "utf8")
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as StartedProcess),
-  );
+  return readRecords<StartedProcess>(dir, "processes");
 }
 
 export default async function globalTeardown(globalConfig: {
@@ -50,6 +41,14 @@ export default async function globalTeardown(globalConfig: {
     } catch {
       // Gone in the meantime.
     }
+  }
+  // Temporary folders of kits that never closed (a killed worker): a Codex home there may
+  // hold a copy of the host's login.
+  const leftovers = removeLeftoverDirs(dir);
+  if (leftovers.length > 0) {
+    console.warn(
+      `\njest-m3: removed ${leftovers.length} temporary folder(s) of kits that never closed.`,
+    );
   }
   if (survivors.length === 0) return;
   const report =

@@ -3,8 +3,9 @@
  * (turns, prompts, replies, every tool call with its server, arguments, status and
  * evidence); per run, `report.json` in the run folder.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { readRecords } from "./run-ledger.js";
 import { runDir } from "./run-state.js";
 import { formatTranscript, type TranscriptRecord } from "./transcript.js";
 
@@ -24,14 +25,7 @@ interface AggregatedResult {
 }
 
 function transcripts(dir: string): TranscriptRecord[] {
-  const folder = join(dir, "executions");
-  if (!existsSync(folder)) return [];
-  return readdirSync(folder).flatMap((file) =>
-    readFileSync(join(folder, file), "utf8")
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as TranscriptRecord),
-  );
+  return readRecords<TranscriptRecord>(dir, "executions");
 }
 
 class M3Reporter {

@@ -16,7 +16,7 @@ import {
   type Readiness,
 } from "@jest-m3/core";
 import { m3Matchers } from "./matchers/index.js";
-import { appendRecord, processStartTicks } from "./process-ledger.js";
+import { appendRecord, processStartTicks } from "./run-ledger.js";
 import { RUN_ENV, runDir } from "./run-state.js";
 import { toTranscript } from "./transcript.js";
 
@@ -48,6 +48,9 @@ if (dir) {
         testPath,
         testName: expect.getState().currentTestName ?? null,
       });
+    },
+    tempDirCreated(path) {
+      appendRecord(dir, "dirs", { path });
     },
     executionFinished(result) {
       appendRecord(

@@ -250,6 +250,7 @@ export class MCPTestKit implements AsyncDisposable {
     this.assertOpen("kit.tempDir()");
     const dir = await mkdtemp(join(tmpdir(), prefix));
     this.tempDirs.push(dir);
+    notifyObservers((observer) => observer.tempDirCreated?.(dir));
     return dir;
   }
 

@@ -11,6 +11,8 @@ export interface KitObserver {
     readonly label: string;
     readonly command: string;
   }): void;
+  /** A kit created a temporary directory (removed when the kit closes). */
+  tempDirCreated?(path: string): void;
   /** An agent session finished; its result is final. */
   executionFinished?(result: ExecutionResult): void;
 }

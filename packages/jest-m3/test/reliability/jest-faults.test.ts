@@ -315,8 +315,12 @@ test("keeps the run busy", async () => {
     );
     expect(run.output).toContain("Test Suites: 1 failed, 1 passed, 2 total");
     expect(run.status).toBe(1);
-    // The orphan guard found nothing to kill.
+    // The orphan guard found nothing to kill, but the killed kit's temporary folders (its
+    // Codex home among them) were left behind, and the teardown removed them.
     expect(run.output).not.toContain("outlived their kit");
+    expect(run.output).toMatch(/removed \d+ temporary folder\(s\) of kits that never closed/);
+    expect(leftoverDirs.length).toBeGreaterThan(0);
+    expect(leftoverDirs.filter((folder) => existsSync(folder))).toEqual([]);
     expect(calls()).toEqual([{ tool: "shipping_wait", arguments: { seconds: 600 } }]);
     expect(started.map((child) => child.testName)).toEqual(Array(3).fill("worker killed mid-turn"));
   }, 120_000);

@@ -1,0 +1,61 @@
+/**
+ * The run folder's ledgers: JSON lines that workers append (processes started, temporary
+ * folders made, sessions finished) and that the reporter, the global teardown and the
+ * worker guard read back. One file per worker process, so appends never interleave.
+ */
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+
+/** The ledgers of a run folder. */
+export type Ledger = "processes" | "dirs" | "executions";
+
+/**
+ * When a process started, in clock ticks since boot (Linux), so a process id that was
+ * reused by an unrelated process is never mistaken for ours. Null where unknown.
+ */
+export function processStartTicks(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Appends one record to this worker's file of a ledger. */
+export function appendRecord(dir: string, ledger: Ledger, record: unknown): void {
+  appendFileSync(join(dir, ledger, `${process.pid}.jsonl`), JSON.stringify(record) + "\n");
+}
+
+/** The records of a ledger: every worker's, or only the worker whose pid is given. */
+export function readRecords<T>(dir: string, ledger: Ledger, worker?: number): T[] {
+  const folder = join(dir, ledger);
+  if (!existsSync(folder)) return [];
+  const files =
+    worker === undefined
+      ? readdirSync(folder)
+      : [`${worker}.jsonl`].filter((file) => existsSync(join(folder, file)));
+  return files.flatMap((file) =>
+    readFileSync(join(folder, file), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as T),
+  );
+}
+
+/**
+ * Removes the temporary folders of a ledger that still exist (a kit that never closed:
+ * its worker was killed). Only folders directly in the system temp folder are touched.
+ * Returns the ones removed.
+ */
+export function removeLeftoverDirs(dir: string, worker?: number): string[] {
+  const removed: string[] = [];
+  for (const { path } of readRecords<{ path: string }>(dir, "dirs", worker)) {
+    const absolute = resolve(path);
+    if (dirname(absolute) !== resolve(tmpdir()) || !existsSync(absolute)) continue;
+    rmSync(absolute, { recursive: true, force: true });
+    removed.push(absolute);
+  }
+  return removed;
+}
