@@ -86,7 +86,8 @@ export class AgentSession implements AsyncDisposable {
   private harnessSession: HarnessSession | undefined;
   private capture: WireCapture | undefined;
   private readiness: Readiness | undefined;
-  private running: { number: number; cancel: (reason: "cancelled") => void } | undefined;
+  private running:
+    { number: number; cancel: (reason: "cancelled") => void; done: Promise<void> } | undefined;
   private closing: Promise<void> | undefined;
   private release: (() => void) | undefined;
   private readonly shutdown = new AbortController();
@@ -266,7 +267,9 @@ export class AgentSession implements AsyncDisposable {
     const controller = new AbortController();
     let cancel: (reason: "cancelled") => void = () => undefined;
     const cancelled = new Promise<"cancelled">((resolve) => (cancel = resolve));
-    this.running = { number, cancel };
+    let turnDone: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => (turnDone = resolve));
+    this.running = { number, cancel, done };
     this.state = Lifecycle.RUNNING_TURN;
     capture.beginTurn(turnId);
 
@@ -361,6 +364,7 @@ export class AgentSession implements AsyncDisposable {
     };
     this.turns.push(result);
     this.running = undefined;
+    turnDone();
     if (endSession) {
       this.error = error;
       this.state = Lifecycle.CLOSING;
@@ -451,7 +455,7 @@ export class AgentSession implements AsyncDisposable {
   }
 
   private async waitForTurn(): Promise<void> {
-    while (this.running) await sleep(5);
+    await this.running?.done;
   }
 
   private derivedOutcome(): ExecutionOutcome {

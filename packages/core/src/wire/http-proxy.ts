@@ -231,15 +231,17 @@ export class HttpCaptureProxy {
       .filter(
         (item: { id?: unknown }) => typeof item?.id === "string" || typeof item?.id === "number",
       )
-      .map((item: { id: string | number; params?: { name?: unknown } }) => ({
+      .map((item: { id: string | number; method?: unknown; params?: { name?: unknown } }) => ({
         jsonrpc: "2.0" as const,
         id: item.id,
         error: {
           code: POLICY_DENIED_CODE,
-          message: policyDeniedMessage(
-            this.name,
-            typeof item.params?.name === "string" ? item.params.name : "",
-          ),
+          message: denied.some((call) => call.id === item.id)
+            ? policyDeniedMessage(
+                this.name,
+                typeof item.params?.name === "string" ? item.params.name : "",
+              )
+            : `Refused: this JSON-RPC batch also calls a tool the test's tool policy denies, so none of it was sent to server "${this.name}".`,
         },
       }));
   }
