@@ -1,6 +1,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { spawnSync } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -258,7 +260,19 @@ describe("wire capture through the stdio relay", () => {
     expect(exit?.detail).toMatch(/the harness closed the connection/);
   });
 
-  test("the relay passes the server's exit code and stderr through", () => {
+  test("the relay passes the server's exit code and stderr through", async () => {
+    const { servers } = await kit.capture({ servers: [faultServer("--exit-at-start", "3")] });
+    const relay = servers[0]!;
+    if (relay.kind !== "stdio") throw new Error("expected a stdio relay");
+    const run = spawnSync(relay.command, [...relay.args], {
+      encoding: "utf8",
+      input: "",
+    });
+    expect(run.status).toBe(3);
+    expect(run.stderr).toContain("fatal: cannot open database");
+  });
+
+  test("a relay that cannot reach the kit refuses to start the server, and says why", () => {
     const run = spawnSync(
       process.execPath,
       [
@@ -270,13 +284,61 @@ describe("wire capture through the stdio relay", () => {
         "--",
         process.execPath,
         faultScript,
-        "--exit-at-start",
-        "3",
       ],
       { encoding: "utf8", input: "" },
     );
-    expect(run.status).toBe(3);
-    expect(run.stderr).toContain("fatal: cannot open database");
+    expect(run.status).toBe(70);
+    expect(run.stderr).toContain("cannot reach the test kit's channel");
+    expect(run.stderr).toContain('not starting server "faulty"');
+  });
+
+  test("an escaped method name, a batch, or a last line without newline cannot slip a denied call past the relay", async () => {
+    const log = join(await kit.tempDir(), "calls.jsonl");
+    const { capture, servers } = await kit.capture({
+      servers: [{ ...shipping, env: { SHIPPING_CALL_LOG: log } }],
+      tools: [],
+    });
+    const relay = servers[0]!;
+    const init =
+      '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}';
+    const lines = [
+      init,
+      '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+      '{"jsonrpc":"2.0","id":1,"method":"tools\\/call","params":{"name":"shipping_quote","arguments":{"weight_kg":1,"zone":"local"}}}',
+      JSON.stringify([
+        {
+          jsonrpc: "2.0",
+          id: 2,
+          method: "tools/call",
+          params: { name: "shipping_quote", arguments: { weight_kg: 2, zone: "local" } },
+        },
+      ]),
+    ];
+    const last =
+      '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"shipping_quote","arguments":{"weight_kg":3,"zone":"local"}}}';
+    if (relay.kind !== "stdio") throw new Error("expected a stdio relay");
+    const run = spawnSync(relay.command, [...relay.args], {
+      encoding: "utf8",
+      input: lines.join("\n") + "\n" + last,
+      env: { ...process.env, SHIPPING_CALL_LOG: log },
+    });
+    expect(run.stdout).toContain('"id":1,"error":{"code":-32001');
+    expect(run.stdout).toContain('[{"jsonrpc":"2.0","id":2,"error":{"code":-32001');
+    expect(run.stdout).toContain('"id":3,"error":{"code":-32001');
+    expect(existsSync(log)).toBe(false);
+    // spawnSync held this process: let the kit read what the relay mirrored meanwhile.
+    for (
+      let waited = 0;
+      waited < 3000 && !capture.trace.events.some((event) => event.kind === "process_exit");
+      waited += 20
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(capture.trace.toolCalls.map((call) => [call.jsonrpcId, call.status])).toEqual([
+      [1, "policy_denied"],
+      [2, "policy_denied"],
+      [3, "policy_denied"],
+    ]);
   });
 
   test("no relay or server process remains after the kit closes", async () => {
@@ -337,7 +399,104 @@ describe("wire capture through the HTTP proxy", () => {
     expect(call).toMatchObject({ tool: "shipping_quote", status: "success", result: expected });
     expect(isUnavailable(call?.latencyMs)).toBe(false);
     expect(JSON.stringify(trace)).not.toContain("sk-planted-secret-123");
-    expect(JSON.stringify(trace.events)).toContain('"authorization\\":\\"[redacted]');
+    // The harness is handed no headers: the proxy adds them upstream itself.
+    expect(server.kind === "http" && server.headers).toEqual({});
+  });
+
+  test("the spec's headers reach the server through the proxy; an HTTP error ends the call with its status", async () => {
+    const seen: Array<Record<string, unknown>> = [];
+    const upstream = createServer((req, res) => {
+      seen.push({ ...req.headers });
+      res.writeHead(503, { "content-type": "text/plain" });
+      res.end("overloaded");
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    try {
+      await using kit = new MCPTestKit({ env: {} });
+      const port = (upstream.address() as AddressInfo).port;
+      const { capture, servers } = await kit.capture({
+        servers: [
+          {
+            name: "guarded",
+            url: `http://127.0.0.1:${port}/mcp`,
+            headers: { authorization: "Bearer sk-upstream-only" },
+          },
+        ],
+      });
+      const response = await fetch(servers[0]!.kind === "http" ? servers[0]!.url : "", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 7,
+          method: "tools/call",
+          params: { name: "lookup", arguments: {} },
+        }),
+      });
+      expect(response.status).toBe(503);
+      expect(seen[0]?.authorization).toBe("Bearer sk-upstream-only");
+      const [call] = capture.trace.toolCalls;
+      expect(call?.status).toBe("transport_error");
+      expect(call?.result).toEqual({
+        unavailable: true,
+        reason: "the HTTP server answered 503 Service Unavailable",
+      });
+      expect(JSON.stringify(capture.trace)).not.toContain("sk-upstream-only");
+    } finally {
+      await new Promise((resolve) => upstream.close(resolve));
+    }
+  });
+
+  test("an escaped method name or a batch cannot slip a denied call past the proxy", async () => {
+    await using kit = new MCPTestKit({ env: {} });
+    const { capture, servers } = await kit.capture({
+      servers: [{ name: "shipping", url: shippingHttp.url }],
+      tools: [],
+    });
+    const url = servers[0]!.kind === "http" ? servers[0]!.url : "";
+    const post = (body: string) =>
+      fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body,
+      }).then((response) => response.json() as Promise<unknown>);
+    const escaped = await post(
+      '{"jsonrpc":"2.0","id":1,"method":"tools\\/call","params":{"name":"shipping_quote","arguments":{}}}',
+    );
+    expect(escaped).toMatchObject({ id: 1, error: { code: POLICY_DENIED_CODE } });
+    const batch = await post(
+      JSON.stringify([
+        { jsonrpc: "2.0", id: 2, method: "ping" },
+        {
+          jsonrpc: "2.0",
+          id: 3,
+          method: "tools/call",
+          params: { name: "shipping_quote", arguments: {} },
+        },
+      ]),
+    );
+    expect(batch).toEqual([
+      expect.objectContaining({
+        id: 2,
+        error: expect.objectContaining({
+          message: expect.stringContaining("batch also calls a tool"),
+        }),
+      }),
+      expect.objectContaining({
+        id: 3,
+        error: expect.objectContaining({ code: POLICY_DENIED_CODE }),
+      }),
+    ]);
+    expect(capture.trace.toolCalls.map((call) => call.status)).toEqual([
+      "policy_denied",
+      "policy_denied",
+    ]);
   });
 
   test("policy denial over HTTP never reaches the server", async () => {

@@ -135,6 +135,27 @@ export class TraceRecorder {
     this.event("closed", reason, where);
   }
 
+  /**
+   * Ends the calls among `ids` that still wait for an answer on `connection` (an HTTP
+   * request that failed as a whole, say). Calls already answered keep their status.
+   */
+  endRequests(
+    connection: string,
+    ids: ReadonlyArray<string | number>,
+    status: ToolCallStatus,
+    reason: string,
+  ): void {
+    const waiting = this.pending.get(connection);
+    if (!waiting) return;
+    const at = monotonicNow();
+    for (const id of ids) {
+      const call = waiting.get(id);
+      if (!call) continue;
+      waiting.delete(id);
+      this.end(call, status, at, unavailable(reason));
+    }
+  }
+
   /** The call sent under `tag`, if a `tools/call` was recorded with it. */
   callFor(tag: object): ToolCall | undefined {
     return this.tagged.get(tag);

@@ -6,7 +6,7 @@ import type { ResolvedHttpServer, ResolvedServer, ResolvedStdioServer } from "..
 import type { ToolPolicy } from "../servers/tool-policy.js";
 import type { FlushFrame, RelayFrame } from "./channel-protocol.js";
 import { HttpCaptureProxy } from "./http-proxy.js";
-import { parseJsonRpcLine } from "./json-rpc.js";
+import { parseJsonRpcPayload } from "./json-rpc.js";
 import { LineSplitter } from "./line-splitter.js";
 import { notifyObservers } from "../kit/observers.js";
 
@@ -199,10 +199,12 @@ export class WireCapture {
       server.url,
       this.recorder,
       this.policy.get(server.name),
+      server.headers,
     );
     this.proxies.push(proxy);
     const url = await proxy.listen();
-    return { kind: "http", name: server.name, url: url.toString(), headers: { ...server.headers } };
+    // The proxy adds the spec's headers upstream: the harness (and its config) never holds them.
+    return { kind: "http", name: server.name, url: url.toString(), headers: {} };
   }
 
   private accept(socket: Socket): void {
@@ -272,10 +274,11 @@ export class WireCapture {
         );
         return;
       case "msg": {
-        const parsed = parseJsonRpcLine(frame.raw);
         const at = { ...where, at: frame.at, ...(frame.origin ? { origin: frame.origin } : {}) };
-        if (parsed.ok) this.recorder.record(frame.d, parsed.message, at);
-        else this.recorder.recordMalformed(frame.d, frame.raw, parsed.problem, at);
+        for (const parsed of parseJsonRpcPayload(frame.raw)) {
+          if (parsed.ok) this.recorder.record(frame.d, parsed.message, at);
+          else this.recorder.recordMalformed(frame.d, frame.raw, parsed.problem, at);
+        }
         return;
       }
       case "stderr":

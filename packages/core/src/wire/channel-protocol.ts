@@ -72,26 +72,56 @@ export function isPolicyDenialMessage(message: string): boolean {
   return message.includes("is denied by the test's tool policy");
 }
 
-/** Finds a denied `tools/call` in a client→server JSON-RPC message, cheaply. */
-export function deniedToolCall(
-  line: string,
-  allowed: ReadonlySet<string> | undefined,
-): { id: string | number; tool: string } | undefined {
-  if (!allowed || !line.includes("tools/call")) return undefined;
-  let message: unknown;
-  try {
-    message = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  if (typeof message !== "object" || message === null) return undefined;
-  const { method, id, params } = message as {
+/** A JSON-RPC error answer, as the capture sends it. */
+export interface PolicyErrorReply {
+  readonly jsonrpc: "2.0";
+  readonly id: string | number;
+  readonly error: { readonly code: number; readonly message: string };
+}
+
+function toolCallOf(item: unknown): { id: string | number | undefined; tool: string } | undefined {
+  if (typeof item !== "object" || item === null) return undefined;
+  const { method, id, params } = item as {
     method?: unknown;
     id?: unknown;
     params?: { name?: unknown };
   };
-  if (method !== "tools/call" || (typeof id !== "string" && typeof id !== "number"))
-    return undefined;
-  const tool = typeof params?.name === "string" ? params.name : "";
-  return allowed.has(tool) ? undefined : { id, tool };
+  if (method !== "tools/call") return undefined;
+  return {
+    id: typeof id === "string" || typeof id === "number" ? id : undefined,
+    tool: typeof params?.name === "string" ? params.name : "",
+  };
+}
+
+/**
+ * The capture's answer to a client→server message (already parsed; a single message or a
+ * batch) when it calls a tool outside the allow-list, or undefined to forward it. A batch
+ * with a denied call is refused whole: nothing of it reaches the server, and each request
+ * in it gets an error saying why.
+ */
+export function policyRefusal(
+  value: unknown,
+  allowed: ReadonlySet<string> | undefined,
+  server: string,
+): PolicyErrorReply | PolicyErrorReply[] | undefined {
+  if (!allowed) return undefined;
+  const items = Array.isArray(value) ? value : [value];
+  const denied = items
+    .map(toolCallOf)
+    .filter(
+      (call): call is { id: string | number | undefined; tool: string } =>
+        call !== undefined && !allowed.has(call.tool),
+    );
+  if (denied.length === 0) return undefined;
+  const replies = items.flatMap((item): PolicyErrorReply[] => {
+    const id = (item as { id?: unknown } | null)?.id;
+    if (typeof id !== "string" && typeof id !== "number") return [];
+    const call = toolCallOf(item);
+    const message =
+      call && !allowed.has(call.tool)
+        ? policyDeniedMessage(server, call.tool)
+        : `Refused: this JSON-RPC batch also calls a tool the test's tool policy denies, so none of it was sent to server "${server}".`;
+    return [{ jsonrpc: "2.0", id, error: { code: POLICY_DENIED_CODE, message } }];
+  });
+  return Array.isArray(value) ? replies : replies[0];
 }

@@ -7,11 +7,12 @@ import {
 } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { AddressInfo } from "node:net";
+import { StringDecoder } from "node:string_decoder";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { monotonicNow } from "../evidence/clock.js";
 import type { TraceRecorder } from "../evidence/recorder.js";
-import { parseJsonRpcLine } from "./json-rpc.js";
-import { deniedToolCall, POLICY_DENIED_CODE, policyDeniedMessage } from "./channel-protocol.js";
+import { parseJsonRpcPayload } from "./json-rpc.js";
+import { policyRefusal } from "./channel-protocol.js";
 import { redactHeaders } from "./redaction.js";
 
 const HOP_BY_HOP = new Set([
@@ -41,6 +42,8 @@ export class HttpCaptureProxy {
     private readonly upstream: URL,
     private readonly recorder: TraceRecorder,
     private readonly allowed: ReadonlySet<string> | undefined,
+    /** The spec's headers (credentials, say): added here, so the harness never holds them. */
+    private readonly upstreamHeaders: Readonly<Record<string, string>> = {},
   ) {}
 
   /** Starts listening on 127.0.0.1; resolves with the URL to give the harness. */
@@ -86,31 +89,12 @@ export class HttpCaptureProxy {
     text: string,
     connection: string,
     at: number,
-  ): JSONRPCMessage[] {
+  ): void {
     const where = { server: this.name, connection, at };
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      this.recorder.recordMalformed(
-        direction,
-        text,
-        `not JSON (${(error as Error).message})`,
-        where,
-      );
-      return [];
+    for (const parsed of parseJsonRpcPayload(text)) {
+      if (parsed.ok) this.recorder.record(direction, parsed.message, where);
+      else this.recorder.recordMalformed(direction, text, parsed.problem, where);
     }
-    const messages: JSONRPCMessage[] = [];
-    for (const item of Array.isArray(value) ? value : [value]) {
-      const parsed = parseJsonRpcLine(JSON.stringify(item));
-      if (parsed.ok) {
-        this.recorder.record(direction, parsed.message, where);
-        messages.push(parsed.message);
-      } else {
-        this.recorder.recordMalformed(direction, JSON.stringify(item), parsed.problem, where);
-      }
-    }
-    return messages;
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -133,12 +117,26 @@ export class HttpCaptureProxy {
         },
       );
     }
+    let requestIds: Array<string | number> = [];
     if (req.method === "POST" && body.length > 0) {
       const text = body.toString("utf8");
       this.recordBody("to_server", text, connection, monotonicNow());
-      const denial = this.denial(text);
-      if (denial) {
-        for (const message of denial) {
+      let parsedBody: unknown;
+      try {
+        parsedBody = JSON.parse(text);
+      } catch {
+        parsedBody = undefined;
+      }
+      requestIds = (Array.isArray(parsedBody) ? parsedBody : [parsedBody])
+        .map((item: { id?: unknown; method?: unknown } | null) =>
+          item && "method" in item ? item.id : undefined,
+        )
+        .filter((id): id is string | number => typeof id === "string" || typeof id === "number");
+      const refusal = policyRefusal(parsedBody, this.allowed, this.name);
+      const denial =
+        refusal === undefined ? undefined : Array.isArray(refusal) ? refusal : [refusal];
+      if (refusal && denial) {
+        for (const message of denial as JSONRPCMessage[]) {
           this.recorder.record("from_server", message, {
             server: this.name,
             connection,
@@ -146,7 +144,7 @@ export class HttpCaptureProxy {
           });
         }
         res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify(denial.length === 1 ? denial[0] : denial));
+        res.end(JSON.stringify(refusal));
         return;
       }
     }
@@ -155,14 +153,25 @@ export class HttpCaptureProxy {
     for (const [key, value] of Object.entries(req.headers)) {
       if (value !== undefined && !HOP_BY_HOP.has(key)) headers[key] = value;
     }
+    for (const [key, value] of Object.entries(this.upstreamHeaders))
+      headers[key.toLowerCase()] = value;
     headers["content-length"] = String(body.length);
     const send = this.upstream.protocol === "https:" ? httpsRequest : httpRequest;
     const upstream = send(this.upstream, { method: req.method, headers });
-    const response = await new Promise<IncomingMessage>((resolve, reject) => {
-      upstream.once("response", resolve);
-      upstream.once("error", reject);
-      upstream.end(body);
-    });
+    let response: IncomingMessage;
+    try {
+      response = await new Promise<IncomingMessage>((resolve, reject) => {
+        upstream.once("response", resolve);
+        upstream.once("error", reject);
+        upstream.end(body);
+      });
+    } catch (error) {
+      // The server is unreachable: the calls in this request end, and the trace says why.
+      const reason = `the HTTP server could not be reached: ${(error as Error).message}`;
+      this.recorder.event("transport_error", reason, { server: this.name, connection });
+      this.recorder.endRequests(connection, requestIds, "transport_error", reason);
+      throw error;
+    }
     const assigned = response.headers["mcp-session-id"];
     if (typeof assigned === "string" && !this.sessions.has(assigned))
       this.sessions.set(assigned, connection);
@@ -176,8 +185,10 @@ export class HttpCaptureProxy {
     const type = String(response.headers["content-type"] ?? "");
     if (type.includes("text/event-stream")) {
       let buffer = "";
+      // A multi-byte character may be split between chunks: decode across them.
+      const decoder = new StringDecoder("utf8");
       response.on("data", (chunk: Buffer) => {
-        buffer += chunk.toString("utf8");
+        buffer += decoder.write(chunk);
         let boundary = buffer.search(/\r?\n\r?\n/);
         while (boundary !== -1) {
           const event = buffer.slice(0, boundary);
@@ -209,40 +220,13 @@ export class HttpCaptureProxy {
     if (type.includes("application/json") && payload.length > 0) {
       this.recordBody("from_server", payload.toString("utf8"), connection, monotonicNow());
     }
-    res.end(payload);
-  }
-
-  /** The error replies for a body that calls a denied tool, or undefined to forward it. */
-  private denial(text: string): JSONRPCMessage[] | undefined {
-    if (!this.allowed || !text.includes("tools/call")) return undefined;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return undefined;
+    if ((response.statusCode ?? 0) >= 400) {
+      // An HTTP error with no JSON-RPC answer: the calls it carried end here.
+      const reason =
+        `the HTTP server answered ${response.statusCode} ${response.statusMessage ?? ""}`.trim();
+      this.recorder.event("transport_error", reason, { server: this.name, connection });
+      this.recorder.endRequests(connection, requestIds, "transport_error", reason);
     }
-    const items = Array.isArray(value) ? value : [value];
-    const denied = items
-      .map((item) => deniedToolCall(JSON.stringify(item), this.allowed))
-      .filter((found): found is { id: string | number; tool: string } => found !== undefined);
-    if (denied.length === 0) return undefined;
-    // A batch with a denied call is refused whole: nothing of it reaches the server.
-    return items
-      .filter(
-        (item: { id?: unknown }) => typeof item?.id === "string" || typeof item?.id === "number",
-      )
-      .map((item: { id: string | number; method?: unknown; params?: { name?: unknown } }) => ({
-        jsonrpc: "2.0" as const,
-        id: item.id,
-        error: {
-          code: POLICY_DENIED_CODE,
-          message: denied.some((call) => call.id === item.id)
-            ? policyDeniedMessage(
-                this.name,
-                typeof item.params?.name === "string" ? item.params.name : "",
-              )
-            : `Refused: this JSON-RPC batch also calls a tool the test's tool policy denies, so none of it was sent to server "${this.name}".`,
-        },
-      }));
+    res.end(payload);
   }
 }

@@ -12,13 +12,7 @@
 import { spawn } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { performance } from "node:perf_hooks";
-import {
-  deniedToolCall,
-  POLICY_DENIED_CODE,
-  policyDeniedMessage,
-  type FlushFrame,
-  type RelayFrame,
-} from "./channel-protocol.js";
+import { policyRefusal, type FlushFrame, type RelayFrame } from "./channel-protocol.js";
 import { LineSplitter } from "./line-splitter.js";
 
 const STDERR_MIRROR_LIMIT = 256 * 1024;
@@ -64,7 +58,26 @@ const now = (): number => performance.timeOrigin + performance.now();
 
 function main(): void {
   const options = parseArgs(process.argv.slice(2));
-  let channel: Socket | undefined = connect(options.channel);
+  // The server starts only once the kit listens: a relay that cannot report would forward
+  // calls no one sees, and a test could then pass on evidence that was never collected.
+  const channel = connect(options.channel);
+  const refuse = (error: Error): void => {
+    process.stderr.write(
+      `stdio-relay: cannot reach the test kit's channel ${JSON.stringify(options.channel)} (${error.message}); ` +
+        `not starting server ${JSON.stringify(options.server)}, since its calls could not be recorded. ` +
+        "Is the kit (or the session) that wrapped this server still open?\n",
+    );
+    process.exit(70);
+  };
+  channel.once("error", refuse);
+  channel.once("connect", () => {
+    channel.off("error", refuse);
+    relay(options, channel);
+  });
+}
+
+function relay(options: RelayArgs, connected: Socket): void {
+  let channel: Socket | undefined = connected;
   let channelUp = true;
   const dropChannel = (): void => {
     channelUp = false;
@@ -144,33 +157,34 @@ function main(): void {
     }
   });
 
-  // Client → server: whole lines, so a denied call can be held back.
+  // Every line is checked before it is forwarded: a call outside the allow-list is answered
+  // here (escaped method names and batches included) and never reaches the server.
+  const forward = (raw: string, terminator: string): void => {
+    send({ t: "msg", d: "to_server", at: now(), raw });
+    let refusal;
+    if (options.allowed) {
+      try {
+        refusal = policyRefusal(JSON.parse(raw), options.allowed, options.server);
+      } catch {
+        refusal = undefined; // not JSON: recorded as malformed, forwarded as it is
+      }
+    }
+    if (refusal) {
+      const reply = JSON.stringify(refusal);
+      send({ t: "msg", d: "from_server", at: now(), raw: reply, origin: "policy" });
+      process.stdout.write(reply + "\n");
+      return;
+    }
+    if (child.stdin.writable) child.stdin.write(raw + terminator);
+  };
   const fromClient = new LineSplitter();
   process.stdin.on("data", (chunk: Buffer) => {
-    const at = now();
-    for (const raw of fromClient.push(chunk)) {
-      send({ t: "msg", d: "to_server", at, raw });
-      const denied = deniedToolCall(raw, options.allowed);
-      if (denied) {
-        const reply = JSON.stringify({
-          jsonrpc: "2.0",
-          id: denied.id,
-          error: {
-            code: POLICY_DENIED_CODE,
-            message: policyDeniedMessage(options.server, denied.tool),
-          },
-        });
-        send({ t: "msg", d: "from_server", at: now(), raw: reply, origin: "policy" });
-        process.stdout.write(reply + "\n");
-        continue;
-      }
-      if (child.stdin.writable) child.stdin.write(raw + "\n");
-    }
+    for (const raw of fromClient.push(chunk)) forward(raw, "\n");
   });
   process.stdin.on("end", () => {
     clientClosed = true;
     const rest = fromClient.rest();
-    if (rest && child.stdin.writable) child.stdin.write(rest);
+    if (rest) forward(rest, "");
     child.stdin.end();
     const term = setTimeout(() => child.kill("SIGTERM"), STOP_GRACE_MS);
     const kill = setTimeout(() => child.kill("SIGKILL"), 2 * STOP_GRACE_MS);
