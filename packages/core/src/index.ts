@@ -80,6 +80,7 @@ export {
   ManagedProcess,
   childEnvironment,
   isAlive as isProcessAlive,
+  processStartTime,
   INHERITED_ENV,
   type ProcessLaunch,
   type ExitInfo,

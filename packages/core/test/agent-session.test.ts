@@ -331,3 +331,69 @@ describe("readiness is probed once per key", () => {
     }
   });
 });
+
+describe("sessions against awkward adapters", () => {
+  test("close() while open() is still starting the harness: the session ends cancelled, open() says so, the late harness is closed", async () => {
+    const base = testHarness();
+    let lateClosed = false;
+    const slow = defineHarness({
+      name: "slow",
+      readiness: base.readiness,
+      async open(launch) {
+        const inner = await base.open(launch);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return {
+          ...inner,
+          close: async () => {
+            lateClosed = true;
+            await inner.close();
+          },
+        };
+      },
+    });
+    const kit = new MCPTestKit({ env: {}, harnesses: [slow] });
+    try {
+      const [agent] = kit.agents([{ harness: "slow", models: ["m"] }]);
+      const session = agent!.session({ server: shipping, timeout: 10_000 });
+      const opening = session.open().catch((error: unknown) => error);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      await session.close();
+      expect(await opening).toBeInstanceOf(SessionClosed);
+      expect(session.result.snapshot.outcome).toBe("cancelled");
+      expect(session.result.error).toBe("The session was closed while it was opening.");
+      expect(lateClosed).toBe(true);
+      await expect(session.send("reply hi")).rejects.toThrow(SessionClosed);
+    } finally {
+      await kit.close();
+    }
+  });
+
+  test("an adapter whose send throws synchronously fails the turn and leaves the session closable", async () => {
+    const base = testHarness();
+    const throwing = defineHarness({
+      name: "throwing",
+      readiness: base.readiness,
+      async open(launch) {
+        const inner = await base.open(launch);
+        return {
+          ...inner,
+          send: () => {
+            throw new Error("adapter bug");
+          },
+        };
+      },
+    });
+    const kit = new MCPTestKit({ env: {}, harnesses: [throwing] });
+    try {
+      const [agent] = kit.agents([{ harness: "throwing", models: ["m"] }]);
+      const session = await agent!.session({ server: shipping, timeout: 10_000 }).open();
+      const turn = await session.send("anything");
+      expect(turn.snapshot.outcome).toBe("failed");
+      expect(turn.error).toContain("adapter bug");
+      await session.close();
+      expect(session.result.snapshot.outcome).toBe("failed");
+    } finally {
+      await kit.close();
+    }
+  });
+});

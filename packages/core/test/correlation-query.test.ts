@@ -225,8 +225,42 @@ describe("negative queries and evidence gaps", () => {
     };
     const subject = toQuerySubject(trace);
     expect(() => queryToolCalls(subject, { tool: "refund", count: 0 })).toThrow(
-      /Cannot prove that a call did not happen: the evidence has gaps \(shipping: the relay's channel closed\)/,
+      /Cannot prove that a call did not happen \(nor an exact count\): the evidence has gaps \(shipping: the relay.s channel closed\)/,
     );
     expect(queryToolCalls(subject, { tool: "refund", minCount: 0 }).pass).toBe(true);
+  });
+});
+
+describe("review fixes in the query and correlation", () => {
+  test("maxCount alone allows zero calls", () => {
+    const subject = toQuerySubject([wire("shipping_quote", { weight_kg: 1 })]);
+    expect(queryToolCalls(subject, { tool: "refund", maxCount: 0 }).pass).toBe(true);
+    expect(queryToolCalls(subject, { tool: "refund", maxCount: 2 }).pass).toBe(true);
+    expect(queryToolCalls(subject, { tool: "shipping_quote", maxCount: 0 }).pass).toBe(false);
+  });
+
+  test("a shared JSON-RPC id pairs only within the same server and tool", () => {
+    const read = wire("read", { a: 1 }, { server: "alpha" });
+    const calls = correlateTurn(
+      [read],
+      [reported("delete", { a: 1 }, { server: "beta", jsonrpcId: read.jsonrpcId as number })],
+      "t1",
+      next,
+    );
+    expect(calls.map((call) => [call.server, call.tool, call.correlation])).toEqual([
+      ["alpha", "read", "wire_only"],
+      ["beta", "delete", "reported_only"],
+    ]);
+  });
+
+  test("an exact count cannot pass across a gap either", () => {
+    const subject = toQuerySubject({
+      messages: [],
+      toolCalls: [wire("q", {})],
+      events: [],
+      gaps: [{ server: "shipping", connection: "relay-1", at: 1, reason: "lost" }],
+    });
+    expect(() => queryToolCalls(subject, { tool: "q", count: 1 })).toThrow(/nor an exact count/);
+    expect(queryToolCalls(subject, { tool: "q" }).pass).toBe(true);
   });
 });

@@ -7,6 +7,7 @@
  */
 import NodeEnvironment from "jest-environment-node";
 import { processStartTicks, readRecords, removeLeftoverDirs } from "./run-ledger.js";
+import { ENVIRONMENT_MARK, TEST_DONE_HOOK } from "./environment-hooks.js";
 import { RUN_ENV } from "./run-state.js";
 
 let guarded = false;
@@ -57,5 +58,13 @@ export default class M3Environment extends NodeEnvironment {
   constructor(...args: ConstructorParameters<typeof NodeEnvironment>) {
     super(...args);
     guardWorker();
+    (this.global as unknown as Record<symbol, unknown>)[ENVIRONMENT_MARK] = true;
+  }
+
+  /** After a test's afterEach hooks: the setup file closes the kits it left open. */
+  async handleTestEvent(event: { name: string }): Promise<void> {
+    if (event.name !== "test_done") return;
+    const hook = (this.global as unknown as Record<symbol, unknown>)[TEST_DONE_HOOK];
+    if (typeof hook === "function") await (hook as () => Promise<void>)();
   }
 }

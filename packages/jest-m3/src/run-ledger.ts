@@ -6,22 +6,13 @@
 import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { processStartTime } from "@jest-m3/core";
 
 /** The ledgers of a run folder. */
 export type Ledger = "processes" | "dirs" | "executions";
 
-/**
- * When a process started, in clock ticks since boot (Linux), so a process id that was
- * reused by an unrelated process is never mistaken for ours. Null where unknown.
- */
-export function processStartTicks(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
-  } catch {
-    return null;
-  }
-}
+/** When a process started (see core's `processStartTime`): tells a reused pid apart. */
+export const processStartTicks = processStartTime;
 
 /** Appends one record to this worker's file of a ledger. */
 export function appendRecord(dir: string, ledger: Ledger, record: unknown): void {

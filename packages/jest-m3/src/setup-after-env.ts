@@ -17,6 +17,7 @@ import {
 } from "@jest-m3/core";
 import { m3Matchers } from "./matchers/index.js";
 import { appendRecord, processStartTicks } from "./run-ledger.js";
+import { ENVIRONMENT_MARK, TEST_DONE_HOOK } from "./environment-hooks.js";
 import { RUN_ENV, runDir } from "./run-state.js";
 import { toTranscript } from "./transcript.js";
 
@@ -68,7 +69,8 @@ beforeEach(() => {
   before = new Set(openKits());
 });
 
-afterEach(async () => {
+/** Closes the kits this test left open, and says so. */
+async function closeKitsLeftOpen(): Promise<void> {
   const leftOpen = openKits().filter((kit) => !before.has(kit));
   if (leftOpen.length === 0) return;
   const name = expect.getState().currentTestName ?? "this test";
@@ -81,4 +83,11 @@ afterEach(async () => {
       processes.length > 0 ? `them, stopping ${processes.join(", ")}` : "them"
     }. Use \`await using kit = new MCPTestKit()\` or close the kit in the test.`,
   );
-});
+}
+
+// With the preset's environment the check runs when the test is done, after every
+// afterEach hook (a user's afterEach that closes the kit comes first, so no false alarm).
+// Under another environment, an afterEach hook is the best there is.
+const hooks = globalThis as Record<symbol, unknown>;
+if (hooks[ENVIRONMENT_MARK]) hooks[TEST_DONE_HOOK] = closeKitsLeftOpen;
+else afterEach(closeKitsLeftOpen);

@@ -31,16 +31,38 @@ function isTraceLike(value: unknown): boolean {
   return isTrace || isCall;
 }
 
+/** Drops the volatile fields of one record (a call, a message, an event), never of a payload. */
+function stableRecord(record: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (VOLATILE.has(key)) continue;
+    // A message's own JSON-RPC id is volatile; its params and result are the payload.
+    out[key] =
+      key === "message" && typeof value === "object" && value !== null
+        ? Object.fromEntries(Object.entries(value).filter(([name]) => name !== "id"))
+        : value;
+  }
+  serialized.add(out);
+  return out;
+}
+
 function stable(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(stable);
-  if (typeof value === "object" && value !== null) {
+  const record = value as Record<string, unknown>;
+  if (Array.isArray(record.toolCalls) && Array.isArray(record.messages)) {
     const out: Record<string, unknown> = {};
-    for (const [key, entry] of Object.entries(value))
-      if (!VOLATILE.has(key)) out[key] = stable(entry);
+    for (const [key, entry] of Object.entries(record)) {
+      out[key] = Array.isArray(entry)
+        ? entry.map((item) =>
+            typeof item === "object" && item !== null
+              ? stableRecord(item as Record<string, unknown>)
+              : item,
+          )
+        : entry;
+    }
     serialized.add(out);
     return out;
   }
-  return value;
+  return stableRecord(record);
 }
 
 /** Jest snapshot serializer (`snapshotSerializers` in the preset). */

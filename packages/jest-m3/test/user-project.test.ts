@@ -162,6 +162,31 @@ test("readiness ${n}", async () => {
     expect(readFileSync(join(dir, "probes.log"), "utf8").trim().split("\n")).toHaveLength(1);
   });
 
+  test("a kit closed in the user's own afterEach is not reported as left open", () => {
+    const dir = makeProject({
+      "hooks.test.ts": `
+import { MCPTestKit, expect } from "jest-m3";
+let kit: MCPTestKit;
+beforeEach(() => {
+  kit = new MCPTestKit({ env: {} });
+});
+afterEach(async () => {
+  await kit.close();
+});
+test("uses the kit", async () => {
+  const client = kit.direct(${serverSpec});
+  await client.ping();
+  expect(kit.closed).toBe(false);
+});
+`,
+    });
+    dirs.push(dir);
+    const { status, output } = runJest(dir);
+    expect(output).toContain("1 passed");
+    expect(status).toBe(0);
+    expect(output).not.toContain("MCPTestKit(s) open");
+  });
+
   test("a bad configuration key is named before any test runs", () => {
     const dir = makeProject({
       "m3.config.json": JSON.stringify({ harnesess: ["codex"] }),

@@ -1,4 +1,4 @@
-import type { Trace, ToolCall } from "../evidence/trace.js";
+import type { EvidenceGap, Trace, ToolCall } from "../evidence/trace.js";
 import type { ExecutionOutcome, Lifecycle, TurnLifecycle, TurnOutcome } from "./outcomes.js";
 
 /** Where a turn stands. */
@@ -27,6 +27,11 @@ export interface TurnResult {
   readonly toolCalls: readonly ToolCall[];
   /** The harness's raw events for this turn. */
   readonly events: readonly unknown[];
+  /**
+   * Where observation had failed by the end of this turn (a relay's channel lost, say): a
+   * call in this turn may have crossed unseen, so no assertion of absence can pass.
+   */
+  readonly gaps: readonly EvidenceGap[];
 }
 
 /** Who ran the session. */

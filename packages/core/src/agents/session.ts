@@ -178,6 +178,7 @@ export class AgentSession implements AsyncDisposable {
     try {
       const readiness = await this.agent.readiness();
       this.readiness = readiness;
+      this.stopIfClosedWhileOpening();
       // Only what this session needs blocks it: an adapter may honestly lack the rest.
       const needed: Array<keyof Readiness["capabilities"]> = [];
       if (this.needs.requireMultiTurn) needed.push("multiTurn");
@@ -200,6 +201,10 @@ export class AgentSession implements AsyncDisposable {
         ...(this.tools !== undefined ? { tools: this.tools } : {}),
       });
       this.capture = capture;
+      if (this.finishing) {
+        await capture.close();
+        this.stopIfClosedWhileOpening();
+      }
       const env = childEnvironment();
       for (const [child, parent] of Object.entries(this.agent.spec.credentialEnv)) {
         const value = this.services.parentEnv[parent];
@@ -229,10 +234,15 @@ export class AgentSession implements AsyncDisposable {
           `The harness did not open a session within ${this.timeoutMs} ms (the session's timeout).`,
         );
       }
+      if (this.finishing) {
+        await first.close().catch(() => undefined);
+        this.stopIfClosedWhileOpening();
+      }
       this.harnessSession = first;
       this.state = Lifecycle.IDLE;
       return this;
     } catch (error) {
+      if (this.finishing) throw error; // closed meanwhile: the session is already finished
       const failure = this.withServerStderr(error);
       this.error = failure instanceof Error ? failure.message : String(failure);
       await this.finish(ExecutionOutcome.FAILED);
@@ -274,8 +284,9 @@ export class AgentSession implements AsyncDisposable {
     capture.beginTurn(turnId);
 
     type Settled = { kind: "turn"; turn: AdapterTurn } | { kind: "error"; error: unknown };
-    const adapter: Promise<Settled> = harness
-      .send({ text, turnId, timeoutMs, signal: controller.signal })
+    // Through a promise, so an adapter that throws synchronously cannot wedge the session.
+    const adapter: Promise<Settled> = Promise.resolve()
+      .then(() => harness.send({ text, turnId, timeoutMs, signal: controller.signal }))
       .then(
         (turn): Settled => ({ kind: "turn", turn }),
         (error: unknown): Settled => ({ kind: "error", error }),
@@ -293,7 +304,13 @@ export class AgentSession implements AsyncDisposable {
     let endSession: ExecutionOutcome | null = null;
     if (first === "timeout" || first === "cancelled") {
       controller.abort(first);
-      await harness.interrupt?.().catch(() => undefined);
+      // Bounded: an adapter whose interrupt never returns must not hold the session.
+      await Promise.race([
+        Promise.resolve()
+          .then(() => harness.interrupt?.())
+          .catch(() => undefined),
+        sleep(INTERRUPT_GRACE_MS),
+      ]);
       const late = await Promise.race([adapter, sleep(INTERRUPT_GRACE_MS)]);
       if (late !== "grace" && late.kind === "turn") turn = late.turn;
       outcome = first === "timeout" ? "timed_out" : "cancelled";
@@ -361,6 +378,7 @@ export class AgentSession implements AsyncDisposable {
       error,
       toolCalls,
       events: turn?.events ?? [],
+      gaps: capture.trace.gaps,
     };
     this.turns.push(result);
     this.running = undefined;
@@ -380,9 +398,10 @@ export class AgentSession implements AsyncDisposable {
     if (this.running) {
       this.running.cancel("cancelled");
       await this.waitForTurn();
-      return;
+      // The turn may have ended on its own while it was being wrapped up: cancel the session.
+      if (this.finishing) return this.finishing;
     }
-    if (this.state === Lifecycle.FINISHED || this.closing) return;
+    if (this.state === Lifecycle.FINISHED || this.finishing || this.closing) return;
     this.error = "The session was cancelled by the test.";
     this.state = Lifecycle.CLOSING;
     await this.finish(ExecutionOutcome.CANCELLED);
@@ -399,8 +418,10 @@ export class AgentSession implements AsyncDisposable {
         await this.waitForTurn();
       }
       if (this.finishing) return this.finishing;
+      const opening = this.state === Lifecycle.STARTING;
       this.state = Lifecycle.CLOSING;
-      await this.finish(this.derivedOutcome());
+      if (opening) this.error = "The session was closed while it was opening.";
+      await this.finish(opening ? ExecutionOutcome.CANCELLED : this.derivedOutcome());
     })();
     return this.closing;
   }
@@ -426,6 +447,16 @@ export class AgentSession implements AsyncDisposable {
       await this.close();
     }
     return this.result;
+  }
+
+  /** Throws when close() or cancel() ended the session while open() was still starting it. */
+  private stopIfClosedWhileOpening(): void {
+    if (this.finishing) {
+      throw new SessionClosed(
+        "session.open()",
+        "closed while it was opening (close() or cancel() came first)",
+      );
+    }
   }
 
   /**

@@ -30,7 +30,9 @@ export function correlateTurn(
       (entry) =>
         entry.jsonrpcId !== undefined &&
         !isUnavailable(call.jsonrpcId) &&
-        entry.jsonrpcId === call.jsonrpcId,
+        entry.jsonrpcId === call.jsonrpcId &&
+        entry.server === call.server &&
+        entry.tool === call.tool,
     );
     if (match) {
       pairs.set(call, match);

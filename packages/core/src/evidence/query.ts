@@ -115,7 +115,7 @@ export function toQuerySubject(value: unknown): QuerySubject {
       finished: value.snapshot.lifecycle === "finished",
       turns: new Map([[value.snapshot.number, value.snapshot.turnId]]),
       description: `turn ${value.snapshot.number}`,
-      gaps: [],
+      gaps: (value.gaps ?? []).map((gap) => `${gap.server}: ${gap.reason}`),
     };
   }
   if (isTrace(value))
@@ -250,9 +250,10 @@ export function queryToolCalls(
         "use session.result after close, a TurnResult, or a closed client's finalTrace.",
     );
   }
-  if (negative && subject.gaps.length > 0) {
+  // "Exactly N" is also a claim that no further call happened.
+  if ((negative || query.count !== undefined) && subject.gaps.length > 0) {
     throw new QueryError(
-      `Cannot prove that a call did not happen: the evidence has gaps (${subject.gaps.join("; ")}). ` +
+      `Cannot prove that a call did not happen (nor an exact count): the evidence has gaps (${subject.gaps.join("; ")}). ` +
         "A call may have crossed unseen; fix what broke the capture.",
     );
   }
@@ -301,6 +302,7 @@ export function queryToolCalls(
   const pass =
     query.count !== undefined
       ? n === query.count
-      : n >= (query.minCount ?? 1) && (query.maxCount === undefined || n <= query.maxCount);
+      : n >= (query.minCount ?? (query.maxCount !== undefined ? 0 : 1)) &&
+        (query.maxCount === undefined || n <= query.maxCount);
   return { pass, matches, observed, expectedCount: describeCount(query) };
 }

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { DirectClient, type DirectClientOptions } from "../direct/direct-client.js";
 import { InvalidServerSpec, KitClosed } from "../errors.js";
-import { ManagedProcess, stopStrays, type ProcessLaunch } from "../processes/managed-process.js";
+import { ManagedProcess, stopIfSame, type ProcessLaunch } from "../processes/managed-process.js";
 import { resolveServer, type ResolvedServer, type ServerSpec } from "../servers/spec.js";
 import { parseToolPolicy } from "../servers/tool-policy.js";
 import { WireCapture, type CapturedServer } from "../wire/capture.js";
@@ -286,8 +286,8 @@ export class MCPTestKit implements AsyncDisposable {
     await Promise.all(this.captures.map((capture) => settle(capture.close())));
     // Relays are started by harnesses; one that outlived its harness goes now.
     await settle(
-      stopStrays(
-        this.captures.flatMap((capture) => capture.pids),
+      stopIfSame(
+        this.captures.flatMap((capture) => capture.processes),
         this.context.killGraceMs,
       ),
     );

@@ -181,6 +181,35 @@ export async function stopStrays(pids: readonly number[], graceMs: number): Prom
 }
 
 /**
+ * When a process started, in clock ticks since boot (Linux `/proc`), so that a process id
+ * reused by an unrelated process is never taken for the one seen before. Null where unknown.
+ */
+export function processStartTime(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Stops known processes only if they are still the very ones seen (same start time).
+ */
+export async function stopIfSame(
+  processes: ReadonlyArray<{ pid: number; startTime: string | null }>,
+  graceMs: number,
+): Promise<number[]> {
+  const same = processes.filter(
+    (entry) => entry.startTime !== null && processStartTime(entry.pid) === entry.startTime,
+  );
+  return stopStrays(
+    same.map((entry) => entry.pid),
+    graceMs,
+  );
+}
+
+/**
  * True when a process exists and has not exited. A zombie (exited, not yet reaped by its
  * parent) counts as gone: it runs nothing and holds nothing but its process-table entry.
  */

@@ -9,6 +9,7 @@ import { HttpCaptureProxy } from "./http-proxy.js";
 import { parseJsonRpcPayload } from "./json-rpc.js";
 import { LineSplitter } from "./line-splitter.js";
 import { notifyObservers } from "../kit/observers.js";
+import { processStartTime } from "../processes/managed-process.js";
 
 /** A stdio server as the harness must launch it: the relay in front of the real command. */
 export interface CapturedStdioServer {
@@ -56,7 +57,8 @@ export class WireCapture {
   private readonly recorder = new TraceRecorder();
   private readonly relays = new Set<RelayConnection>();
   private readonly proxies: HttpCaptureProxy[] = [];
-  private readonly knownPids = new Set<number>();
+  /** Relays and servers that said hello and have not reported their exit, with start times. */
+  private readonly knownPids = new Map<number, string | null>();
   private nextConnection = 1;
   private nextToken = 1;
   private closed = false;
@@ -89,9 +91,14 @@ export class WireCapture {
     return this.recorder.snapshot();
   }
 
-  /** Process ids of relays and the servers they started that have said hello. */
+  /** Process ids of relays and the servers they started that may still run. */
   get pids(): readonly number[] {
-    return [...this.knownPids];
+    return [...this.knownPids.keys()];
+  }
+
+  /** The same, with the start time seen at hello (to never signal a reused id). */
+  get processes(): ReadonlyArray<{ pid: number; startTime: string | null }> {
+    return [...this.knownPids].map(([pid, startTime]) => ({ pid, startTime }));
   }
 
   /** Wraps a server for capture. Its tool policy comes from the capture's policy. */
@@ -248,8 +255,10 @@ export class WireCapture {
         relay.server = frame.server;
         relay.relayPid = frame.relayPid;
         relay.serverPid = frame.serverPid;
-        this.knownPids.add(frame.relayPid);
-        if (frame.serverPid !== null) this.knownPids.add(frame.serverPid);
+        this.knownPids.set(frame.relayPid, processStartTime(frame.relayPid));
+        if (frame.serverPid !== null)
+          this.knownPids.set(frame.serverPid, processStartTime(frame.serverPid));
+        relay.relayPid = frame.relayPid;
         notifyObservers((observer) => {
           observer.processStarted?.({
             pid: frame.relayPid,
@@ -286,6 +295,9 @@ export class WireCapture {
         return;
       case "exit": {
         relay.exited = true;
+        // Both are gone (the relay exits right after this frame): never signal their ids later.
+        if (relay.relayPid !== undefined) this.knownPids.delete(relay.relayPid);
+        if (relay.serverPid !== null) this.knownPids.delete(relay.serverPid);
         const how = frame.signal ? `signal ${frame.signal}` : `code ${frame.code}`;
         const detail =
           frame.cause === "client_closed"

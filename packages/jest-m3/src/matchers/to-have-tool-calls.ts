@@ -43,6 +43,11 @@ export function toHaveToolCalls(
     if (!["ordered", "server", "turn"].includes(key))
       usage(`unknown option "${key}"; the options are ordered, server, turn`);
   }
+  if (this.isNot && subject.gaps.length > 0) {
+    usage(
+      `cannot prove that these calls did not happen: the evidence has gaps (${subject.gaps.join("; ")})`,
+    );
+  }
   if (this.isNot && !subject.finished) {
     usage(
       "a .not assertion needs a finished subject: use session.result after close, a TurnResult, or a closed client",

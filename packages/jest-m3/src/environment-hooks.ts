@@ -1,0 +1,10 @@
+/**
+ * How the preset's test environment and its setup file talk across the sandbox boundary:
+ * globals of the test's sandbox, named by registered symbols.
+ */
+
+/** Set by the environment on the sandbox: the preset's environment is in use. */
+export const ENVIRONMENT_MARK = Symbol.for("jest-m3.environment");
+
+/** Set by the setup file: what to run when a test is done, after its afterEach hooks. */
+export const TEST_DONE_HOOK = Symbol.for("jest-m3.test-done");
