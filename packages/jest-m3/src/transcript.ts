@@ -1,5 +1,4 @@
 import type { ExecutionResult } from "@jest-m3/core";
-import { turnLabel } from "./format/call-table.js";
 import { shortValue } from "./format/values.js";
 
 /** A session, as kept for the reporter: small, redacted, JSON. */
@@ -64,7 +63,7 @@ export function toTranscript(
         evidence: call.evidence,
       })),
     })),
-    outsideTurns: result.trace.toolCalls.filter((call) => turnLabel(call.turnId) === "-").length,
+    outsideTurns: result.trace.toolCalls.filter((call) => call.turnId === null).length,
   };
 }
 

@@ -10,22 +10,13 @@ import {
 } from "jest-m3";
 import codexHarness from "@jest-m3/harness-codex";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { failure } from "./support/failure";
 
 const shipping = {
   name: "shipping",
   command: process.execPath,
   args: [join(__dirname, "..", "..", "..", "examples", "shipping", "shipping-server.mjs")],
 };
-
-function failure(assertion: () => unknown): string {
-  try {
-    assertion();
-  } catch (error) {
-    // eslint-disable-next-line no-control-regex
-    return (error as Error).message.replace(/\u001b\[[0-9;]*m/g, "");
-  }
-  throw new Error("the assertion passed");
-}
 
 describe("matchers on a real Codex session", () => {
   let model: ScriptedModel;

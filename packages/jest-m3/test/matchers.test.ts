@@ -9,23 +9,13 @@ import {
   type TurnResult,
 } from "jest-m3";
 import { testHarness } from "../../core/test/support/test-harness";
+import { failure } from "./support/failure";
 
 const shipping: StdioServer = {
   name: "shipping",
   command: process.execPath,
   args: [join(__dirname, "..", "..", "..", "examples", "shipping", "shipping-server.mjs")],
 };
-
-/** The failure message of an assertion, without colours. */
-function failure(assertion: () => unknown): string {
-  try {
-    assertion();
-  } catch (error) {
-    // eslint-disable-next-line no-control-regex
-    return (error as Error).message.replace(/\u001b\[[0-9;]*m/g, "");
-  }
-  throw new Error("the assertion passed");
-}
 
 const quote = (weight: number, zone: string) =>
   `call shipping:shipping_quote ${JSON.stringify({ weight_kg: weight, zone })}`;

@@ -344,7 +344,8 @@ export class AgentSession implements AsyncDisposable {
     }
 
     await capture.endTurn();
-    const wire = capture.trace.toolCalls.filter((call) => call.turnId === turnId);
+    const observed = capture.trace; // one copy of the trace per turn
+    const wire = observed.toolCalls.filter((call) => call.turnId === turnId);
     const toolCalls = correlateTurn(
       wire,
       turn?.toolCalls ?? [],
@@ -378,7 +379,7 @@ export class AgentSession implements AsyncDisposable {
       error,
       toolCalls,
       events: turn?.events ?? [],
-      gaps: capture.trace.gaps,
+      gaps: observed.gaps,
     };
     this.turns.push(result);
     this.running = undefined;

@@ -79,6 +79,7 @@ export function correlateTurn(
   );
   pairByKey((server, tool) => `${server}\u0000${tool}`, true);
 
+  const paired = new Set(pairs.values());
   const out: ToolCall[] = [];
   for (const call of wire) {
     const entry = pairs.get(call);
@@ -93,7 +94,7 @@ export function correlateTurn(
     });
   }
   for (const entry of reported) {
-    if ([...pairs.values()].includes(entry)) continue;
+    if (paired.has(entry)) continue;
     const note = ambiguous.get(entry);
     const startedAt =
       entry.startedAt ?? unavailable("the harness did not report when the call started");

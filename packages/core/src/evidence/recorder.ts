@@ -56,20 +56,32 @@ export class TraceRecorder {
 
   /** Records a parsed message and updates tool-call records. */
   record(direction: Direction, message: JSONRPCMessage, where: Observation): void {
+    const at = this.push(direction, where, {
+      kind: kindOf(message),
+      message,
+      ...(where.origin ? { origin: where.origin } : {}),
+    });
+    if (direction === "to_server") this.observeRequestSide(message, where, at);
+    else this.observeResponseSide(message, where, at);
+  }
+
+  /** Appends a message to the trace, in order and in the current turn; returns its time. */
+  private push(
+    direction: Direction,
+    where: Observation,
+    content: Pick<TraceMessage, "kind" | "message" | "raw" | "problem" | "origin">,
+  ): number {
     const at = where.at ?? monotonicNow();
     this.messages.push({
       seq: this.messages.length,
       server: where.server,
       connection: where.connection,
       direction,
-      kind: kindOf(message),
       at,
-      message,
       turnId: this.turn,
-      ...(where.origin ? { origin: where.origin } : {}),
+      ...content,
     });
-    if (direction === "to_server") this.observeRequestSide(message, where, at);
-    else this.observeResponseSide(message, where, at);
+    return at;
   }
 
   /**
@@ -89,18 +101,7 @@ export class TraceRecorder {
 
   /** Records a line that was not valid JSON-RPC. It is kept verbatim and never dropped. */
   recordMalformed(direction: Direction, raw: string, problem: string, where: Observation): void {
-    const at = where.at ?? monotonicNow();
-    this.messages.push({
-      seq: this.messages.length,
-      server: where.server,
-      connection: where.connection,
-      direction,
-      kind: "malformed",
-      at,
-      raw,
-      problem,
-      turnId: this.turn,
-    });
+    this.push(direction, where, { kind: "malformed", raw, problem });
     this.event("malformed", `${direction} line is not JSON-RPC: ${problem}`, where);
   }
 

@@ -11,16 +11,11 @@ import { LineSplitter } from "./line-splitter.js";
 import { notifyObservers } from "../kit/observers.js";
 import { processStartTime } from "../processes/managed-process.js";
 
-/** A stdio server as the harness must launch it: the relay in front of the real command. */
-export interface CapturedStdioServer {
-  readonly kind: "stdio";
-  readonly name: string;
-  readonly command: string;
-  readonly args: readonly string[];
-  /** The server's own `env` (the harness adds its environment around it). */
-  readonly env: Readonly<Record<string, string>>;
-  readonly cwd: string;
-}
+/**
+ * A stdio server as the harness must launch it: the relay in front of the real command.
+ * Its `env` is only the server's own (the harness adds its environment around it).
+ */
+export type CapturedStdioServer = ResolvedStdioServer;
 
 /** An HTTP server as the harness must reach it: the capture proxy's URL. */
 export interface CapturedHttpServer {

@@ -6,9 +6,8 @@
  */
 import { performance } from "node:perf_hooks";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { MCPTestKit } from "jest-m3";
+import { connectCaptured } from "../../../core/test/support/captured-client";
 import { SHIPPING_SERVER, isRunning, jsonLines } from "../support/user-project";
 
 const RATE_PER_SECOND = 200;
@@ -46,18 +45,7 @@ test(`${RATE_PER_SECOND} calls per second for ${SECONDS} s through the wire capt
     ],
     tools: ["shipping:shipping_quote"],
   });
-  const relay = servers[0]!;
-  if (relay.kind !== "stdio") throw new Error("expected a stdio relay");
-  const client = new Client({ name: "stand-in-harness", version: "1.0.0" });
-  await client.connect(
-    new StdioClientTransport({
-      command: relay.command,
-      args: [...relay.args],
-      env: { ...relay.env },
-      cwd: relay.cwd,
-      stderr: "pipe",
-    }),
-  );
+  const client = await connectCaptured(servers[0]!);
   const pids = capture.pids;
 
   // Paced: call i goes out at start + i × 5 ms (those that fell behind go at the next tick).

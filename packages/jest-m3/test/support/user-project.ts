@@ -17,6 +17,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
+import { processStartTime } from "@jest-m3/core";
 import { dirname, join, relative, sep } from "node:path";
 
 /** The repository root. */
@@ -229,12 +230,7 @@ export function childPids(pid: number): number[] {
 
 /** When `pid` started, in clock ticks since boot (Linux), or null when it is gone. */
 export function startTicks(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
-  } catch {
-    return null;
-  }
+  return processStartTime(pid);
 }
 
 /**
