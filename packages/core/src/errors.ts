@@ -159,11 +159,17 @@ export class UnknownHarness extends M3Error {
   readonly registered: readonly string[];
   /** The package names that were tried. */
   readonly tried: readonly string[];
-  constructor(harness: string, registered: readonly string[], tried: readonly string[]) {
+  constructor(
+    harness: string,
+    registered: readonly string[],
+    tried: readonly string[],
+    details: { hint?: string } = {},
+  ) {
     super(
-      `No harness adapter named "${harness}". Registered: ${registered.length ? registered.join(", ") : "(none)"}. ` +
-        `Tried the packages ${tried.join(" and ")}: none is installed. Install one ` +
-        `(npm install --save-dev ${tried[0]}) or register an adapter with new MCPTestKit({ harnesses: [...] }).`,
+      details.hint ??
+        `No harness adapter named "${harness}". Registered: ${registered.length ? registered.join(", ") : "(none)"}. ` +
+          `Tried the packages ${tried.join(" and ")}: none is installed. Install one ` +
+          `(npm install --save-dev ${tried[0]}) or register an adapter with new MCPTestKit({ harnesses: [...] }).`,
     );
     this.harness = harness;
     this.registered = registered;

@@ -16,7 +16,7 @@ import {
 } from "@jest-m3/core";
 import { isRunning } from "./support/processes";
 import { faultServer, shipping } from "./support/servers";
-import { testHarness } from "./support/test-harness";
+import { testHarness } from "@jest-m3/core/testing";
 
 const quote = (weight: number, zone: string) =>
   `call shipping:shipping_quote ${JSON.stringify({ weight_kg: weight, zone })}`;
@@ -274,7 +274,7 @@ describe("agent selections", () => {
           provider: { name: "p", baseUrl: "http://127.0.0.1:1/v1", wireApi: "chat" },
         },
       ],
-      /field "provider.wireApi" must be "responses"/,
+      /field "provider.wireApi" must be a dialect the "test" harness speaks \("responses"\), got "chat"/,
     ],
   ])("invalid selection %#", (selections, message) => {
     expect(() => kit.agents(selections as never)).toThrow(InvalidSelection);

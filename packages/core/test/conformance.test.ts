@@ -5,7 +5,7 @@ import {
   type ConformanceOptions,
 } from "@jest-m3/core";
 import { shipping } from "./support/servers";
-import { testHarness } from "./support/test-harness";
+import { testHarness } from "@jest-m3/core/testing";
 
 const prompts = {
   callTool: 'call shipping:shipping_quote {"weight_kg":2,"zone":"local"}\nreply 9 USD',

@@ -13,7 +13,7 @@ import {
   STDIO_RELAY_PATH,
   type CapturedServer,
 } from "@jest-m3/core";
-import { connectCaptured } from "./support/captured-client";
+import { connectCaptured } from "@jest-m3/core/testing";
 import { isRunning } from "./support/processes";
 import {
   faultScript,

@@ -8,7 +8,7 @@ import {
   type StdioServer,
   type TurnResult,
 } from "jest-m3";
-import { testHarness } from "../../core/test/support/test-harness";
+import { testHarness } from "@jest-m3/core/testing";
 import { failure } from "./support/failure";
 
 const shipping: StdioServer = {

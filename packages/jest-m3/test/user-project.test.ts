@@ -12,7 +12,7 @@ import {
 
 const repo = REPO;
 const shippingScript = SHIPPING_SERVER;
-const testHarness = join(repo, "packages", "core", "test", "support", "test-harness");
+const testHarness = join(repo, "packages", "core", "dist", "testing.js");
 const runJest = (dir: string) => runUserJest(dir, { timeoutMs: 120_000 });
 const makeProject = makeUserProject;
 

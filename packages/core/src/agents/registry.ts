@@ -1,11 +1,24 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { UnknownHarness } from "../errors.js";
 import type { HarnessDefinition } from "../harness/contract.js";
 
 /** The package names tried for a harness, in order. */
 export function harnessPackageNames(name: string): string[] {
   return [`@jest-m3/harness-${name}`, `jest-m3-harness-${name}`];
+}
+
+/**
+ * What a harness package declares in its package.json under `"jest-m3"`, so the registry
+ * can find kinds and aliases that are not the package's own name (one package serving
+ * `acp`, `gemini` and `opencode`; `claude` as an alias of `claude-code`).
+ */
+export interface HarnessManifest {
+  /** The harness names the package's module exports. */
+  readonly harnesses?: readonly string[];
+  /** Other names, each mapped to one of `harnesses`. */
+  readonly aliases?: Readonly<Record<string, string>>;
 }
 
 function isHarness(value: unknown): value is HarnessDefinition {
@@ -18,7 +31,28 @@ function isHarness(value: unknown): value is HarnessDefinition {
   );
 }
 
-function load(specifier: string, cwd: string): HarnessDefinition | undefined {
+function answersTo(harness: HarnessDefinition, name: string): boolean {
+  return harness.name === name || (harness.aliases ?? []).includes(name);
+}
+
+/** The harness named `name` among what a module exports (`default`, `harness`, `harnesses`). */
+function pick(loaded: Record<string, unknown>, name: string): HarnessDefinition | undefined {
+  const candidates: HarnessDefinition[] = [];
+  const add = (value: unknown) => {
+    if (isHarness(value)) candidates.push(value);
+    else if (Array.isArray(value)) value.filter(isHarness).forEach((one) => candidates.push(one));
+  };
+  add(loaded.default);
+  add(loaded.harness);
+  add(loaded.harnesses);
+  add(loaded);
+  return (
+    candidates.find((one) => answersTo(one, name)) ??
+    (candidates.length === 1 ? candidates[0] : undefined)
+  );
+}
+
+function load(specifier: string, cwd: string, name: string): HarnessDefinition | undefined {
   const fromProject = createRequire(join(cwd, "noop.js"));
   let resolved: string;
   try {
@@ -26,19 +60,54 @@ function load(specifier: string, cwd: string): HarnessDefinition | undefined {
   } catch {
     return undefined;
   }
-  const loaded = fromProject(resolved) as { default?: unknown; harness?: unknown };
-  for (const candidate of [loaded.default, loaded.harness, loaded]) {
-    if (isHarness(candidate)) return candidate;
+  const found = pick(fromProject(resolved) as Record<string, unknown>, name);
+  if (found) return found;
+  throw new UnknownHarness(name, [], [specifier], {
+    hint: `The module ${JSON.stringify(specifier)} does not export a harness named "${name}": export one made with defineHarness() as default (or several as \`harnesses\`).`,
+  });
+}
+
+/** Harness packages installed where `cwd` resolves modules, with their manifests. */
+function installedHarnessPackages(cwd: string): { name: string; manifest: HarnessManifest }[] {
+  const found: { name: string; manifest: HarnessManifest }[] = [];
+  const seen = new Set<string>();
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    const modules = join(dir, "node_modules");
+    if (existsSync(modules)) {
+      const names: string[] = [];
+      const scoped = join(modules, "@jest-m3");
+      if (existsSync(scoped)) {
+        for (const entry of readdirSync(scoped)) {
+          if (entry.startsWith("harness-")) names.push(`@jest-m3/${entry}`);
+        }
+      }
+      for (const entry of readdirSync(modules)) {
+        if (entry.startsWith("jest-m3-harness-")) names.push(entry);
+      }
+      for (const name of names) {
+        if (seen.has(name)) continue;
+        seen.add(name);
+        try {
+          const json = JSON.parse(readFileSync(join(modules, name, "package.json"), "utf8")) as {
+            "jest-m3"?: HarnessManifest;
+          };
+          if (json["jest-m3"]) found.push({ name, manifest: json["jest-m3"] });
+        } catch {
+          // A package without a readable manifest is found by its name only.
+        }
+      }
+    }
+    if (dirname(dir) === dir) break;
   }
-  throw new TypeError(
-    `The module ${JSON.stringify(specifier)} does not export a harness: export one made with defineHarness() as default.`,
-  );
+  return found;
 }
 
 /**
- * Finds the adapter for `name`: registered on the kit first, then a module named in the
- * configuration (`M3_HARNESS_<NAME>=<module>`), then the packages `@jest-m3/harness-<name>`
- * and `jest-m3-harness-<name>` resolved from the project directory.
+ * Finds the adapter for `name`: registered on the kit first (by name or alias), then a
+ * module named in the configuration (`M3_HARNESS_<NAME>=<module>`), then the packages
+ * `@jest-m3/harness-<name>` and `jest-m3-harness-<name>` resolved from the project
+ * directory, then any installed harness package whose manifest (`"jest-m3": { harnesses,
+ * aliases }` in its package.json) declares the name.
  *
  * @throws {@link UnknownHarness} listing what is registered and what was tried.
  */
@@ -48,13 +117,21 @@ export function resolveHarness(
   config: Readonly<Record<string, string | undefined>>,
   cwd: string,
 ): HarnessDefinition {
-  const own = registered.get(name);
+  const own = registered.get(name) ?? [...registered.values()].find((one) => answersTo(one, name));
   if (own) return own;
   const configured = config[`M3_HARNESS_${name.toUpperCase().replace(/-/g, "_")}`];
   const tried: string[] = [];
   for (const specifier of [...(configured ? [configured] : []), ...harnessPackageNames(name)]) {
     tried.push(specifier);
-    const found = load(specifier, cwd);
+    const found = load(specifier, cwd, name);
+    if (found) return found;
+  }
+  for (const { name: packageName, manifest } of installedHarnessPackages(cwd)) {
+    const canonical =
+      manifest.aliases?.[name] ?? (manifest.harnesses?.includes(name) ? name : undefined);
+    if (!canonical) continue;
+    tried.push(packageName);
+    const found = load(packageName, cwd, canonical);
     if (found) return found;
   }
   throw new UnknownHarness(name, [...registered.keys()], tried);

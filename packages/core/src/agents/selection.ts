@@ -1,6 +1,12 @@
 import { InvalidSelection } from "../errors.js";
-import type { HarnessDefinition, ModelProvider, SelectionSpec } from "../harness/contract.js";
-import { getRunProvider } from "./run-provider.js";
+import {
+  PROVIDER_DIALECTS,
+  type HarnessDefinition,
+  type ModelProvider,
+  type ProviderDialect,
+  type SelectionSpec,
+} from "../harness/contract.js";
+import { harnessDialects, runProviderFor } from "./run-provider.js";
 
 /**
  * What a test asks for: a harness and one or more models. `kit.agents()` expands it into
@@ -142,7 +148,7 @@ export function expandSelection(
       throw new InvalidSelection(
         index,
         "provider",
-        `must be { name, baseUrl, wireApi: "responses" }, got ${describe(provider)}.`,
+        `must be { name, baseUrl, wireApi }, got ${describe(provider)}.`,
       );
     }
     const record = provider as Record<string, unknown>;
@@ -169,11 +175,13 @@ export function expandSelection(
         `must be an http(s) URL, got ${describe(record.baseUrl)}.`,
       );
     }
-    if (record.wireApi !== "responses") {
+    const spoken = harnessDialects(knownHarness(harness));
+    if (!spoken.includes(record.wireApi as ProviderDialect)) {
       throw new InvalidSelection(
         index,
         "provider.wireApi",
-        `must be "responses" (the only API harnesses speak), got ${describe(record.wireApi)}.`,
+        `must be a dialect the "${harness}" harness speaks (${spoken.map((d) => `"${d}"`).join(", ")}), got ${describe(record.wireApi)}. ` +
+          `Dialects jest-m3 knows: ${PROVIDER_DIALECTS.join(", ")}.`,
       );
     }
     if (
@@ -194,9 +202,10 @@ export function expandSelection(
   ) {
     throw new InvalidSelection(index, "options", `must be an object, got ${describe(options)}.`);
   }
-  // A selection without a provider takes the run's, when the runner configured one.
-  checkedProvider ??= getRunProvider()?.provider;
   const definition = knownHarness(harness);
+  // A selection without a provider takes the run's, in its harness's dialect, when the
+  // runner configured one.
+  checkedProvider ??= runProviderFor(harnessDialects(definition));
   return {
     harness: definition,
     specs: (models as string[]).map((model) => ({

@@ -52,13 +52,42 @@ export interface Readiness {
   readonly capabilities: Capabilities;
 }
 
-/** Any Responses-compatible model endpoint: the scripted model, a local server, a proxy. */
+/**
+ * The model APIs ("dialects") harnesses speak to their model provider:
+ * - `responses`: OpenAI Responses (Codex);
+ * - `chat-completions`: OpenAI Chat Completions (OpenCode and OpenAI-compatible agents);
+ * - `anthropic-messages`: Anthropic Messages (Claude Code);
+ * - `gemini`: the Gemini API (Gemini CLI).
+ */
+export type ProviderDialect = "responses" | "chat-completions" | "anthropic-messages" | "gemini";
+
+/** Every {@link ProviderDialect}, in a stable order (for messages and validation). */
+export const PROVIDER_DIALECTS: readonly ProviderDialect[] = Object.freeze([
+  "responses",
+  "chat-completions",
+  "anthropic-messages",
+  "gemini",
+]);
+
+/**
+ * A model endpoint in one dialect: the scripted model, a local server, a proxy, a vendor.
+ *
+ * @example
+ * ```ts
+ * const provider: ModelProvider = { name: "scripted", baseUrl: "http://127.0.0.1:4000/v1", wireApi: "responses" };
+ * ```
+ */
 export interface ModelProvider {
   /** An identifier for the provider (`[a-zA-Z0-9_-]`), e.g. `scripted`. */
   readonly name: string;
-  /** The base URL; requests go to `<baseUrl>/responses`. */
+  /**
+   * The base URL, as the vendor's own SDK takes it: OpenAI-style dialects include `/v1`
+   * (requests go to `<baseUrl>/responses`, `<baseUrl>/chat/completions`); Anthropic and
+   * Gemini do not (`<baseUrl>/v1/messages`, `<baseUrl>/v1beta/models/...`).
+   */
   readonly baseUrl: string;
-  readonly wireApi: "responses";
+  /** The API this endpoint speaks. */
+  readonly wireApi: ProviderDialect;
   /**
    * Name of the child environment variable holding the API key, if the provider needs
    * one. The value comes from the selection's `credentialEnv`; only the name is written.
@@ -195,6 +224,17 @@ export interface HarnessSession {
 /** An adapter. Build one with {@link defineHarness}. */
 export interface HarnessDefinition {
   readonly name: string;
+  /**
+   * Other names a selection may use for this harness (`claude` for `claude-code`, say).
+   * The registry resolves an alias to this definition when it is registered on the kit.
+   */
+  readonly aliases?: readonly string[];
+  /**
+   * The provider dialects this harness can talk to, preferred first. A selection's
+   * explicit provider must speak one of them; a run provider (the scripted model) is
+   * asked for the first it serves. Defaults to `["responses"]`.
+   */
+  readonly dialects?: readonly ProviderDialect[];
   /** Checks, without starting a session, what this harness can do with this selection. */
   readiness(context: ReadinessContext): Promise<Readiness>;
   /**

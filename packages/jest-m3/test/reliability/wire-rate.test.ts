@@ -7,7 +7,7 @@
 import { performance } from "node:perf_hooks";
 import { join } from "node:path";
 import { MCPTestKit } from "jest-m3";
-import { connectCaptured } from "../../../core/test/support/captured-client";
+import { connectCaptured } from "@jest-m3/core/testing";
 import { SHIPPING_SERVER, isRunning, jsonLines } from "../support/user-project";
 
 const RATE_PER_SECOND = 200;

@@ -1,7 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CapturedServer } from "@jest-m3/core";
+import type { CapturedServer } from "../harness.js";
 
 /**
  * A plain SDK client connected to a captured server, standing in for a harness: it

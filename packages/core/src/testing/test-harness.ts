@@ -18,8 +18,8 @@ import {
   type HarnessDefinition,
   type ManagedProcess,
   type ReportedToolCall,
-} from "@jest-m3/core";
-import { connectCaptured } from "./captured-client";
+} from "../harness.js";
+import { connectCaptured } from "./captured-client.js";
 
 export interface TestHarnessOptions {
   /** Capabilities to report as unavailable, with their reasons. */

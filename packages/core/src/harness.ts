@@ -1,0 +1,60 @@
+/**
+ * `@jest-m3/core/harness`: everything a harness adapter author needs. Define an adapter
+ * with {@link defineHarness}, read what a session gives it in {@link HarnessLaunch}, answer
+ * each turn with an {@link AdapterTurn}, and prove it with the conformance suite.
+ *
+ * @example
+ * ```ts
+ * import { defineHarness, readinessOf, type HarnessLaunch } from "@jest-m3/core/harness";
+ * export default defineHarness({ name: "my-agent", dialects: ["chat-completions"], readiness, open });
+ * ```
+ *
+ * @packageDocumentation
+ */
+export {
+  defineHarness,
+  isToolAllowed,
+  HarnessStartError,
+  PROVIDER_DIALECTS,
+  type HarnessDefinition,
+  type HarnessLaunch,
+  type HarnessSession,
+  type HarnessHealth,
+  type HarnessEvent,
+  type AdapterTurn,
+  type AdapterTurnOutcome,
+  type AdapterTurnRequest,
+  type ReportedToolCall,
+  type Readiness,
+  type ReadinessContext,
+  type Capabilities,
+  type Capability,
+  type CapabilityStatus,
+  type ModelProvider,
+  type ProviderDialect,
+  type SelectionSpec,
+} from "./harness/contract.js";
+export {
+  conformanceChecks,
+  ConformanceFailure,
+  type ConformanceOptions,
+  type ConformanceCheck,
+} from "./harness/conformance.js";
+export type { CapturedServer, CapturedStdioServer, CapturedHttpServer } from "./wire/capture.js";
+export type { ToolPolicy } from "./servers/tool-policy.js";
+export type { ToolCallStatus } from "./evidence/trace.js";
+export { unavailable, isUnavailable, type Unavailable } from "./evidence/unavailable.js";
+export { monotonicNow } from "./evidence/clock.js";
+export { canonicalJson } from "./evidence/canonical.js";
+export { isSecretName, redactHeaders } from "./wire/redaction.js";
+export { POLICY_DENIED_CODE, isPolicyDenialMessage } from "./wire/channel-protocol.js";
+export {
+  ManagedProcess,
+  childEnvironment,
+  isAlive as isProcessAlive,
+  processStartTime,
+  INHERITED_ENV,
+  type ProcessLaunch,
+  type ExitInfo,
+} from "./processes/managed-process.js";
+export { M3Error } from "./errors.js";
