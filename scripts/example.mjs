@@ -17,6 +17,6 @@ function run(args) {
 }
 
 if (!existsSync(join(root, "node_modules", ".package-lock.json")))
-  run(["ci", "--no-audit", "--no-fund"]);
+  run(["install", "--no-audit", "--no-fund"]); // not `ci`: see .ci/run
 run(["run", "build"]);
 run(["test", "--workspace", "examples/shipping"]);
