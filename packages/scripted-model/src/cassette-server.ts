@@ -19,9 +19,9 @@ import {
   type RequestSummary,
 } from "./cassette";
 import { preview } from "./decision";
-import { offeredMcpTools, readRequest } from "./conversation";
 import { MissingApiKey, ScriptedModelError } from "./errors";
 import type { JournalConversation } from "./journal";
+import { journalConversation } from "./scripted-server";
 import { SseReader, type SseEvent } from "./responses-stream";
 import { describe, type JsonRegExp } from "./script";
 import {
@@ -308,12 +308,9 @@ function isTerminal(event: SseEvent): boolean {
 }
 
 function conversationOf(request: ModelRequest): JournalConversation | null {
-  const read = readRequest(request.json as Record<string, unknown>);
-  return {
-    turn: read.conversation.turn,
-    user: read.conversation.user,
-    turnResults: read.conversation.turnResults,
-    offeredTools: offeredMcpTools(read.offered),
-    toolSearch: read.offered.toolSearch,
-  };
+  if (request.json === undefined) return null;
+  return journalConversation(
+    request.dialect.read(request.json as Record<string, unknown>, request.route),
+    [],
+  );
 }

@@ -1,12 +1,31 @@
 /**
- * Reading a Responses API request: the conversation it carries (user messages, turn number,
- * tool results), the tools it offers, and how far the scripted model already got in this turn.
+ * The neutral conversation every dialect reads its requests into (user and assistant texts,
+ * tool calls, tool results, tool searches, the tools offered), and what the scripted model
+ * reads from it: the turn, the latest user message, the tool results, how far it already got.
  *
- * Codex sends the whole history with every request, so the server needs no memory of earlier
+ * Agents send the whole history with every request, so the server needs no memory of earlier
  * requests: the call ids it hands out encode the rule and step they came from.
  */
+import type { ProviderDialect, SidePurpose } from "./dialects/dialect";
 import type { Conversation, ToolResult } from "./script";
 import { isPlainObject } from "./script";
+
+/** One item of a neutral conversation, in order. */
+export type NeutralItem =
+  | { type: "user"; text: string }
+  | { type: "assistant"; text: string }
+  | {
+      type: "call";
+      callId: string;
+      /** The namespace (Codex's `mcp__shipping`), or `null` for a flat name. */
+      namespace: string | null;
+      name: string;
+      arguments: unknown;
+    }
+  /** A tool search the model made (Codex's `tool_search_call`, Claude Code's `ToolSearch`). */
+  | { type: "search"; callId: string; query: string }
+  | { type: "search_result"; callId: string; names: string[] }
+  | { type: "result"; callId: string; output: string };
 
 /** The tools a request lets the model call. */
 export interface OfferedTools {
@@ -14,8 +33,48 @@ export interface OfferedTools {
   namespaces: Map<string, Set<string>>;
   /** Top-level function tool names. */
   functions: Set<string>;
-  /** Whether the request offers the `tool_search` tool. */
-  toolSearch: boolean;
+  /** Tool names listed as deferred (loadable through a `select:` tool search), not yet offered. */
+  deferred: Set<string>;
+  /**
+   * The tool search the request offers: `codex` (search by words, any tool), `select`
+   * (Claude Code's ToolSearch, deferred tools only), or `null`.
+   */
+  search: "codex" | "select" | null;
+  /** The tool search tool's name, when offered (`tool_search`, `ToolSearch`). */
+  searchTool: string | null;
+  /** Whether messages list every offered name (agents whose names are not Codex's). */
+  listNames: boolean;
+}
+
+/** A request read into the neutral form by its dialect. */
+export interface NeutralRequest {
+  dialect: ProviderDialect;
+  items: NeutralItem[];
+  offered: OfferedTools;
+  /** The `model` the request names (body or URL). */
+  model: string;
+  /** Whether it asked for a stream. */
+  stream: boolean;
+  /** The parsed body. */
+  body: Record<string, unknown>;
+  /** Identifies the conversation (for faults served once), `"default"` when unknown. */
+  conversationKey: string;
+  /** Set for a side request (title, routing, summary, …). */
+  side?: SidePurpose;
+  /** For JSON-mode side requests: the schema of the answer. */
+  schema?: unknown;
+}
+
+/** Empty offered tools. */
+export function noTools(listNames = true): OfferedTools {
+  return {
+    namespaces: new Map(),
+    functions: new Set(),
+    deferred: new Set(),
+    search: null,
+    searchTool: null,
+    listNames,
+  };
 }
 
 /** Where the scripted model stands in the current turn, read back from its own call ids. */
@@ -38,7 +97,7 @@ export interface ReadRequest {
   rulesUsed: Set<number>;
   /** Call ids of tool searches made in this turn. */
   searchesMade: Set<string>;
-  /** Identifies the conversation (Codex's `prompt_cache_key`), `"default"` when absent. */
+  /** Identifies the conversation, `"default"` when absent. */
   conversationKey: string;
 }
 
@@ -55,38 +114,36 @@ export function scriptedCallId(
   return `${kind}_m3_t${turn}_r${rule < 0 ? "f" : rule}_s${step}_${k}`;
 }
 
-/** Reads a request body (already parsed JSON). */
-export function readRequest(body: Record<string, unknown>): ReadRequest {
-  const input = Array.isArray(body.input) ? (body.input as unknown[]) : [];
-  const items = input.filter(isPlainObject);
-
+/** Reads the conversation out of a neutral request; `refs` are the script's `server:tool`s. */
+export function readConversation(
+  request: NeutralRequest,
+  refs: readonly string[] = [],
+): ReadRequest {
+  const items = request.items;
   let turn = 0;
   let latestUser = -1;
   let user = "";
   items.forEach((item, index) => {
-    if (messageRole(item) !== "user") return;
-    const text = messageText(item);
-    if (isContextualUserText(text)) return;
+    if (item.type !== "user") return;
     turn += 1;
     latestUser = index;
-    user = text;
+    user = item.text;
   });
 
   const calls = new Map<string, { server: string | null; tool: string }>();
   const results: ToolResult[] = [];
   const turnResults: ToolResult[] = [];
   items.forEach((item, index) => {
-    if (item.type === "function_call" && typeof item.call_id === "string") {
-      calls.set(item.call_id, splitToolName(item.namespace, item.name));
-    } else if (item.type === "function_call_output" && typeof item.call_id === "string") {
-      const call = calls.get(item.call_id);
-      const output = toolOutputText(item.output);
+    if (item.type === "call") {
+      calls.set(item.callId, mcpName(item.namespace, item.name, refs));
+    } else if (item.type === "result") {
+      const call = calls.get(item.callId);
       const result: ToolResult = {
-        callId: item.call_id,
+        callId: item.callId,
         server: call?.server ?? null,
         tool: call?.tool ?? null,
-        output,
-        value: parseJson(output),
+        output: item.output,
+        value: parseJson(item.output),
       };
       results.push(result);
       if (index > latestUser) turnResults.push(result);
@@ -97,12 +154,12 @@ export function readRequest(body: Record<string, unknown>): ReadRequest {
   const rulesUsed = new Set<number>();
   const searchesMade = new Set<string>();
   for (const item of items.slice(latestUser + 1)) {
-    if (item.type !== "function_call" && item.type !== "tool_search_call") continue;
-    const id = typeof item.call_id === "string" ? SCRIPTED_ID.exec(item.call_id) : null;
+    if (item.type !== "call" && item.type !== "search") continue;
+    const id = SCRIPTED_ID.exec(item.callId);
     if (id === null || Number(id[2]) !== turn) continue;
     const rule = id[3] === "f" ? -1 : Number(id[3]);
     rulesUsed.add(rule);
-    if (id[1] === "ts") searchesMade.add(item.call_id as string);
+    if (id[1] === "ts") searchesMade.add(item.callId);
     position = { rule, step: Number(id[4]), searching: id[1] === "ts" };
   }
 
@@ -112,92 +169,111 @@ export function readRequest(body: Record<string, unknown>): ReadRequest {
       turn,
       lastToolResult: results.at(-1) ?? null,
       turnResults,
-      model: typeof body.model === "string" ? body.model : "",
-      body,
+      model: request.model,
+      body: request.body,
     },
-    offered: offeredTools(body, items),
+    offered: request.offered,
     position,
     rulesUsed,
     searchesMade,
-    conversationKey: typeof body.prompt_cache_key === "string" ? body.prompt_cache_key : "default",
+    conversationKey: request.conversationKey,
   };
 }
 
-function offeredTools(
-  body: Record<string, unknown>,
-  items: Record<string, unknown>[],
-): OfferedTools {
-  const offered: OfferedTools = { namespaces: new Map(), functions: new Set(), toolSearch: false };
-  const add = (tools: unknown) => {
-    if (!Array.isArray(tools)) return;
-    for (const tool of tools) {
-      if (!isPlainObject(tool)) continue;
-      if (tool.type === "tool_search") offered.toolSearch = true;
-      if (tool.type === "function" && typeof tool.name === "string")
-        offered.functions.add(tool.name);
-      if (tool.type === "namespace" && typeof tool.name === "string") {
-        const names = offered.namespaces.get(tool.name) ?? new Set<string>();
-        if (Array.isArray(tool.tools)) {
-          for (const inner of tool.tools) {
-            if (isPlainObject(inner) && typeof inner.name === "string") names.add(inner.name);
-          }
-        }
-        offered.namespaces.set(tool.name, names);
-      }
+/**
+ * The names an agent may give the MCP tool `server:tool`, most specific first: Claude Code's
+ * `mcp__server__tool`, Gemini CLI's `mcp_server_tool`, OpenCode's `server_tool`, then the
+ * bare `tool`.
+ */
+export function toolNames(server: string, tool: string): string[] {
+  return [...new Set([...qualifiedToolNames(server, tool), tool, sanitize(tool)])];
+}
+
+function qualifiedToolNames(server: string, tool: string): string[] {
+  const names: string[] = [];
+  for (const s of new Set([server, sanitize(server)])) {
+    for (const t of new Set([tool, sanitize(tool)])) {
+      names.push(`mcp__${s}__${t}`, `mcp_${s}_${t}`, `${s}_${t}`, `${s}__${t}`);
     }
-  };
-  add(body.tools);
-  for (const item of items) {
-    if (item.type === "tool_search_output") add(item.tools);
   }
-  return offered;
+  return names;
 }
 
-/** The MCP tools a request offers, as `server:tool` (namespaced and flat `mcp__s__t` names). */
-export function offeredMcpTools(offered: OfferedTools): string[] {
-  const out: string[] = [];
+/** The MCP name (`server`, `tool`) of an offered or called name, as far as it can be told. */
+export function mcpName(
+  namespace: string | null,
+  name: string,
+  refs: readonly string[],
+): { server: string | null; tool: string } {
+  if (namespace !== null && namespace.startsWith("mcp__")) {
+    return { server: namespace.slice(5), tool: name };
+  }
+  const flat = /^mcp__(.+?)__(.+)$/.exec(name);
+  if (flat) return { server: flat[1] as string, tool: flat[2] as string };
+  for (const ref of refs) {
+    const [server = "", tool = ""] = ref.split(":");
+    if (qualifiedToolNames(server, tool).includes(name)) return { server, tool };
+  }
+  return { server: null, tool: name };
+}
+
+/**
+ * The MCP tools a request offers, as `server:tool`: namespaced and `mcp__s__t` names, and
+ * names that are one of the script's tools in another agent's naming.
+ */
+export function offeredMcpTools(offered: OfferedTools, refs: readonly string[] = []): string[] {
+  const out = new Set<string>();
   for (const [namespace, names] of offered.namespaces) {
     if (!namespace.startsWith("mcp__")) continue;
-    for (const name of names) out.push(`${namespace.slice(5)}:${name}`);
+    for (const name of names) out.add(`${namespace.slice(5)}:${name}`);
   }
   for (const name of offered.functions) {
-    const flat = /^mcp__(.+?)__(.+)$/.exec(name);
-    if (flat) out.push(`${flat[1]}:${flat[2]}`);
+    const found = mcpName(null, name, refs);
+    if (found.server !== null) out.add(`${found.server}:${found.tool}`);
+  }
+  return [...out].sort();
+}
+
+/** Every tool name a request offers (flat, `namespace/name`, deferred marked), sorted. */
+export function offeredNames(offered: OfferedTools): string[] {
+  const out: string[] = [];
+  for (const [namespace, names] of offered.namespaces) {
+    for (const name of names) out.push(`${namespace}/${name}`);
+  }
+  out.push(...offered.functions);
+  for (const name of offered.deferred) {
+    if (!offered.functions.has(name)) out.push(`${name} (deferred)`);
   }
   return out.sort();
 }
 
+/** How to reach `server:tool` given what a request offers. */
+export type Exposure =
+  { kind: "direct"; namespace: string | null; name: string } | { kind: "deferred"; name: string };
+
 /** How to call `server:tool` given what the request offers, or `null` when it is not offered. */
-export function toolExposure(
-  offered: OfferedTools,
-  server: string,
-  tool: string,
-): { namespace: string | null; name: string } | null {
+export function toolExposure(offered: OfferedTools, server: string, tool: string): Exposure | null {
   for (const candidate of new Set([server, sanitize(server)])) {
     const names = offered.namespaces.get(`mcp__${candidate}`);
     if (names === undefined) continue;
     for (const name of new Set([tool, sanitize(tool)])) {
-      if (names.has(name)) return { namespace: `mcp__${candidate}`, name };
+      if (names.has(name)) return { kind: "direct", namespace: `mcp__${candidate}`, name };
     }
   }
-  for (const flat of [`mcp__${server}__${tool}`, `mcp__${sanitize(server)}__${sanitize(tool)}`]) {
-    if (offered.functions.has(flat)) return { namespace: null, name: flat };
+  const names = toolNames(server, tool);
+  for (const name of names) {
+    if (offered.functions.has(name) && name !== offered.searchTool) {
+      return { kind: "direct", namespace: null, name };
+    }
+  }
+  for (const name of names) {
+    if (offered.deferred.has(name)) return { kind: "deferred", name };
   }
   return null;
 }
 
 function sanitize(name: string): string {
   return name.replace(/[^A-Za-z0-9_-]/g, "_");
-}
-
-function splitToolName(namespace: unknown, name: unknown): { server: string | null; tool: string } {
-  const tool = typeof name === "string" ? name : "";
-  if (typeof namespace === "string" && namespace.startsWith("mcp__")) {
-    return { server: namespace.slice(5), tool };
-  }
-  const flat = /^mcp__(.+?)__(.+)$/.exec(tool);
-  if (flat) return { server: flat[1] as string, tool: flat[2] as string };
-  return { server: null, tool };
 }
 
 /** The role of a message item, or `undefined` for other items. */
@@ -245,7 +321,8 @@ export function toolOutputText(output: unknown): string {
   return text.replace(WALL_TIME, "");
 }
 
-function parseJson(text: string): unknown {
+/** A tool output's value: parsed JSON when it is JSON, else the text. */
+export function parseJson(text: string): unknown {
   const trimmed = text.trim();
   if (!/^[[{"]/.test(trimmed)) return text;
   try {

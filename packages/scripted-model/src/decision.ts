@@ -2,7 +2,13 @@
  * Deciding how the scripted model answers one request: which rule and step apply, what the
  * step produces given the tools the request offers, and what to say when nothing fits.
  */
-import { offeredMcpTools, scriptedCallId, toolExposure, type ReadRequest } from "./conversation";
+import {
+  offeredMcpTools,
+  offeredNames,
+  scriptedCallId,
+  toolExposure,
+  type ReadRequest,
+} from "./conversation";
 import type {
   CompiledCall,
   CompiledRule,
@@ -15,6 +21,7 @@ import type {
   StepContext,
 } from "./script";
 import { describe, isPlainObject } from "./script";
+import type { SidePurpose } from "./dialects/dialect";
 
 /** A tool call the scripted model makes. */
 export interface DecidedCall {
@@ -47,7 +54,8 @@ export interface DecisionSource {
  *
  * Script decisions: `call`, `tool_search`, `reply`, `fail`, `http`, `cut`, `hang`,
  * `tool_not_offered`, `unmatched`, `script_error`. Cassette decisions: `record`, `replay`,
- * `replay_mismatch`, `upstream_error`. Any mode: `rejected` (not a request the server serves).
+ * `replay_mismatch`, `upstream_error`. Any mode: `rejected` (not a request the server serves),
+ * `side` (a side request such as a title or a token count, answered without the script).
  */
 export type Decision =
   | (DecisionSource & { kind: "call"; calls: DecidedCall[] })
@@ -64,7 +72,8 @@ export type Decision =
   | { kind: "replay"; interaction: number; status: number }
   | { kind: "replay_mismatch"; message: string }
   | { kind: "upstream_error"; message: string }
-  | { kind: "rejected"; status: number; message: string };
+  | { kind: "rejected"; status: number; message: string }
+  | { kind: "side"; purpose: SidePurpose; text: string };
 
 /** A decision with its delay, the problem it shows (if any), and the fault it consumes. */
 export interface Plan {
@@ -105,7 +114,7 @@ function decideOrThrow(script: CompiledScript, request: ReadRequest, served: Set
       while (isFault(rule.steps[step]) && served.has(faultKey(rule, step))) step += 1;
       const current = rule.steps[step];
       if (current !== undefined) {
-        const plan = playStep(rule, step, current, request);
+        const plan = playStep(rule, step, current, request, script.refs);
         if (isFault(current)) plan.consumes = faultKey(rule, step);
         return plan;
       }
@@ -196,6 +205,7 @@ function playStep(
   index: number,
   step: CompiledStep,
   request: ReadRequest,
+  refs: readonly string[],
 ): Plan {
   const source: DecisionSource = { rule: rule.label, step: step.number };
   const delayMs = step.delayMs;
@@ -244,16 +254,21 @@ function playStep(
   const calls: DecidedCall[] = [];
   for (const [k, call] of step.calls.entries()) {
     const exposure = toolExposure(offered, call.server, call.tool);
-    if (exposure === null) {
+    if (exposure === null || exposure.kind === "deferred") {
       const searchId = scriptedCallId("ts", conversation.turn, rule.index, index, k);
-      if (offered.toolSearch && !request.searchesMade.has(searchId)) {
-        const query = `${call.server} ${call.tool}`;
+      const query =
+        exposure?.kind === "deferred"
+          ? `select:${exposure.name}`
+          : offered.search === "codex"
+            ? `${call.server} ${call.tool}`
+            : null;
+      if (query !== null && offered.search !== null && !request.searchesMade.has(searchId)) {
         return {
           decision: { ...source, kind: "tool_search", tool: call.ref, callId: searchId, query },
           delayMs,
         };
       }
-      return notOffered(source, call, request, delayMs);
+      return notOffered(source, call, request, delayMs, refs);
     }
     calls.push({
       ref: call.ref,
@@ -301,12 +316,18 @@ function notOffered(
   call: CompiledCall,
   request: ReadRequest,
   delayMs: number,
+  refs: readonly string[],
 ): Plan {
-  const offered = offeredMcpTools(request.offered);
-  const searched = request.offered.toolSearch ? " (tool_search did not return it either)" : "";
+  const offered = offeredMcpTools(request.offered, refs);
+  const searched =
+    request.offered.search === "codex" ? " (tool_search did not return it either)" : "";
+  const names = offeredNames(request.offered);
+  const named = request.offered.listNames
+    ? `Tools offered, as the request names them: ${names.length === 0 ? "none" : names.join(", ")}. `
+    : "";
   const text =
     `I cannot call ${call.ref}: this request does not offer that tool${searched}. ` +
-    `MCP tools offered: ${offered.length === 0 ? "none" : offered.join(", ")}. ` +
+    `MCP tools offered: ${offered.length === 0 ? "none" : offered.join(", ")}. ${named}` +
     `(scripted model, ${source.rule} step ${source.step})`;
   return {
     decision: { ...source, kind: "tool_not_offered", tool: call.ref, text },

@@ -4,10 +4,11 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve as resolvePath } from "node:path";
 import type { Decision } from "./decision";
+import type { ProviderDialect } from "./dialects/dialect";
 import { ScriptedModelProblems } from "./errors";
 import type { ToolResult } from "./script";
 
-/** What the server read from a request's conversation (Responses requests only). */
+/** What the server read from a request's conversation. */
 export interface JournalConversation {
   /** The turn number (how many user messages the conversation holds). */
   turn: number;
@@ -30,11 +31,18 @@ export interface JournalEntry {
   method: string;
   /** The request path, e.g. `/v1/responses`. */
   path: string;
+  /** The dialect whose route the request took, or `null` for a path no dialect serves. */
+  dialect: ProviderDialect | null;
+  /**
+   * Whether it is a side request (a title, routing, summary, token count, probe or model list),
+   * answered with something plausible that no rule mentions; its decision is `side`.
+   */
+  side: boolean;
   /** The request headers; credentials (`authorization`, `api-key`, cookies) are redacted. */
   headers: Record<string, string>;
   /** The request body parsed as JSON, or the raw text when it is not JSON. */
   body: unknown;
-  /** What the server read from the conversation, for Responses requests. */
+  /** What the server read from the conversation (`null` for requests without one). */
   conversation: JournalConversation | null;
   /** The answer the server chose. */
   decision: Decision;
@@ -55,9 +63,9 @@ export class Journal {
     return this.list;
   }
 
-  /** The decisions so far, in order: a compact view for assertions. */
+  /** The decisions of the main requests so far (side requests left out), in order. */
   get decisions(): Decision[] {
-    return this.list.map((entry) => entry.decision);
+    return this.list.filter((entry) => !entry.side).map((entry) => entry.decision);
   }
 
   /** One line per entry that has a problem, each naming its request. */

@@ -253,6 +253,8 @@ export interface CompiledRule {
 /** A validated script. @internal */
 export interface CompiledScript {
   name: string | undefined;
+  /** Every `server:tool` the script calls. */
+  refs: string[];
   rules: CompiledRule[];
   fallback: CompiledRule | undefined;
 }
@@ -340,7 +342,13 @@ export function compileScript(script: unknown): CompiledScript {
       steps: compileSteps(script.fallback, "fallback"),
     };
   }
-  return { name: script.name as string | undefined, rules, fallback };
+  const refs = new Set<string>();
+  for (const rule of [...rules, ...(fallback === undefined ? [] : [fallback])]) {
+    for (const step of rule.steps) {
+      if (step.kind === "call") for (const call of step.calls) refs.add(call.ref);
+    }
+  }
+  return { name: script.name as string | undefined, refs: [...refs], rules, fallback };
 }
 
 function compileRule(rule: unknown, index: number): CompiledRule {

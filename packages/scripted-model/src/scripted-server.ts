@@ -1,31 +1,25 @@
 /**
- * Script mode: a model server that answers from a script.
+ * Script mode: a model server that answers from a script, in every dialect at once.
  */
-import { offeredMcpTools, readRequest } from "./conversation";
-import { decide, type Decision } from "./decision";
-import { ResponseBuilder, type SseEvent } from "./responses-stream";
+import { offeredMcpTools, readConversation, type NeutralRequest } from "./conversation";
+import { decide } from "./decision";
+import { estimateTokens, type RenderContext } from "./dialects/dialect";
+import type { JournalConversation } from "./journal";
 import { compileScript, loadScript, type Script } from "./script";
-import {
-  sendError,
-  serve,
-  sleep,
-  startStream,
-  untilAborted,
-  writeEvents,
-  type ScriptedModel,
-  type ServerOptions,
-} from "./server";
+import { sideAnswer } from "./side";
+import { serve, sleep, type ModelRequest, type ScriptedModel, type ServerOptions } from "./server";
 
 /** Options of {@link startScriptedModel}. */
 export type ScriptedModelOptions = ServerOptions;
 
 /**
- * Starts a model server on 127.0.0.1 that answers OpenAI Responses API requests (streaming)
- * from a script.
+ * Starts a model server on 127.0.0.1 that answers from a script, in every provider dialect on
+ * one port: the OpenAI Responses API (`model.provider`, for Codex), and through
+ * `model.providerFor(dialect)` Chat Completions, Anthropic Messages and the Gemini API.
  *
  * @param script - The script, or the path of a JSON script file.
  * @param options - `port` (any free port by default) and the provider `name`.
- * @returns The running server: `provider` for the agent, `journal`, `close()`.
+ * @returns The running server: `provider` and `providerFor()` for the agent, `journal`, `close()`.
  * @throws {@link InvalidScript} when the script is malformed (before anything listens).
  * @throws {@link ServerStartFailed} when the port cannot be used.
  *
@@ -48,93 +42,87 @@ export async function startScriptedModel(
 ): Promise<ScriptedModel> {
   const compiled = compileScript(typeof script === "string" ? loadScript(script) : script);
   const served = new Set<string>();
-  let responses = 0;
+  let serial = 0;
 
   return serve(async (request, answer) => {
-    const body = request.json as Record<string, unknown>;
-    const read = readRequest(body);
+    const { dialect, route } = request;
+    serial += 1;
+    const neutral =
+      request.json === undefined
+        ? null
+        : dialect.read(request.json as Record<string, unknown>, route);
+    const context: RenderContext = {
+      serial,
+      model: neutral?.model || route.model || "scripted",
+      stream: neutral?.stream ?? false,
+      inputTokens: estimateTokens(request.raw.toString("utf8")),
+      request: neutral ?? emptyRequest(request),
+    };
+    const purpose = route.kind === "side" ? route.purpose : neutral?.side;
+    if (purpose !== undefined) {
+      const side = sideAnswer(purpose, neutral);
+      const rendered = dialect.renderSide(side, context);
+      answer.record({
+        decision: { kind: "side", purpose, text: side.text },
+        status: rendered.status,
+        conversation: neutral === null ? null : journalConversation(neutral, compiled.refs),
+      });
+      await answer.send(rendered);
+      return;
+    }
+    const read = readConversation(context.request, compiled.refs);
     const plan = decide(compiled, read, served);
     if (plan.consumes !== undefined) served.add(plan.consumes);
     const { decision } = plan;
-    const status =
-      decision.kind === "http" ? decision.status : decision.kind === "script_error" ? 500 : 200;
+    const rendered =
+      decision.kind === "http"
+        ? dialect.error(decision.status, decision.message)
+        : decision.kind === "script_error"
+          ? dialect.error(500, `Scripted model: ${decision.message}`, "script_error")
+          : dialect.render(decision, context);
     answer.record({
       decision,
-      status,
-      conversation: {
-        turn: read.conversation.turn,
-        user: read.conversation.user,
-        turnResults: read.conversation.turnResults,
-        offeredTools: offeredMcpTools(read.offered),
-        toolSearch: read.offered.toolSearch,
-      },
+      status: rendered.status,
+      conversation: journalConversation(context.request, compiled.refs),
       delayMs: plan.delayMs,
       problem: plan.problem,
     });
     await sleep(plan.delayMs, request.signal);
     if (request.signal.aborted) return;
-
-    const res = answer.response;
-    if (decision.kind === "http") {
-      sendError(
-        res,
-        decision.status,
-        decision.message,
-        undefined,
-        decision.status === 429 ? "1" : undefined,
-      );
-      return;
-    }
-    if (decision.kind === "script_error") {
-      sendError(res, 500, `Scripted model: ${decision.message}`, "script_error");
-      return;
-    }
-    responses += 1;
-    const builder = new ResponseBuilder(
-      `resp_m3_${responses}`,
-      read.conversation.model,
-      Math.max(1, Math.ceil(request.raw.length / 4)),
-    ).start();
-    startStream(res);
-    const events = buildEvents(builder, decision);
-    writeEvents(res, events);
-    if (decision.kind === "hang") {
-      await untilAborted(request.signal);
-      res.destroy();
-      return;
-    }
-    res.end();
+    await answer.send(rendered);
   }, options);
 }
 
-function buildEvents(builder: ResponseBuilder, decision: Decision): SseEvent[] {
-  switch (decision.kind) {
-    case "call":
-      for (const call of decision.calls) {
-        builder.item({
-          type: "function_call",
-          callId: call.callId,
-          namespace: call.namespace,
-          name: call.name,
-          arguments: JSON.stringify(call.arguments),
-        });
-      }
-      return builder.complete();
-    case "tool_search":
-      return builder
-        .item({ type: "tool_search_call", callId: decision.callId, query: decision.query })
-        .complete();
-    case "reply":
-    case "tool_not_offered":
-    case "unmatched":
-      return builder.item({ type: "message", text: decision.text }).complete();
-    case "fail":
-      return builder.fail(decision.message);
-    case "cut":
-      return builder.partialMessage("This response is cut before it completes").partial();
-    case "hang":
-      return builder.partial();
-    default:
-      throw new Error(`decision ${decision.kind} has no stream`);
-  }
+/** What the journal records of a request's conversation. @internal */
+export function journalConversation(
+  request: NeutralRequest,
+  refs: readonly string[],
+): JournalConversation {
+  const read = readConversation(request, refs);
+  return {
+    turn: read.conversation.turn,
+    user: read.conversation.user,
+    turnResults: read.conversation.turnResults,
+    offeredTools: offeredMcpTools(read.offered, refs),
+    toolSearch: read.offered.search !== null,
+  };
+}
+
+function emptyRequest(request: ModelRequest): NeutralRequest {
+  return {
+    dialect: request.dialect.name,
+    items: [],
+    offered: {
+      namespaces: new Map(),
+      functions: new Set(),
+      deferred: new Set(),
+      search: null,
+      searchTool: null,
+      listNames: true,
+    },
+    model: request.route.model ?? "",
+    stream: false,
+    body: {},
+    conversationKey: "default",
+  };
 }

@@ -5,7 +5,16 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Decision } from "./decision";
-import { ServerStartFailed } from "./errors";
+import {
+  PROVIDER_DIALECTS,
+  type Dialect,
+  type ProviderDialect,
+  type Rendered,
+  type Route,
+} from "./dialects/dialect";
+import { DIALECTS, describeDialect } from "./dialects";
+import { responses } from "./dialects/responses";
+import { ScriptedModelError, ServerStartFailed } from "./errors";
 import { Journal, redactHeaders, type JournalConversation } from "./journal";
 import { encodeSse, errorBody, type SseEvent } from "./responses-stream";
 import { describe, isPlainObject } from "./script";
@@ -24,10 +33,34 @@ export interface ScriptedProvider {
   wireApi: "responses";
 }
 
+/**
+ * The provider for one dialect: `{ name, baseUrl, wireApi }`, structurally a core
+ * `ModelProvider`. `baseUrl` is what the vendor's own SDK takes: `http://127.0.0.1:<port>/v1`
+ * for `responses` and `chat-completions`, `http://127.0.0.1:<port>` (no version path) for
+ * `anthropic-messages` and `gemini`.
+ */
+export interface DialectProvider<D extends ProviderDialect = ProviderDialect> {
+  /** The provider's name, `"scripted"` unless chosen. */
+  name: string;
+  /** The base URL the vendor's SDK takes. */
+  baseUrl: string;
+  /** The dialect (wire API) this provider speaks. */
+  wireApi: D;
+}
+
 /** A running model server (scripted, recording or replaying). */
 export interface ScriptedModel {
-  /** The provider to give an agent. */
+  /** The Responses provider to give an agent (same as `providerFor("responses")`). */
   readonly provider: ScriptedProvider;
+  /**
+   * The provider for any dialect; the same server answers all of them on one port.
+   *
+   * @example
+   * ```ts
+   * const claude = model.providerFor("anthropic-messages"); // baseUrl http://127.0.0.1:PORT
+   * ```
+   */
+  providerFor<D extends ProviderDialect>(dialect: D): DialectProvider<D>;
   /** Every request received so far, with the decision taken. */
   readonly journal: Journal;
   /** The server's origin, `http://127.0.0.1:<port>`. */
@@ -62,6 +95,10 @@ export interface ModelRequest {
   json: unknown;
   /** Aborts when the client goes away or the server closes. */
   signal: AbortSignal;
+  /** The dialect whose route this is. */
+  dialect: Dialect;
+  /** The route within the dialect. */
+  route: Route;
 }
 
 /** What a mode handler gets to answer with. @internal */
@@ -76,14 +113,21 @@ export interface Answer {
     delayMs?: number;
     problem?: string;
   }): void;
+  /** Writes a rendered response (and holds a hanging one open until the request aborts). */
+  send(rendered: Rendered): Promise<void>;
 }
 
 /** A mode: answers one request (journal entry included). @internal */
 export type ModeHandler = (request: ModelRequest, answer: Answer) => Promise<void>;
 
-/** Whether a request is one the model server serves (`POST …/responses`). @internal */
-export function isResponsesRequest(request: ModelRequest): boolean {
-  return request.method === "POST" && /\/responses\/?$/.test(request.path.split("?")[0] ?? "");
+/** The dialect and route of a request, or `null` when no dialect serves it. @internal */
+export function routeOf(method: string, path: string): { dialect: Dialect; route: Route } | null {
+  const url = new URL(path, "http://127.0.0.1");
+  for (const dialect of DIALECTS) {
+    const route = dialect.route(method, url.pathname, url.searchParams);
+    if (route !== null) return { dialect, route };
+  }
+  return null;
 }
 
 /** Starts a server for a mode handler. @internal */
@@ -117,6 +161,7 @@ export async function serve(
     const abort = () => client.abort();
     res.on("close", abort);
     closing.signal.addEventListener("abort", abort, { once: true });
+    const routed = routeOf(req.method ?? "GET", req.url ?? "/");
     const request: ModelRequest = {
       method: req.method ?? "GET",
       path: req.url ?? "/",
@@ -124,6 +169,8 @@ export async function serve(
       raw,
       json: parseJson(raw),
       signal: client.signal,
+      dialect: routed?.dialect ?? responses,
+      route: routed?.route ?? { kind: "main", stream: null, model: null },
     };
     const answer: Answer = {
       journal,
@@ -133,6 +180,8 @@ export async function serve(
           at: new Date().toISOString(),
           method: request.method,
           path: request.path,
+          dialect: routed === null ? null : request.dialect.name,
+          side: entry.decision.kind === "side",
           headers: request.headers,
           body: request.json === undefined ? raw.toString("utf8") : request.json,
           conversation: entry.conversation ?? null,
@@ -142,24 +191,26 @@ export async function serve(
           problem: entry.problem,
         });
       },
+      send: (rendered) => send(res, rendered, request.signal),
     };
     try {
-      if (!isResponsesRequest(request)) {
-        const message = `The scripted model serves POST <baseUrl>/responses only; got ${request.method} ${request.path}.`;
+      if (routed === null) {
+        const served = DIALECTS.flatMap((d) => d.routes).join(", ");
+        const message = `The scripted model does not serve ${request.method} ${request.path}; it serves ${served}.`;
         answer.record({
           decision: { kind: "rejected", status: 404, message },
           status: 404,
           problem: message,
         });
         sendError(res, 404, message, "not_found");
-      } else if (!isPlainObject(request.json)) {
-        const message = `The request body is not a JSON object; a Responses API request is expected.`;
+      } else if (request.method === "POST" && !isPlainObject(request.json)) {
+        const message = `The request body is not a JSON object; a ${describeDialect(request.dialect.name)} request is expected.`;
         answer.record({
           decision: { kind: "rejected", status: 400, message },
           status: 400,
           problem: message,
         });
-        sendError(res, 400, message, "invalid_json");
+        await answer.send(request.dialect.error(400, message, "invalid_json"));
       } else {
         await handler(request, answer);
       }
@@ -207,6 +258,16 @@ export async function serve(
 
   return {
     provider: { name: options.name ?? "scripted", baseUrl: `${url}/v1`, wireApi: "responses" },
+    providerFor<D extends ProviderDialect>(dialect: D): DialectProvider<D> {
+      const found = DIALECTS.find((d) => d.name === dialect);
+      if (found === undefined) {
+        throw new ScriptedModelError(
+          `Unknown provider dialect ${JSON.stringify(dialect)}; the scripted model speaks ` +
+            `${PROVIDER_DIALECTS.join(", ")}.`,
+        );
+      }
+      return { name: options.name ?? "scripted", baseUrl: found.baseUrl(url), wireApi: dialect };
+    },
     journal,
     url,
     port: actualPort,
@@ -245,6 +306,23 @@ export function startStream(res: ServerResponse, status = 200) {
 export function writeEvents(res: ServerResponse, events: SseEvent[]) {
   if (res.destroyed || res.writableEnded) return;
   res.write(events.map(encodeSse).join(""));
+}
+
+/** Writes a rendered response; a hanging one stays open until `signal` aborts. @internal */
+export async function send(res: ServerResponse, rendered: Rendered, signal: AbortSignal) {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(rendered.status, rendered.headers);
+  res.flushHeaders();
+  const body = rendered.chunks.join("");
+  if (body.length > 0) res.write(body);
+  if (rendered.then === "end") res.end();
+  else if (rendered.then === "destroy") {
+    await new Promise<void>((resolve) => setTimeout(resolve, 20));
+    res.destroy();
+  } else {
+    await untilAborted(signal);
+    res.destroy();
+  }
 }
 
 /** Resolves after `ms`, or earlier when `signal` aborts. @internal */

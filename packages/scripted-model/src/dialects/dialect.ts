@@ -1,0 +1,155 @@
+/**
+ * What every provider dialect module does, and the neutral request it reads into. A dialect
+ * knows one wire format (routes, request bodies, streams, error shapes); the decision engine
+ * knows none.
+ */
+import type { Decision } from "../decision";
+import type { NeutralRequest } from "../conversation";
+
+/**
+ * The provider APIs the scripted model speaks, structurally the same as core's
+ * `ProviderDialect`:
+ * - `responses`: the OpenAI Responses API (Codex).
+ * - `chat-completions`: OpenAI Chat Completions (OpenCode and OpenAI-compatible agents).
+ * - `anthropic-messages`: the Anthropic Messages API (Claude Code).
+ * - `gemini`: the Gemini API (Gemini CLI).
+ */
+export type ProviderDialect = "responses" | "chat-completions" | "anthropic-messages" | "gemini";
+
+/** Every {@link ProviderDialect}, in a stable order. */
+export const PROVIDER_DIALECTS: readonly ProviderDialect[] = Object.freeze([
+  "responses",
+  "chat-completions",
+  "anthropic-messages",
+  "gemini",
+]);
+
+/**
+ * Why a request is a side request (not the agent's main turn), answered with something
+ * plausible that no rule has to mention:
+ * - `title`: a conversation title (OpenCode's first request).
+ * - `routing`: a model router or classifier call in JSON mode (Gemini CLI).
+ * - `summary`: a tool-less summary or housekeeping request (Gemini CLI's session summary).
+ * - `token_count`: a token count (`/v1/messages/count_tokens`, `:countTokens`).
+ * - `probe`: a connectivity probe (`HEAD /`).
+ * - `models`: a model list (`GET /v1/models`, `GET /v1beta/models`).
+ */
+export type SidePurpose = "title" | "routing" | "summary" | "token_count" | "probe" | "models";
+
+/** Where a request goes within a dialect. @internal */
+export type Route =
+  | { kind: "main"; stream: boolean | null; model: string | null }
+  | { kind: "side"; purpose: SidePurpose; model: string | null };
+
+/** A response a dialect produced, for the server to write. @internal */
+export interface Rendered {
+  status: number;
+  headers: Record<string, string>;
+  /** Body chunks, written in order. */
+  chunks: string[];
+  /** After the chunks: finish the body, cut the connection, or hold it open until aborted. */
+  then: "end" | "destroy" | "hang";
+}
+
+/** What rendering needs besides the decision. @internal */
+export interface RenderContext {
+  /** A number unique per server, for response ids. */
+  serial: number;
+  /** The model name the request asked for. */
+  model: string;
+  /** Whether the request asked for a stream. */
+  stream: boolean;
+  /** A rough input token count. */
+  inputTokens: number;
+  /** The neutral request (offered tools, tool search tool name). */
+  request: NeutralRequest;
+}
+
+/** A side answer's content: text, or a JSON value for JSON mode. @internal */
+export interface SideAnswer {
+  purpose: SidePurpose;
+  /** The text (for JSON mode, the JSON text). */
+  text: string;
+}
+
+/** One provider dialect: one wire format over the neutral conversation. @internal */
+export interface Dialect {
+  readonly name: ProviderDialect;
+  /** What the provider's own SDK takes as base URL, given the server's origin. */
+  baseUrl(origin: string): string;
+  /** The routes it serves, for the "not served" message. */
+  readonly routes: readonly string[];
+  /** Matches a request to a route, or `null` when it is not this dialect's. */
+  route(method: string, pathname: string, search: URLSearchParams): Route | null;
+  /** Reads a request body into the neutral request; sets `side` when it is a side request. */
+  read(body: Record<string, unknown>, route: Route): NeutralRequest;
+  /** Renders a script decision (call, tool_search, reply, fail, cut, hang, …). */
+  render(decision: Decision, context: RenderContext): Rendered;
+  /** Renders a side answer. */
+  renderSide(answer: SideAnswer, context: RenderContext): Rendered;
+  /** An error response in this dialect's error shape. */
+  error(status: number, message: string, code?: string): Rendered;
+}
+
+/** A JSON response. @internal */
+export function json(
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Rendered {
+  return {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+    chunks: [JSON.stringify(body)],
+    then: "end",
+  };
+}
+
+/** An SSE response. @internal */
+export function sse(chunks: string[], then: Rendered["then"] = "end", status = 200): Rendered {
+  return {
+    status,
+    headers: {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache",
+      connection: "keep-alive",
+    },
+    chunks,
+    then,
+  };
+}
+
+/** A `data:`-only SSE frame. @internal */
+export function dataFrame(data: unknown): string {
+  return `data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
+}
+
+/** A named SSE frame. @internal */
+export function eventFrame(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** Splits text into word-sized deltas. @internal */
+export function textChunks(text: string): string[] {
+  const chunks = text.match(/\S+\s*|\s+/g) ?? [];
+  return chunks.length === 0 ? [""] : chunks;
+}
+
+/** The text a cut stream starts before it stops. @internal */
+export const CUT_TEXT = "This response is cut before it completes";
+
+/** A rough token count for a text (about four characters per token). @internal */
+export function estimateTokens(text: string): number {
+  return Math.max(1, Math.ceil(text.length / 4));
+}
+
+/** The `retry-after` header a 429 carries. @internal */
+export function retryHeaders(status: number): Record<string, string> {
+  return status === 429 ? { "retry-after": "1" } : {};
+}
+
+/** A JSON body cut in the middle. @internal */
+export function partialJson(body: unknown): Rendered {
+  const text = JSON.stringify(body);
+  return { ...json(200, {}), chunks: [text.slice(0, Math.ceil(text.length / 2))], then: "destroy" };
+}

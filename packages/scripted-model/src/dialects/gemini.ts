@@ -1,0 +1,247 @@
+/**
+ * The Gemini API (Gemini CLI): `POST /v1beta/models/<model>:generateContent`,
+ * `:streamGenerateContent?alt=sse`, `:countTokens`, and `GET /v1beta/models`. Gemini CLI names
+ * MCP tools `mcp_server_tool`, sends tool results as `functionResponse` parts, and asks a
+ * router or classifier in JSON mode (`responseMimeType: "application/json"`) before a turn.
+ */
+import {
+  isContextualUserText,
+  noTools,
+  type NeutralItem,
+  type NeutralRequest,
+} from "../conversation";
+import type { Decision } from "../decision";
+import { isPlainObject } from "../script";
+import {
+  CUT_TEXT,
+  dataFrame,
+  json,
+  partialJson,
+  retryHeaders,
+  sse,
+  textChunks,
+  type Dialect,
+  type RenderContext,
+  type Rendered,
+  type Route,
+  type SideAnswer,
+} from "./dialect";
+
+const ROUTE =
+  /^\/(v1beta|v1|v1alpha)\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
+const UNTRUSTED = /^<untrusted_context>\n?([\s\S]*?)\n?<\/untrusted_context>$/;
+
+type Part = Record<string, unknown>;
+
+/** The Gemini dialect. */
+export const gemini: Dialect = {
+  name: "gemini",
+  baseUrl: (origin) => origin,
+  routes: [
+    "POST <origin>/v1beta/models/<model>:generateContent",
+    "POST <origin>/v1beta/models/<model>:streamGenerateContent?alt=sse",
+    "POST <origin>/v1beta/models/<model>:countTokens",
+    "GET <origin>/v1beta/models",
+  ],
+
+  route(method, pathname): Route | null {
+    if (method === "GET" && /^\/(v1beta|v1|v1alpha)\/models\/?$/.test(pathname)) {
+      return { kind: "side", purpose: "models", model: null };
+    }
+    const match = method === "POST" ? ROUTE.exec(pathname) : null;
+    if (match === null) return null;
+    const model = decodeURIComponent(match[2] as string);
+    if (match[3] === "countTokens") return { kind: "side", purpose: "token_count", model };
+    return { kind: "main", stream: match[3] === "streamGenerateContent", model };
+  },
+
+  read(body, route): NeutralRequest {
+    const offered = noTools();
+    for (const tool of Array.isArray(body.tools) ? body.tools : []) {
+      if (!isPlainObject(tool) || !Array.isArray(tool.functionDeclarations)) continue;
+      for (const fn of tool.functionDeclarations) {
+        if (isPlainObject(fn) && typeof fn.name === "string") offered.functions.add(fn.name);
+      }
+    }
+    const items: NeutralItem[] = [];
+    const unanswered: { id: string; name: string }[] = [];
+    let calls = 0;
+    for (const content of Array.isArray(body.contents) ? body.contents : []) {
+      if (!isPlainObject(content)) continue;
+      const parts = Array.isArray(content.parts) ? content.parts.filter(isPlainObject) : [];
+      if (content.role === "model") {
+        for (const part of parts) {
+          if (typeof part.text === "string" && part.thought !== true && part.text.length > 0) {
+            items.push({ type: "assistant", text: part.text });
+          } else if (isPlainObject(part.functionCall)) {
+            const call = part.functionCall;
+            const name = String(call.name ?? "");
+            const id = typeof call.id === "string" ? call.id : `gemini_call_${++calls}`;
+            unanswered.push({ id, name });
+            items.push({ type: "call", callId: id, namespace: null, name, arguments: call.args });
+          }
+        }
+        continue;
+      }
+      const typed: string[] = [];
+      for (const part of parts) {
+        if (isPlainObject(part.functionResponse)) {
+          const response = part.functionResponse;
+          const name = String(response.name ?? "");
+          let index = unanswered.findIndex((c) =>
+            typeof response.id === "string" ? c.id === response.id : c.name === name,
+          );
+          if (index < 0) index = unanswered.findIndex((c) => c.name === name);
+          const callId =
+            typeof response.id === "string"
+              ? response.id
+              : (unanswered[index]?.id ?? `gemini_result_${name}`);
+          if (index >= 0) unanswered.splice(index, 1);
+          items.push({ type: "result", callId, output: responseText(response.response) });
+        } else if (typeof part.text === "string" && !isContextualUserText(part.text)) {
+          typed.push(part.text);
+        }
+      }
+      if (typed.length > 0) items.push({ type: "user", text: typed.join("\n") });
+    }
+    const config = isPlainObject(body.generationConfig) ? body.generationConfig : {};
+    const request: NeutralRequest = {
+      dialect: "gemini",
+      items,
+      offered,
+      model: route.model ?? "",
+      stream: route.kind === "main" && route.stream === true,
+      body,
+      conversationKey: "default",
+    };
+    if (config.responseMimeType === "application/json") {
+      request.side = "routing";
+      request.schema = config.responseJsonSchema ?? config.responseSchema;
+    }
+    return request;
+  },
+
+  render(decision: Decision, context: RenderContext): Rendered {
+    const answer = new Candidate(context);
+    switch (decision.kind) {
+      case "call":
+        return answer.finish(
+          decision.calls.map((call) => ({
+            functionCall: { id: call.callId, name: call.name, args: call.arguments },
+          })),
+        );
+      case "tool_search":
+        return answer.text(`(tool search ${decision.query} is not available here)`);
+      case "reply":
+      case "tool_not_offered":
+      case "unmatched":
+        return answer.text(decision.text);
+      case "fail":
+        if (!context.stream) return gemini.error(500, decision.message);
+        return sse([
+          dataFrame({ error: { code: 500, message: decision.message, status: "INTERNAL" } }),
+        ]);
+      case "cut":
+        if (!context.stream) return partialJson(answer.body([{ text: CUT_TEXT }], null));
+        return sse([dataFrame(answer.body([{ text: CUT_TEXT }], null))], "destroy");
+      case "hang":
+        return context.stream ? sse([], "hang") : { ...json(200, {}), chunks: [], then: "hang" };
+      default:
+        throw new Error(`decision ${decision.kind} has no Gemini answer`);
+    }
+  },
+
+  renderSide(answer: SideAnswer, context: RenderContext): Rendered {
+    if (answer.purpose === "token_count") return json(200, { totalTokens: context.inputTokens });
+    if (answer.purpose === "models") {
+      return json(200, {
+        models: [
+          {
+            name: `models/${context.model || "scripted"}`,
+            displayName: "Scripted model",
+            supportedGenerationMethods: ["generateContent", "streamGenerateContent", "countTokens"],
+          },
+        ],
+      });
+    }
+    return new Candidate(context).text(answer.text);
+  },
+
+  error(status, message): Rendered {
+    return json(
+      status,
+      { error: { code: status, message, status: statusName(status) } },
+      retryHeaders(status),
+    );
+  },
+};
+
+function statusName(status: number): string {
+  switch (status) {
+    case 400:
+      return "INVALID_ARGUMENT";
+    case 401:
+      return "UNAUTHENTICATED";
+    case 403:
+      return "PERMISSION_DENIED";
+    case 404:
+      return "NOT_FOUND";
+    case 429:
+      return "RESOURCE_EXHAUSTED";
+    case 503:
+      return "UNAVAILABLE";
+    case 504:
+      return "DEADLINE_EXCEEDED";
+    default:
+      return status >= 500 ? "INTERNAL" : "FAILED_PRECONDITION";
+  }
+}
+
+/** Builds one candidate, as SSE chunks or as one JSON body. */
+class Candidate {
+  constructor(private readonly context: RenderContext) {}
+
+  body(parts: Part[], finishReason: string | null): Record<string, unknown> {
+    const output = Math.max(1, Math.ceil(JSON.stringify(parts).length / 4));
+    return {
+      candidates: [
+        {
+          content: { role: "model", parts },
+          ...(finishReason === null ? {} : { finishReason }),
+          index: 0,
+        },
+      ],
+      usageMetadata: {
+        promptTokenCount: this.context.inputTokens,
+        candidatesTokenCount: output,
+        totalTokenCount: this.context.inputTokens + output,
+      },
+      modelVersion: this.context.model,
+      responseId: `m3-${this.context.serial}`,
+    };
+  }
+
+  text(text: string): Rendered {
+    if (!this.context.stream) return json(200, this.body([{ text }], "STOP"));
+    const chunks = textChunks(text);
+    return sse(
+      chunks.map((chunk, i) =>
+        dataFrame(this.body([{ text: chunk }], i === chunks.length - 1 ? "STOP" : null)),
+      ),
+    );
+  }
+
+  finish(parts: Part[]): Rendered {
+    if (!this.context.stream) return json(200, this.body(parts, "STOP"));
+    return sse([dataFrame(this.body(parts, "STOP"))]);
+  }
+}
+
+function responseText(response: unknown): string {
+  let text: string;
+  if (isPlainObject(response) && typeof response.output === "string") text = response.output;
+  else if (isPlainObject(response) && typeof response.error === "string") text = response.error;
+  else text = JSON.stringify(response ?? null);
+  const wrapped = UNTRUSTED.exec(text.trim());
+  return wrapped === null ? text : (wrapped[1] as string);
+}

@@ -1,0 +1,109 @@
+/**
+ * The anthropic-messages dialect against the real Claude Code binary (stream-json mode), with
+ * the shipping MCP server over stdio: a two-turn conversation, one tool call per turn.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { AgentProcess, SHIPPING_SERVER, TempHome, agentBin } from "./agent-process";
+
+let model: ScriptedModel | undefined;
+let home: TempHome | undefined;
+let agent: AgentProcess | undefined;
+afterEach(async () => {
+  agent?.kill();
+  await agent?.exited;
+  await model?.close();
+  home?.dispose();
+  [agent, model, home] = [undefined, undefined, undefined];
+});
+
+const userLine = (text: string) =>
+  `${JSON.stringify({ type: "user", message: { role: "user", content: text }, parent_tool_use_id: null, session_id: "" })}\n`;
+
+test("Claude Code calls shipping_quote through the real MCP server on two turns", async () => {
+  model = await startScriptedModel({
+    rules: [
+      {
+        name: "quote",
+        when: { user: /quote (\d+) kg (\w+)/i },
+        steps: [
+          {
+            call: "shipping:shipping_quote",
+            args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
+          },
+          { reply: "Turn {{turn}}: shipping costs {{result.amount}} {{result.currency}}." },
+        ],
+      },
+    ],
+  });
+  home = new TempHome();
+  const config = home.dir("config");
+  const mcp = {
+    mcpServers: {
+      shipping: {
+        type: "stdio",
+        command: process.execPath,
+        args: [SHIPPING_SERVER],
+        env: { SHIPPING_CALL_LOG: home.callLog },
+      },
+    },
+  };
+  writeFileSync(join(home.root, "mcp.json"), JSON.stringify(mcp));
+  const provider = model.providerFor("anthropic-messages");
+  expect(provider).toEqual({ name: "scripted", baseUrl: model.url, wireApi: "anthropic-messages" });
+  agent = new AgentProcess(
+    agentBin("claude"),
+    [
+      "-p",
+      "--input-format",
+      "stream-json",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--mcp-config",
+      join(home.root, "mcp.json"),
+      "--strict-mcp-config",
+      "--setting-sources",
+      "",
+      "--tools",
+      "",
+      "--allowedTools",
+      "mcp__shipping__shipping_quote",
+      "--model",
+      "scripted-model",
+    ],
+    {
+      cwd: home.workspace,
+      env: {
+        ...home.baseEnv(),
+        CLAUDE_CONFIG_DIR: config,
+        ANTHROPIC_BASE_URL: provider.baseUrl,
+        ANTHROPIC_API_KEY: "dummy",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_TELEMETRY: "1",
+        CLAUDE_CODE_MAX_RETRIES: "0",
+      },
+    },
+  );
+  const results = (events: Record<string, unknown>[]) => events.filter((e) => e.type === "result");
+  agent.child.stdin.write(userLine("Please quote 2 kg local."));
+  await agent.waitFor((events) => results(events).length >= 1, 60_000);
+  agent.child.stdin.write(userLine("Now quote 3 kg regional."));
+  await agent.waitFor((events) => results(events).length >= 2, 30_000);
+  agent.child.stdin.end();
+  expect(await agent.finish(15_000)).toBe(0);
+
+  const [first, second] = results(agent.events());
+  expect(first).toMatchObject({ is_error: false, result: "Turn 1: shipping costs 9 USD." });
+  expect(second).toMatchObject({ is_error: false, result: "Turn 2: shipping costs 15.5 USD." });
+  expect(home.calls()).toEqual([
+    { tool: "shipping_quote", arguments: { weight_kg: 2, zone: "local" } },
+    { tool: "shipping_quote", arguments: { weight_kg: 3, zone: "regional" } },
+  ]);
+  const main = model.journal.entries.filter((e) => !e.side);
+  expect(main.every((e) => e.dialect === "anthropic-messages")).toBe(true);
+  expect(model.journal.decisions.map((d) => d.kind)).toEqual(["call", "reply", "call", "reply"]);
+  expect(main[0]?.conversation?.offeredTools).toEqual(["shipping:shipping_quote"]);
+  model.journal.assertNoProblems();
+});
