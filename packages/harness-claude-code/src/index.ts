@@ -1,1 +1,79 @@
-export {};
+/**
+ * `@jest-m3/harness-claude-code`: the Claude Code harness for jest-m3. It drives the real
+ * Claude Code CLI in stream-json mode: one long-lived `claude --print` process per session,
+ * in a fresh HOME and CLAUDE_CONFIG_DIR, with no host settings or MCP configuration, the
+ * session's MCP servers given exactly as the wire capture wrapped them, the tools outside
+ * the allow-list hidden from the model and any permission prompt answered from the
+ * allow-list, and Claude Code's `tool_use` / `tool_result` reported as evidence for core to
+ * pair with the wire.
+ *
+ * The kit finds it by name (`harness: "claude-code"`, or `claude`, `claude_code`); import
+ * it only to register it explicitly.
+ *
+ * @example
+ * ```ts
+ * import { MCPTestKit } from "jest-m3";
+ * import claudeCode from "@jest-m3/harness-claude-code";
+ *
+ * await using kit = new MCPTestKit({ env: {}, harnesses: [claudeCode] });
+ * const [agent] = kit.agents([{ harness: "claude-code", models: ["scripted"], provider }]);
+ * const readiness = await agent.readiness(); // executable, version, CLI, credentials
+ * ```
+ *
+ * @packageDocumentation
+ */
+import { defineHarness, type HarnessDefinition } from "@jest-m3/core/harness";
+import { claudeCodeReadiness, claudeCodeReadinessKey, HARNESS_NAME } from "./readiness.js";
+import { openClaudeCodeSession } from "./session.js";
+
+/**
+ * The Claude Code harness: `readiness()` checks the executable, its version, its command
+ * line and the credentials; `open()` starts one Claude Code process for the session.
+ */
+export const claudeCodeHarness: HarnessDefinition = defineHarness({
+  name: HARNESS_NAME,
+  aliases: ["claude", "claude_code"],
+  dialects: ["anthropic-messages"],
+  readiness: claudeCodeReadiness,
+  readinessKey: claudeCodeReadinessKey,
+  open: openClaudeCodeSession,
+});
+
+export default claudeCodeHarness;
+
+export { claudeCodeReadiness, credentialsCapability } from "./readiness.js";
+export { openClaudeCodeSession, ClaudeCodeSession } from "./session.js";
+export {
+  resolveClaudeExecutable,
+  readClaudeVersion,
+  parseClaudeVersion,
+  TESTED_CLAUDE_CODE_VERSION,
+  EXECUTABLE_VARIABLE,
+  type ClaudeCodeVersion,
+  type ExecutableLookup,
+  type ExecutableSource,
+  type VersionProbe,
+} from "./executable.js";
+export {
+  resolveClaudeCodeOptions,
+  type ClaudeCodeOptions,
+  type ResolvedClaudeCodeOptions,
+} from "./options.js";
+export { claudeArgs, claudeToolName } from "./config.js";
+export {
+  findHostLogin,
+  copyHostLogin,
+  createHomes,
+  HOST_CONFIG_VARIABLE,
+  PLACEHOLDER_KEY,
+  type HostLogin,
+  type ClaudeHomes,
+} from "./home.js";
+export { mcpToolName } from "./reported-calls.js";
+export { PROTOCOL_SURFACE } from "./protocol.js";
+export {
+  ClaudeControlError,
+  ClaudeCodeExited,
+  ClaudeCodeTimeout,
+  InvalidClaudeCodeOptions,
+} from "./errors.js";

@@ -1,0 +1,117 @@
+import { InvalidClaudeCodeOptions } from "./errors.js";
+
+/**
+ * Options of the Claude Code harness, given as a selection's `options`.
+ *
+ * @example
+ * ```ts
+ * kit.agents([{ harness: "claude-code", models: ["scripted"], options: { builtinTools: ["Read"] } }]);
+ * ```
+ */
+export interface ClaudeCodeOptions {
+  /**
+   * Claude Code's own tools to offer the model (`--tools`), e.g. `["Read", "Grep"]`, or
+   * `"default"` for its default set. Default `[]`: none, only the MCP servers' tools. The
+   * harness approves the built-in tools listed here when Claude asks.
+   */
+  readonly builtinTools?: readonly string[] | "default";
+  /**
+   * Offer the model every tool of every server, and enforce the allow-list only by denying
+   * permission and at the wire. Default `false`: tools outside the allow-list are also hidden
+   * from the model (deny rules). Use it to test how an agent copes with a denied call.
+   */
+  readonly exposeDisallowedTools?: boolean;
+  /** How long Claude Code and every MCP server get to start, in ms (default 30 000). */
+  readonly startupTimeoutMs?: number;
+  /** How long Claude Code waits for one MCP tool call, in ms (default 300 000). */
+  readonly toolTimeoutMs?: number;
+  /**
+   * How often Claude Code retries a failed model request (`CLAUDE_CODE_MAX_RETRIES`).
+   * Default 0, so a scripted fault fails the turn once, as the test wrote it.
+   */
+  readonly maxRetries?: number;
+}
+
+/** {@link ClaudeCodeOptions} with every default applied. */
+export interface ResolvedClaudeCodeOptions {
+  readonly builtinTools: readonly string[] | "default";
+  readonly exposeDisallowedTools: boolean;
+  readonly startupTimeoutMs: number;
+  readonly toolTimeoutMs: number;
+  readonly maxRetries: number;
+}
+
+const OPTION_NAMES = [
+  "builtinTools",
+  "exposeDisallowedTools",
+  "startupTimeoutMs",
+  "toolTimeoutMs",
+  "maxRetries",
+];
+
+function milliseconds(value: unknown, option: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 1000) {
+    throw new InvalidClaudeCodeOptions(
+      option,
+      `must be a number of milliseconds of at least 1000, got ${JSON.stringify(value)}.`,
+    );
+  }
+  return value;
+}
+
+function builtinTools(value: unknown): readonly string[] | "default" {
+  if (value === undefined) return [];
+  if (value === "default") return "default";
+  if (
+    !Array.isArray(value) ||
+    value.some((name) => typeof name !== "string" || !/^[A-Za-z][A-Za-z0-9_]*$/.test(name))
+  ) {
+    throw new InvalidClaudeCodeOptions(
+      "builtinTools",
+      `must be "default" or an array of Claude Code tool names such as ["Read", "Grep"], got ${JSON.stringify(value)}.`,
+    );
+  }
+  return [...(value as string[])];
+}
+
+/**
+ * Checks a selection's options for the Claude Code harness and applies the defaults.
+ *
+ * @throws {@link InvalidClaudeCodeOptions} naming the option at fault.
+ */
+export function resolveClaudeCodeOptions(
+  options: Readonly<Record<string, unknown>>,
+): ResolvedClaudeCodeOptions {
+  for (const key of Object.keys(options)) {
+    if (!OPTION_NAMES.includes(key)) {
+      throw new InvalidClaudeCodeOptions(
+        key,
+        `is unknown; the options are ${OPTION_NAMES.join(", ")}.`,
+      );
+    }
+  }
+  const { exposeDisallowedTools, maxRetries } = options;
+  if (exposeDisallowedTools !== undefined && typeof exposeDisallowedTools !== "boolean") {
+    throw new InvalidClaudeCodeOptions(
+      "exposeDisallowedTools",
+      `must be true or false, got ${JSON.stringify(exposeDisallowedTools)}.`,
+    );
+  }
+  if (
+    maxRetries !== undefined &&
+    (typeof maxRetries !== "number" || !Number.isInteger(maxRetries) || maxRetries < 0)
+  ) {
+    throw new InvalidClaudeCodeOptions(
+      "maxRetries",
+      `must be a whole number of at least 0, got ${JSON.stringify(maxRetries)}.`,
+    );
+  }
+  return {
+    builtinTools: builtinTools(options.builtinTools),
+    exposeDisallowedTools: exposeDisallowedTools ?? false,
+    startupTimeoutMs: milliseconds(options.startupTimeoutMs, "startupTimeoutMs", 30_000),
+    toolTimeoutMs: milliseconds(options.toolTimeoutMs, "toolTimeoutMs", 300_000),
+    maxRetries: maxRetries ?? 0,
+  };
+}
