@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import { AgentProcess, SHIPPING_SERVER, TempHome, agentBin } from "./agent-process";
 
+jest.setTimeout(90_000);
+
 let model: ScriptedModel | undefined;
 let home: TempHome | undefined;
 let agent: AgentProcess | undefined;
