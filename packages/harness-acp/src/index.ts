@@ -1,1 +1,115 @@
-export {};
+/**
+ * `@jest-m3/harness-acp`: the Agent Client Protocol harness for jest-m3. One adapter over
+ * ACP (the official `@agentclientprotocol/sdk` client), three harness kinds:
+ *
+ * - `acp`: any ACP agent, by `options.command` and `options.args`;
+ * - `gemini`: Gemini CLI (`gemini --acp`), in the `gemini` provider dialect;
+ * - `opencode`: OpenCode (`opencode acp`), in the `chat-completions` dialect.
+ *
+ * One agent process and one ACP session per jest-m3 session, in a fresh HOME, XDG folders
+ * and TMPDIR, with the session's MCP servers given exactly as the wire capture wrapped
+ * them, the allow-list enforced by the agent's own permission system and at the wire, and
+ * the agent's `tool_call` updates reported as evidence.
+ *
+ * The kit finds these by name (`harness: "gemini"`); import them only to register them
+ * explicitly.
+ *
+ * @example
+ * ```ts
+ * import { MCPTestKit } from "jest-m3";
+ * import { startScriptedModel } from "@jest-m3/scripted-model";
+ *
+ * await using model = await startScriptedModel(script);
+ * await using kit = new MCPTestKit({ env: {} });
+ * const [gemini, opencode] = kit.agents([
+ *   { harness: "gemini", models: ["scripted-1"], provider: model.providerFor("gemini") },
+ *   { harness: "opencode", models: ["scripted-1"], provider: model.providerFor("chat-completions") },
+ * ]);
+ * ```
+ *
+ * @packageDocumentation
+ */
+export {
+  harnesses,
+  acpHarness,
+  geminiHarness,
+  opencodeHarness,
+  defineAcpHarness,
+} from "./harnesses.js";
+import { acpHarness } from "./harnesses.js";
+export default acpHarness;
+
+export { openAcpSession, AcpSession } from "./session.js";
+export {
+  acpReadiness,
+  acpReadinessKey,
+  checkInitialize,
+  versionCapability,
+  INITIALIZE_PARAMS,
+  type InitializeCheck,
+} from "./readiness.js";
+export {
+  AcpClient,
+  type AcpClientHandlers,
+  type RequestOptions,
+  type StopSignal,
+} from "./acp-client.js";
+export { stdioStream, MAX_LINE_BYTES, type StdoutProblem } from "./stdio-stream.js";
+export { loadAcpSdk, type AcpSdk } from "./sdk.js";
+export {
+  resolveAgentOptions,
+  resolveProfileOptions,
+  PLACEHOLDERS,
+  type AcpAgentOptions,
+  type CommonAcpOptions,
+  type ResolvedAgentOptions,
+  type ResolvedCommonOptions,
+} from "./options.js";
+export {
+  resolveAgentExecutable,
+  readVersion,
+  parseVersion,
+  compareVersions,
+  type AgentVersion,
+  type ExecutableLookup,
+  type ExecutableSearch,
+  type VersionProbe,
+} from "./executable.js";
+export { createAgentHome, agentEnvironment, type AgentHome } from "./home.js";
+export { sessionMcpServers, allowedTools, SERVER_CWD_PATH } from "./config.js";
+export {
+  parseToolName,
+  identifyCall,
+  reportedToolCall,
+  type ToolIdentity,
+  type ObservedCall,
+} from "./reported-calls.js";
+export { TurnCollector } from "./turn.js";
+export {
+  selectModelOption,
+  type AcpProfile,
+  type AgentPlan,
+  type PlanContext,
+  type SessionContext,
+  type TestedRange,
+} from "./profiles/profile.js";
+export { agentProfile } from "./profiles/agent.js";
+export {
+  geminiProfile,
+  geminiPolicy,
+  geminiToolName,
+  GEMINI_SETTINGS,
+  GEMINI_TESTED,
+  GEMINI_EXECUTABLE_VARIABLE,
+} from "./profiles/gemini.js";
+export {
+  opencodeProfile,
+  opencodeConfig,
+  opencodePermissions,
+  opencodeToolName,
+  opencodeModel,
+  OPENCODE_TESTED,
+  OPENCODE_EXECUTABLE_VARIABLE,
+} from "./profiles/opencode.js";
+export { ACP_PROTOCOL_VERSION, CLIENT_INFO, PROTOCOL_SURFACE } from "./protocol.js";
+export { AcpRpcError, AgentExited, AgentTimeout, InvalidAcpOptions } from "./errors.js";

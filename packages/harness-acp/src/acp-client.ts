@@ -1,0 +1,251 @@
+import type { ExitInfo, ManagedProcess } from "@jest-m3/core/harness";
+import type {
+  ClientConnection,
+  AgentRequestMethod,
+  AgentRequestParamsByMethod,
+  AgentRequestResponsesByMethod,
+} from "@agentclientprotocol/sdk" with { "resolution-mode": "import" };
+import { AcpRpcError, AgentExited, AgentTimeout } from "./errors.js";
+import type {
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionNotification,
+} from "./protocol.js";
+import { loadAcpSdk } from "./sdk.js";
+import { stdioStream, type StdoutProblem } from "./stdio-stream.js";
+
+/** Options of {@link AcpClient.request}. */
+export interface RequestOptions {
+  /** Reject with {@link AgentTimeout} when there is no answer in time. */
+  readonly timeoutMs?: number;
+  /** Reject with the signal's reason when it aborts (the request is not withdrawn). */
+  readonly signal?: AbortSignal;
+}
+
+/** What the client does with what the agent sends on its own. */
+export interface AcpClientHandlers {
+  /** Every `session/update`. */
+  onUpdate(notification: SessionNotification): void;
+  /** Answers `session/request_permission`. */
+  onPermission(request: RequestPermissionRequest): RequestPermissionResponse;
+  /** A request the adapter does not serve (fs, terminal, elicitation): it is refused. */
+  onRefused?(method: string): void;
+}
+
+/** How the agent is stopped: closing stdin (OpenCode) or SIGTERM (Gemini CLI). */
+export type StopSignal = "stdin" | "sigterm";
+
+// Agents color their logs even into a pipe.
+// eslint-disable-next-line no-control-regex -- the pattern is exactly the ANSI escape
+const ANSI_COLOR = /\u001b\[[0-9;]*m/g;
+
+function describeExit(exit: ExitInfo, spawnError: Error | undefined): string {
+  if (spawnError) return `could not be started: ${spawnError.message}`;
+  if (exit.signal) return `signal ${exit.signal}`;
+  return `code ${exit.code ?? "unknown"}`;
+}
+
+/** A JSON-RPC error as the SDK (in whatever realm it was loaded) throws it. */
+function rpcError(error: unknown): { code: number; message: string; data?: unknown } | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code !== "number" || typeof message !== "string") return undefined;
+  return { code, message, data: (error as { data?: unknown }).data };
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/**
+ * An ACP client over the stdio of one agent process, built on the official SDK's
+ * `client()` app: typed requests with a deadline, the agent's `session/update`
+ * notifications and permission requests routed to the session, and every waiting request
+ * rejected with {@link AgentExited} (carrying the stderr tail) when the process ends.
+ */
+export class AcpClient {
+  /** Lines on stdout that were not ACP messages (kept for diagnosis). */
+  readonly problems: StdoutProblem[] = [];
+  private connection: ClientConnection | undefined;
+  private readonly exitListeners = new Set<(exit: string) => void>();
+  private readonly problemListeners = new Set<(problem: StdoutProblem) => void>();
+  private handlers: AcpClientHandlers | undefined;
+  private spawnError: Error | undefined;
+  private exit: string | undefined;
+  private closing: Promise<void> | undefined;
+
+  /**
+   * @param agent - The agent's name for messages (`Gemini CLI`, `OpenCode`, `my-agent`).
+   * @param process - The agent process, already spawned by the kit.
+   */
+  constructor(
+    readonly agent: string,
+    readonly process: ManagedProcess,
+  ) {
+    process.spawned.catch((error: unknown) => {
+      this.spawnError = error instanceof Error ? error : new Error(String(error));
+    });
+    void process.exited.then((info) => this.exited(describeExit(info, this.spawnError)));
+  }
+
+  /** Connects the SDK's client app to the agent's stdio. Call once, before any request. */
+  async connect(): Promise<void> {
+    const { client, methods } = await loadAcpSdk();
+    const stream = stdioStream(this.process, (problem) => {
+      this.problems.push(problem);
+      for (const listener of [...this.problemListeners]) listener(problem);
+    });
+    const refuse = (method: string): never => {
+      this.handlers?.onRefused?.(method);
+      throw Object.assign(new Error(`jest-m3 does not serve ${method}`), { code: -32601 });
+    };
+    this.connection = client({ name: "jest-m3" })
+      .onRequest(methods.client.session.requestPermission, ({ params }) => {
+        if (!this.handlers) return { outcome: { outcome: "cancelled" } };
+        return this.handlers.onPermission(params);
+      })
+      .onNotification(methods.client.session.update, ({ params }) => {
+        this.handlers?.onUpdate(params);
+      })
+      .onRequest("*", ({ method }) => refuse(method))
+      .onNotification("*", () => undefined)
+      .connect(stream);
+  }
+
+  /** Sets who answers the agent's permission requests and receives its updates. */
+  handle(handlers: AcpClientHandlers): void {
+    this.handlers = handlers;
+  }
+
+  /** How the process ended (`code 0`, `signal SIGKILL`, ...), or undefined while it runs. */
+  get exitDescription(): string | undefined {
+    return this.exit;
+  }
+
+  /** The last lines of the agent's stderr, without terminal colors. */
+  stderrTail(lines = 20): string {
+    return this.process.stderrTail(lines).replace(ANSI_COLOR, "");
+  }
+
+  /** Calls `listener` once the process has exited, with how it ended. */
+  onExit(listener: (exit: string) => void): () => void {
+    if (this.exit !== undefined) {
+      listener(this.exit);
+      return () => undefined;
+    }
+    this.exitListeners.add(listener);
+    return () => this.exitListeners.delete(listener);
+  }
+
+  /** Calls `listener` with every stdout line that was not an ACP message. */
+  onProblem(listener: (problem: StdoutProblem) => void): () => void {
+    this.problemListeners.add(listener);
+    return () => this.problemListeners.delete(listener);
+  }
+
+  /**
+   * Sends a request and resolves with its result.
+   *
+   * @throws {@link AcpRpcError} when the agent answers with an error; {@link AgentExited}
+   * when the process ends first; {@link AgentTimeout}; the signal's reason when it aborts.
+   */
+  request<M extends AgentRequestMethod>(
+    method: M,
+    params: AgentRequestParamsByMethod[M],
+    options: RequestOptions = {},
+  ): Promise<AgentRequestResponsesByMethod[M]> {
+    const connection = this.connection;
+    if (!connection) return Promise.reject(new Error("AcpClient.connect() was not called"));
+    if (this.exit !== undefined) {
+      return Promise.reject(
+        new AgentExited(this.agent, `before ${method} could be sent`, this.exit, this.stderrTail()),
+      );
+    }
+    return new Promise<AgentRequestResponsesByMethod[M]>((resolve, reject) => {
+      const stops: (() => void)[] = [];
+      let settled = false;
+      const settle = (error: unknown, result?: AgentRequestResponsesByMethod[M]): void => {
+        if (settled) return;
+        settled = true;
+        for (const stop of stops) stop();
+        if (error === undefined) resolve(result as AgentRequestResponsesByMethod[M]);
+        else reject(error);
+      };
+      const { signal, timeoutMs } = options;
+      if (signal) {
+        const onAbort = (): void => settle(signal.reason ?? new Error(`${method} was aborted`));
+        if (signal.aborted) return onAbort();
+        signal.addEventListener("abort", onAbort, { once: true });
+        stops.push(() => signal.removeEventListener("abort", onAbort));
+      }
+      if (timeoutMs !== undefined) {
+        const timer = setTimeout(
+          () => settle(new AgentTimeout(this.agent, method, timeoutMs)),
+          timeoutMs,
+        );
+        stops.push(() => clearTimeout(timer));
+      }
+      stops.push(
+        this.onExit((exit) =>
+          settle(
+            new AgentExited(this.agent, `while waiting for ${method}`, exit, this.stderrTail()),
+          ),
+        ),
+      );
+      connection.agent.request(method, params).then(
+        (result) => settle(undefined, result),
+        (error: unknown) => {
+          const rpc = rpcError(error);
+          if (rpc) settle(new AcpRpcError(this.agent, method, rpc.code, rpc.message, rpc.data));
+          else if (this.exit !== undefined) {
+            settle(
+              new AgentExited(
+                this.agent,
+                `while waiting for ${method}`,
+                this.exit,
+                this.stderrTail(),
+              ),
+            );
+          } else settle(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    });
+  }
+
+  /** Sends a notification (no answer); a closed connection drops it. */
+  notify(method: "session/cancel", params: { sessionId: string }): void {
+    this.connection?.agent.notify(method, params).catch(() => undefined);
+  }
+
+  /**
+   * Ends the agent: SIGTERM to the agent alone, or EOF on its stdin, as the agent needs
+   * (so it stops its own MCP servers); waits up to `graceMs`, then stops the whole process
+   * group (SIGTERM, then SIGKILL). Idempotent.
+   */
+  close(stop: StopSignal, graceMs = 2000): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.exit === undefined) {
+        if (stop === "sigterm" && this.process.pid !== undefined) {
+          try {
+            process.kill(this.process.pid, "SIGTERM");
+          } catch {
+            // Already gone.
+          }
+        } else {
+          this.process.child.stdin.end();
+        }
+        await Promise.race([this.process.exited, delay(graceMs)]);
+      }
+      this.connection?.close();
+      await this.process.stop(graceMs);
+    })();
+    return this.closing;
+  }
+
+  private exited(description: string): void {
+    this.exit = description;
+    for (const listener of [...this.exitListeners]) listener(description);
+    this.exitListeners.clear();
+    this.connection?.close();
+  }
+}

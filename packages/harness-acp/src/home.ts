@@ -1,0 +1,70 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+
+/** The isolated folders of one agent process, all inside one fresh temporary folder. */
+export interface AgentHome {
+  /** The fresh folder everything below lives in. */
+  readonly root: string;
+  /** `HOME` (and `USERPROFILE` on Windows). */
+  readonly home: string;
+  readonly configHome: string;
+  readonly dataHome: string;
+  readonly cacheHome: string;
+  readonly stateHome: string;
+  /** `TMPDIR`. */
+  readonly tmp: string;
+}
+
+/** Creates HOME, the XDG folders and TMPDIR inside `root`, a fresh folder owned by the kit. */
+export async function createAgentHome(root: string): Promise<AgentHome> {
+  const home: AgentHome = {
+    root,
+    home: join(root, "home"),
+    configHome: join(root, "config"),
+    dataHome: join(root, "data"),
+    cacheHome: join(root, "cache"),
+    stateHome: join(root, "state"),
+    tmp: join(root, "tmp"),
+  };
+  for (const dir of [
+    home.home,
+    home.configHome,
+    home.dataHome,
+    home.cacheHome,
+    home.stateHome,
+    home.tmp,
+  ]) {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+  }
+  return home;
+}
+
+/**
+ * An agent's environment: the launch's (an allow-list of the parent's plus the mapped
+ * credentials), with every folder an agent reads settings from or writes state to moved
+ * into the fresh home, then the profile's own variables. Never the parent's whole
+ * environment.
+ */
+export function agentEnvironment(
+  launchEnv: Readonly<Record<string, string>>,
+  home: AgentHome,
+  extra: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  const env: Record<string, string> = {
+    ...launchEnv,
+    HOME: home.home,
+    XDG_CONFIG_HOME: home.configHome,
+    XDG_DATA_HOME: home.dataHome,
+    XDG_CACHE_HOME: home.cacheHome,
+    XDG_STATE_HOME: home.stateHome,
+    TMPDIR: home.tmp,
+  };
+  if (process.platform === "win32") {
+    env.USERPROFILE = home.home;
+    env.APPDATA = home.configHome;
+    env.LOCALAPPDATA = home.dataHome;
+    env.TEMP = home.tmp;
+    env.TMP = home.tmp;
+  }
+  return { ...env, ...extra };
+}

@@ -1,0 +1,276 @@
+import { isSecretName, PROVIDER_DIALECTS, type ProviderDialect } from "@jest-m3/core/harness";
+import { InvalidAcpOptions } from "./errors.js";
+import type { StopSignal } from "./acp-client.js";
+
+/**
+ * Options every ACP harness kind takes, as a selection's `options`.
+ *
+ * @example
+ * ```ts
+ * kit.agents([{ harness: "gemini", models: ["scripted-1"], options: { startupTimeoutMs: 60_000 } }]);
+ * ```
+ */
+export interface CommonAcpOptions {
+  /**
+   * Offer the model every tool of every server, and enforce the allow-list only by
+   * refusing the agent's permission requests and at the wire. Default `false`: tools
+   * outside the allow-list are also hidden by the agent's own permission system. Use it to
+   * test how an agent copes with a denied call.
+   */
+  readonly exposeDisallowedTools?: boolean;
+  /** How long the agent gets to answer `initialize` and `session/new`, in ms (default 60 000). */
+  readonly startupTimeoutMs?: number;
+}
+
+/**
+ * Options of the `acp` harness: any agent that speaks the Agent Client Protocol on stdio.
+ * Strings in `args` and `env` may use `{{model}}`, `{{provider.baseUrl}}`,
+ * `{{provider.name}}`, `{{home}}` and `{{workspace}}`.
+ *
+ * @example
+ * ```ts
+ * kit.agents([{
+ *   harness: "acp",
+ *   models: ["scripted-1"],
+ *   options: {
+ *     command: "./node_modules/.bin/my-agent",
+ *     args: ["--acp", "--model", "{{model}}"],
+ *     env: { MY_AGENT_BASE_URL: "{{provider.baseUrl}}" },
+ *     dialects: ["chat-completions"],
+ *   },
+ * }]);
+ * ```
+ */
+export interface AcpAgentOptions extends CommonAcpOptions {
+  /** The agent's executable: a path (relative to the project directory) or a name on PATH. */
+  readonly command: string;
+  /** Its arguments, e.g. `["--acp"]`. */
+  readonly args?: readonly string[];
+  /**
+   * Variables added to the agent's isolated environment. Credentials do not go here (they
+   * would sit in the test's source): map them with the selection's `credentialEnv`.
+   */
+  readonly env?: Readonly<Record<string, string>>;
+  /** The provider dialects the agent can be pointed at (default: any). */
+  readonly dialects?: readonly ProviderDialect[];
+  /** How the agent is stopped: `"stdin"` (close it, the default) or `"sigterm"`. */
+  readonly stop?: StopSignal;
+  /**
+   * Pick the selection's model through the session's `model` config option when the agent
+   * offers one (default `true`).
+   */
+  readonly selectModel?: boolean;
+}
+
+/** {@link CommonAcpOptions} with every default applied. */
+export interface ResolvedCommonOptions {
+  readonly exposeDisallowedTools: boolean;
+  readonly startupTimeoutMs: number;
+}
+
+/** {@link AcpAgentOptions} with every default applied. */
+export interface ResolvedAgentOptions extends ResolvedCommonOptions {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly dialects: readonly ProviderDialect[];
+  readonly stop: StopSignal;
+  readonly selectModel: boolean;
+}
+
+const COMMON = ["exposeDisallowedTools", "startupTimeoutMs"];
+const AGENT = [...COMMON, "command", "args", "env", "dialects", "stop", "selectModel"];
+
+/** The placeholders `args` and `env` of the `acp` harness may use. */
+export const PLACEHOLDERS = [
+  "model",
+  "provider.baseUrl",
+  "provider.name",
+  "home",
+  "workspace",
+] as const;
+
+/** What the placeholders stand for in one launch. */
+export type PlaceholderValues = Partial<Record<(typeof PLACEHOLDERS)[number], string>>;
+
+function describe(value: unknown): string {
+  return value === undefined ? "undefined" : JSON.stringify(value);
+}
+
+function checkPlaceholders(harness: string, option: string, text: string): void {
+  for (const [, name] of text.matchAll(/\{\{\s*([^}]*?)\s*\}\}/g)) {
+    if (!(PLACEHOLDERS as readonly string[]).includes(name ?? "")) {
+      throw new InvalidAcpOptions(
+        harness,
+        option,
+        `uses the unknown placeholder {{${name}}}; the placeholders are ${PLACEHOLDERS.map((entry) => `{{${entry}}}`).join(", ")}.`,
+      );
+    }
+  }
+}
+
+/** Replaces the placeholders of `text`; one without a value (no provider) is an error. */
+export function expandPlaceholders(text: string, values: PlaceholderValues, where: string): string {
+  return text.replace(/\{\{\s*([^}]*?)\s*\}\}/g, (_, name: string) => {
+    const value = values[name as keyof PlaceholderValues];
+    if (value === undefined) {
+      throw new InvalidAcpOptions(
+        "acp",
+        where,
+        `uses {{${name}}}, which has no value here${name.startsWith("provider.") ? " (the selection has no provider)" : ""}.`,
+      );
+    }
+    return value;
+  });
+}
+
+function checkKeys(
+  harness: string,
+  options: Readonly<Record<string, unknown>>,
+  known: string[],
+): void {
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) {
+      throw new InvalidAcpOptions(harness, key, `is unknown; the options are ${known.join(", ")}.`);
+    }
+  }
+}
+
+function common(
+  harness: string,
+  options: Readonly<Record<string, unknown>>,
+): ResolvedCommonOptions {
+  const { exposeDisallowedTools, startupTimeoutMs } = options;
+  if (exposeDisallowedTools !== undefined && typeof exposeDisallowedTools !== "boolean") {
+    throw new InvalidAcpOptions(
+      harness,
+      "exposeDisallowedTools",
+      `must be true or false, got ${describe(exposeDisallowedTools)}.`,
+    );
+  }
+  if (
+    startupTimeoutMs !== undefined &&
+    (typeof startupTimeoutMs !== "number" ||
+      !Number.isFinite(startupTimeoutMs) ||
+      startupTimeoutMs < 1000)
+  ) {
+    throw new InvalidAcpOptions(
+      harness,
+      "startupTimeoutMs",
+      `must be a number of milliseconds of at least 1000, got ${describe(startupTimeoutMs)}.`,
+    );
+  }
+  return {
+    exposeDisallowedTools: exposeDisallowedTools ?? false,
+    startupTimeoutMs: startupTimeoutMs ?? 60_000,
+  };
+}
+
+/**
+ * Checks a selection's options for a named agent (`gemini`, `opencode`), which take only
+ * the {@link CommonAcpOptions}, and applies the defaults.
+ *
+ * @throws {@link InvalidAcpOptions} naming the option at fault.
+ */
+export function resolveProfileOptions(
+  harness: string,
+  options: Readonly<Record<string, unknown>>,
+): ResolvedCommonOptions {
+  checkKeys(harness, options, COMMON);
+  return common(harness, options);
+}
+
+/**
+ * Checks a selection's options for the `acp` harness and applies the defaults: `command`
+ * is required; `env` may not hold a credential (its name looks secret); placeholders must
+ * be known.
+ *
+ * @throws {@link InvalidAcpOptions} naming the option at fault.
+ */
+export function resolveAgentOptions(
+  options: Readonly<Record<string, unknown>>,
+): ResolvedAgentOptions {
+  const harness = "acp";
+  checkKeys(harness, options, AGENT);
+  const { command, args, env, dialects, stop, selectModel } = options;
+  if (typeof command !== "string" || command.trim() === "") {
+    throw new InvalidAcpOptions(
+      harness,
+      "command",
+      `must be the agent's executable (a path or a name on PATH), got ${describe(command)}. ` +
+        `Example: options: { command: "./node_modules/.bin/my-agent", args: ["--acp"] }.`,
+    );
+  }
+  if (args !== undefined && (!Array.isArray(args) || args.some((arg) => typeof arg !== "string"))) {
+    throw new InvalidAcpOptions(
+      harness,
+      "args",
+      `must be an array of strings, got ${describe(args)}.`,
+    );
+  }
+  const argList = (args as string[] | undefined) ?? [];
+  argList.forEach((arg, index) => checkPlaceholders(harness, `args[${index}]`, arg));
+  if (env !== undefined && (typeof env !== "object" || env === null || Array.isArray(env))) {
+    throw new InvalidAcpOptions(
+      harness,
+      "env",
+      `must be an object of strings, got ${describe(env)}.`,
+    );
+  }
+  const envMap = (env as Record<string, unknown> | undefined) ?? {};
+  for (const [name, value] of Object.entries(envMap)) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+      throw new InvalidAcpOptions(harness, `env.${name}`, "is not a valid variable name.");
+    }
+    if (typeof value !== "string") {
+      throw new InvalidAcpOptions(
+        harness,
+        `env.${name}`,
+        `must be a string, got ${describe(value)}.`,
+      );
+    }
+    if (isSecretName(name)) {
+      throw new InvalidAcpOptions(
+        harness,
+        `env.${name}`,
+        `looks like a credential; do not write it in the test. Map it from your environment with the selection's credentialEnv: { ${name}: "<PARENT_VARIABLE>" }.`,
+      );
+    }
+    checkPlaceholders(harness, `env.${name}`, value);
+  }
+  if (
+    dialects !== undefined &&
+    (!Array.isArray(dialects) ||
+      dialects.length === 0 ||
+      dialects.some((dialect) => !PROVIDER_DIALECTS.includes(dialect as ProviderDialect)))
+  ) {
+    throw new InvalidAcpOptions(
+      harness,
+      "dialects",
+      `must be a non-empty array of ${PROVIDER_DIALECTS.map((entry) => `"${entry}"`).join(", ")}, got ${describe(dialects)}.`,
+    );
+  }
+  if (stop !== undefined && stop !== "stdin" && stop !== "sigterm") {
+    throw new InvalidAcpOptions(
+      harness,
+      "stop",
+      `must be "stdin" or "sigterm", got ${describe(stop)}.`,
+    );
+  }
+  if (selectModel !== undefined && typeof selectModel !== "boolean") {
+    throw new InvalidAcpOptions(
+      harness,
+      "selectModel",
+      `must be true or false, got ${describe(selectModel)}.`,
+    );
+  }
+  return {
+    ...common(harness, options),
+    command,
+    args: argList,
+    env: envMap as Record<string, string>,
+    dialects: (dialects as ProviderDialect[] | undefined) ?? PROVIDER_DIALECTS,
+    stop: stop ?? "stdin",
+    selectModel: selectModel ?? true,
+  };
+}

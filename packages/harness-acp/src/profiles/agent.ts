@@ -1,0 +1,111 @@
+import { isAbsolute, resolve } from "node:path";
+import { PROVIDER_DIALECTS, type Capability } from "@jest-m3/core/harness";
+import { isRunnableFile, onPath, runnable, type ExecutableLookup } from "../executable.js";
+import { agentEnvironment } from "../home.js";
+import {
+  expandPlaceholders,
+  resolveAgentOptions,
+  type PlaceholderValues,
+  type ResolvedAgentOptions,
+} from "../options.js";
+import { identifyCall } from "../reported-calls.js";
+import { selectModelOption, type AcpProfile } from "./profile.js";
+
+function findCommand(command: string): ExecutableLookup {
+  if (isAbsolute(command) || command.includes("/") || command.includes("\\")) {
+    const path = resolve(command);
+    return isRunnableFile(path)
+      ? runnable(path, "options")
+      : {
+          found: false,
+          reason: `options.command ${JSON.stringify(path)} is not an executable file.`,
+        };
+  }
+  const onSearchPath = onPath(command, process.env.PATH);
+  return onSearchPath !== undefined
+    ? runnable(onSearchPath, "options")
+    : { found: false, reason: `options.command "${command}" is not on PATH.` };
+}
+
+function mentionsProvider(options: ResolvedAgentOptions): boolean {
+  return [...options.args, ...Object.values(options.env)].some((text) =>
+    /\{\{\s*provider\.baseUrl\s*\}\}/.test(text),
+  );
+}
+
+/**
+ * Any ACP agent, by `options.command` and `options.args`: isolated like the named agents
+ * (fresh HOME, XDG folders, TMPDIR, allow-listed environment), the provider handed over
+ * only where the options place it (`{{provider.baseUrl}}`), the model picked through the
+ * session's `model` config option when the agent offers one. The allow-list is enforced
+ * by refusing permission requests and at the wire, since the adapter cannot know the
+ * agent's own permission settings.
+ */
+export const agentProfile: AcpProfile<ResolvedAgentOptions> = {
+  name: "acp",
+  agent: "ACP agent",
+  dialects: ["chat-completions", "responses", "anthropic-messages", "gemini"],
+  resolveOptions: resolveAgentOptions,
+  executable(selection, _config, options) {
+    if (selection.executable !== undefined) {
+      return {
+        found: false,
+        reason: `the acp harness takes its executable from options.command, not executable (got ${JSON.stringify(selection.executable)})`,
+      };
+    }
+    return findCommand(options.command);
+  },
+  credentials(provider, _names, _model, options): Capability {
+    if (!provider) return { status: "ready" };
+    if (!options.dialects.includes(provider.wireApi)) {
+      return {
+        status: "unavailable",
+        reason: `provider "${provider.name}" speaks ${provider.wireApi}, but options.dialects says the agent speaks ${options.dialects.join(", ")}`,
+      };
+    }
+    if (!mentionsProvider(options)) {
+      return {
+        status: "unavailable",
+        reason:
+          `the selection has a provider ("${provider.name}", ${provider.baseUrl}) but neither options.args nor ` +
+          `options.env mention {{provider.baseUrl}}, so the agent would never use it. Say where the agent reads ` +
+          `its endpoint, e.g. env: { OPENAI_BASE_URL: "{{provider.baseUrl}}" }` +
+          (options.dialects === PROVIDER_DIALECTS
+            ? ", and which dialects it speaks (options.dialects)"
+            : ""),
+      };
+    }
+    return { status: "ready" };
+  },
+  plan({ launch, home, options }) {
+    const values: PlaceholderValues = {
+      model: launch.model,
+      home: home.home,
+      workspace: launch.workspace,
+      ...(launch.provider
+        ? { "provider.baseUrl": launch.provider.baseUrl, "provider.name": launch.provider.name }
+        : {}),
+    };
+    const args = options.args.map((arg, index) =>
+      expandPlaceholders(arg, values, `args[${index}]`),
+    );
+    const extra: Record<string, string> = { NO_COLOR: "1" };
+    for (const [name, value] of Object.entries(options.env)) {
+      extra[name] = expandPlaceholders(value, values, `env.${name}`);
+    }
+    return Promise.resolve({ args, env: agentEnvironment(launch.env, home, extra) });
+  },
+  async afterSessionNew({ launch, options, client, session }) {
+    if (!options.selectModel) return;
+    const what = await selectModelOption(
+      "ACP agent",
+      client,
+      session,
+      launch.model,
+      options.startupTimeoutMs,
+    );
+    launch.record({ kind: "harness", detail: what });
+  },
+  stop: (options) => options.stop,
+  identify: identifyCall,
+};

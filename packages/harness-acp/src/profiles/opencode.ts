@@ -1,0 +1,173 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Capability, ModelProvider, ToolPolicy } from "@jest-m3/core/harness";
+import { allowedTools } from "../config.js";
+import { resolveAgentExecutable } from "../executable.js";
+import { agentEnvironment } from "../home.js";
+import { resolveProfileOptions, type ResolvedCommonOptions } from "../options.js";
+import { identifyCall } from "../reported-calls.js";
+import type { AcpProfile } from "./profile.js";
+
+/** The OpenCode versions this profile is tested with. */
+export const OPENCODE_TESTED = {
+  min: "1.18.33",
+  below: "1.19.0",
+  packageName: "opencode-ai",
+} as const;
+
+/** The configuration variable naming the OpenCode executable. */
+export const OPENCODE_EXECUTABLE_VARIABLE = "M3_OPENCODE_EXECUTABLE";
+
+/** The name OpenCode gives an MCP tool: `<server>_<tool>`. */
+export function opencodeToolName(server: string, tool: string): string {
+  return `${server}_${tool}`;
+}
+
+/**
+ * The allow-list as OpenCode's `permission` map: everything denied (a denied tool is not
+ * offered to the model, OpenCode's own tools included), each allowed MCP tool allowed.
+ * With `exposeDisallowedTools`, the session's other MCP tools are offered but ask first,
+ * and the adapter refuses them.
+ */
+export function opencodePermissions(
+  policy: ToolPolicy,
+  servers: readonly string[],
+  exposeDisallowedTools: boolean,
+): Record<string, "allow" | "ask" | "deny"> {
+  const permission: Record<string, "allow" | "ask" | "deny"> = { "*": "deny" };
+  for (const server of servers) {
+    const tools = allowedTools(policy, server);
+    if (tools === undefined) permission[opencodeToolName(server, "*")] = "allow";
+    else if (exposeDisallowedTools) permission[opencodeToolName(server, "*")] = "ask";
+  }
+  for (const server of servers) {
+    for (const tool of allowedTools(policy, server) ?? []) {
+      permission[opencodeToolName(server, tool)] = "allow";
+    }
+  }
+  return permission;
+}
+
+/** OpenCode's model id for a selection: `<provider>/<model>`. */
+export function opencodeModel(provider: ModelProvider | undefined, model: string): string {
+  return provider ? `${provider.name}/${model}` : model;
+}
+
+/**
+ * The OpenCode configuration of a session (`OPENCODE_CONFIG`): the provider as an
+ * OpenAI-compatible one whose key is referenced as `{env:NAME}` (never its value), the
+ * model, no sharing, no auto-update, and the allow-list as the permission map.
+ */
+export function opencodeConfig(
+  provider: ModelProvider | undefined,
+  model: string,
+  permission: Record<string, string>,
+): Record<string, unknown> {
+  const id = opencodeModel(provider, model);
+  return {
+    $schema: "https://opencode.ai/config.json",
+    ...(provider
+      ? {
+          provider: {
+            [provider.name]: {
+              npm: "@ai-sdk/openai-compatible",
+              name: provider.name,
+              options: {
+                baseURL: provider.baseUrl,
+                ...(provider.envKey !== undefined ? { apiKey: `{env:${provider.envKey}}` } : {}),
+              },
+              models: { [model]: { name: model, tool_call: true } },
+            },
+          },
+        }
+      : {}),
+    model: id,
+    small_model: id,
+    autoupdate: false,
+    share: "disabled",
+    permission,
+  };
+}
+
+/**
+ * OpenCode (`opencode acp`, opencode-ai 1.18): the Chat Completions dialect through its
+ * OpenAI-compatible provider, configured by a file in the fresh home (`OPENCODE_CONFIG`,
+ * project configuration off), the allow-list as its permission map, stopped by closing
+ * stdin.
+ */
+export const opencodeProfile: AcpProfile<ResolvedCommonOptions> = {
+  name: "opencode",
+  agent: "OpenCode",
+  dialects: ["chat-completions"],
+  tested: OPENCODE_TESTED,
+  resolveOptions: (options) => resolveProfileOptions("opencode", options),
+  executable: (selection, config) =>
+    resolveAgentExecutable(
+      {
+        agent: "OpenCode",
+        variable: OPENCODE_EXECUTABLE_VARIABLE,
+        packageName: OPENCODE_TESTED.packageName,
+        binName: "opencode",
+        installVersion: OPENCODE_TESTED.min,
+      },
+      selection.executable,
+      config,
+    ),
+  credentials(provider, names, model): Capability {
+    if (provider) {
+      if (provider.envKey !== undefined && !names.includes(provider.envKey)) {
+        return {
+          status: "unavailable",
+          reason: `provider "${provider.name}" reads its key from ${provider.envKey}, which is not mapped; add credentialEnv: { ${provider.envKey}: "<PARENT_VARIABLE>" }`,
+        };
+      }
+      return { status: "ready" };
+    }
+    if (!model.includes("/")) {
+      return {
+        status: "unavailable",
+        reason: `without a provider, OpenCode needs a model as "<provider>/<model>" (e.g. "anthropic/claude-sonnet-4-5"), got "${model}"`,
+      };
+    }
+    if (names.length === 0) {
+      return {
+        status: "unavailable",
+        reason:
+          "no provider and no credentials: OpenCode's own login is not copied into the isolated home. " +
+          'Map the provider\'s key with credentialEnv (e.g. { ANTHROPIC_API_KEY: "<PARENT_VARIABLE>" }), ' +
+          'or give a provider (the scripted model\'s providerFor("chat-completions"))',
+      };
+    }
+    return { status: "ready" };
+  },
+  async plan({ launch, home, options }) {
+    const configFile = join(home.root, "opencode.json");
+    const permission = opencodePermissions(
+      launch.toolPolicy,
+      launch.servers.map((server) => server.name),
+      options.exposeDisallowedTools,
+    );
+    await writeFile(
+      configFile,
+      JSON.stringify(opencodeConfig(launch.provider, launch.model, permission), null, 2),
+      { mode: 0o600 },
+    );
+    return {
+      args: ["acp", "--pure"],
+      env: agentEnvironment(launch.env, home, {
+        OPENCODE_CONFIG: configFile,
+        OPENCODE_DISABLE_PROJECT_CONFIG: "true",
+        OPENCODE_DISABLE_AUTOUPDATE: "true",
+        OPENCODE_DISABLE_MODELS_FETCH: "true",
+        OPENCODE_DISABLE_LSP_DOWNLOAD: "true",
+        OPENCODE_DISABLE_DEFAULT_PLUGINS: "true",
+        OPENCODE_DISABLE_CLAUDE_CODE: "true",
+        OPENCODE_DISABLE_EXTERNAL_SKILLS: "true",
+        OPENCODE_DISABLE_SHARE: "true",
+        OPENCODE_DISABLE_EMBEDDED_WEB_UI: "true",
+      }),
+    };
+  },
+  stop: () => "stdin",
+  identify: identifyCall,
+};

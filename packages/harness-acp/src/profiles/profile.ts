@@ -1,0 +1,130 @@
+import {
+  HarnessStartError,
+  type Capability,
+  type HarnessLaunch,
+  type ModelProvider,
+  type ProviderDialect,
+  type SelectionSpec,
+} from "@jest-m3/core/harness";
+import type { AcpClient, StopSignal } from "../acp-client.js";
+import type { ExecutableLookup } from "../executable.js";
+import type { AgentHome } from "../home.js";
+import type { ResolvedCommonOptions } from "../options.js";
+import type { NewSessionResponse, SessionConfigOption } from "../protocol.js";
+import type { ToolIdentity } from "../reported-calls.js";
+
+/** An executable that was found. */
+export type FoundExecutable = Extract<ExecutableLookup, { found: true }>;
+
+/** The versions a profile is tested with: from `min` (inclusive) up to `below` (exclusive). */
+export interface TestedRange {
+  readonly min: string;
+  readonly below: string;
+  /** The npm package to install, for messages. */
+  readonly packageName: string;
+}
+
+/** What a profile gets to plan one agent process. */
+export interface PlanContext<O> {
+  readonly launch: HarnessLaunch;
+  readonly home: AgentHome;
+  readonly options: O;
+  readonly executable: FoundExecutable;
+}
+
+/** The agent's arguments and environment (the command is the executable's). */
+export interface AgentPlan {
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** What a profile gets once the ACP session exists. */
+export interface SessionContext<O> {
+  readonly launch: HarnessLaunch;
+  readonly options: O;
+  readonly client: AcpClient;
+  readonly session: NewSessionResponse;
+}
+
+/**
+ * A launch profile: everything that differs between ACP agents. The adapter (client,
+ * session, turns, evidence, readiness) is the same for all of them.
+ */
+export interface AcpProfile<O extends ResolvedCommonOptions = ResolvedCommonOptions> {
+  /** The harness kind, e.g. `gemini`. */
+  readonly name: string;
+  /** The agent's name in messages, e.g. `Gemini CLI`. */
+  readonly agent: string;
+  /** The provider dialects the profile can point the agent at, preferred first. */
+  readonly dialects: readonly ProviderDialect[];
+  /** The tested versions, or undefined when unknown (an agent given by command). */
+  readonly tested?: TestedRange;
+  /** Checks and completes the selection's options; throws on a malformed one. */
+  resolveOptions(options: Readonly<Record<string, unknown>>): O;
+  /** Finds the executable. */
+  executable(
+    selection: SelectionSpec,
+    config: Readonly<Record<string, string | undefined>>,
+    options: O,
+  ): ExecutableLookup;
+  /** Whether there is something to authenticate with, and how the provider is reached. */
+  credentials(
+    provider: ModelProvider | undefined,
+    credentialNames: readonly string[],
+    model: string,
+    options: O,
+  ): Capability;
+  /** Writes the agent's settings into its fresh home; returns its arguments and environment. */
+  plan(context: PlanContext<O>): Promise<AgentPlan>;
+  /** Runs after `session/new` (e.g. picks the model). */
+  afterSessionNew?(context: SessionContext<O>): Promise<void>;
+  /** How the agent is stopped. */
+  stop(options: O): StopSignal;
+  /** Maps one of the agent's calls to an MCP server and tool (undefined: not an MCP tool). */
+  identify(
+    call: { readonly toolCallId: string; readonly title?: string | null },
+    servers: readonly string[],
+  ): ToolIdentity | undefined;
+}
+
+/** The values of a select config option, groups flattened. */
+function selectValues(option: SessionConfigOption): string[] {
+  if (option.type !== "select") return [];
+  return option.options.flatMap((entry) =>
+    "options" in entry ? entry.options.map((one) => one.value) : [entry.value],
+  );
+}
+
+/**
+ * Picks `model` through the session's `model` config option (`session/set_config_option`),
+ * when the agent offers one; an agent that offers models but not this one fails the start
+ * with the list. Returns what happened, for the trace.
+ */
+export async function selectModelOption(
+  agent: string,
+  client: AcpClient,
+  session: NewSessionResponse,
+  model: string,
+  timeoutMs: number,
+): Promise<string> {
+  const option = (session.configOptions ?? []).find(
+    (entry) => entry.type === "select" && (entry.category === "model" || entry.id === "model"),
+  );
+  if (!option || option.type !== "select") {
+    return `${agent} offers no model option over ACP; it runs its own default model`;
+  }
+  if (option.currentValue === model) return `${agent} runs ${model}`;
+  const values = selectValues(option);
+  if (!values.includes(model)) {
+    throw new HarnessStartError(
+      agent,
+      `the model "${model}" is not one ${agent} offers (${values.map((value) => JSON.stringify(value)).join(", ")})`,
+    );
+  }
+  await client.request(
+    "session/set_config_option",
+    { sessionId: session.sessionId, configId: option.id, value: model },
+    { timeoutMs },
+  );
+  return `${agent} switched to ${model} (session/set_config_option ${option.id})`;
+}

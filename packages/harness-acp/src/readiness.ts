@@ -1,0 +1,339 @@
+import { statSync } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  childEnvironment,
+  ManagedProcess,
+  type Capabilities,
+  type Capability,
+  type HarnessLaunch,
+  type Readiness,
+  type ReadinessContext,
+  type SelectionSpec,
+} from "@jest-m3/core/harness";
+import { AcpClient } from "./acp-client.js";
+import {
+  compareVersions,
+  parseVersion,
+  readVersion,
+  type AgentVersion,
+  type VersionProbe,
+} from "./executable.js";
+import { createAgentHome } from "./home.js";
+import type { ResolvedCommonOptions } from "./options.js";
+import type { AcpProfile, FoundExecutable, TestedRange } from "./profiles/profile.js";
+import {
+  ACP_PROTOCOL_VERSION,
+  CLIENT_INFO,
+  type InitializeRequest,
+  type InitializeResponse,
+} from "./protocol.js";
+
+/** `initialize` as the adapter sends it: protocol 1, no file system, no terminal. */
+export const INITIALIZE_PARAMS: InitializeRequest = {
+  protocolVersion: ACP_PROTOCOL_VERSION,
+  clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+  clientInfo: { ...CLIENT_INFO },
+};
+
+/** What an agent's `initialize` answer means for sessions. */
+export interface InitializeCheck {
+  /** The protocol version and the rest of the answer. */
+  readonly acp: Capability;
+  /** Stdio MCP servers in `session/new` (every ACP agent must take them). */
+  readonly mcpStdio: Capability;
+  /** HTTP MCP servers in `session/new` (`mcpCapabilities.http`). */
+  readonly mcpHttp: Capability;
+}
+
+/** Reads what a session needs out of an `initialize` answer. */
+export function checkInitialize(agent: string, answer: InitializeResponse): InitializeCheck {
+  const acp: Capability =
+    answer.protocolVersion === ACP_PROTOCOL_VERSION
+      ? { status: "ready" }
+      : {
+          status: "unavailable",
+          reason: `${agent} answered initialize with ACP protocol version ${String(answer.protocolVersion)}; this adapter speaks version ${ACP_PROTOCOL_VERSION}`,
+        };
+  const mcp = answer.agentCapabilities?.mcpCapabilities;
+  return {
+    acp,
+    mcpStdio: acp.status === "ready" ? { status: "ready" } : acp,
+    mcpHttp:
+      mcp?.http === true
+        ? { status: "ready" }
+        : {
+            status: "unsupported",
+            reason: `${agent} does not advertise mcpCapabilities.http in initialize: sessions with HTTP MCP servers cannot start`,
+          },
+  };
+}
+
+const versionProbes = new Map<string, Promise<VersionProbe>>();
+const initializeProbes = new Map<string, Promise<InitializeCheck>>();
+
+function fileIdentity(path: string): string {
+  try {
+    const stat = statSync(path);
+    return `${path}\0${stat.mtimeMs}\0${stat.size}`;
+  } catch {
+    return path;
+  }
+}
+
+function probeVersion(executable: FoundExecutable): Promise<VersionProbe> {
+  const key = fileIdentity(executable.path);
+  let probe = versionProbes.get(key);
+  if (!probe) {
+    probe = readVersion(executable).catch((error: unknown): VersionProbe => ({
+      ok: false,
+      reason: `\`${executable.path} --version\` could not run: ${error instanceof Error ? error.message : String(error)}`,
+    }));
+    versionProbes.set(key, probe);
+    void probe.then((result) => {
+      if (!result.ok) versionProbes.delete(key);
+    });
+  }
+  return probe;
+}
+
+/** The version capability: in the tested range ready, older unavailable, newer degraded. */
+export function versionCapability(
+  agent: string,
+  probe: VersionProbe,
+  tested: TestedRange,
+): Capability {
+  if (!probe.ok) return { status: "unavailable", reason: probe.reason };
+  const min = parseVersion(tested.min) as AgentVersion;
+  const below = parseVersion(tested.below) as AgentVersion;
+  if (compareVersions(probe.version, min) < 0) {
+    return {
+      status: "unavailable",
+      reason: `${agent} ${probe.version.text} is older than ${tested.min}, the oldest version this adapter is tested with; install ${tested.packageName}@${tested.min}`,
+    };
+  }
+  if (compareVersions(probe.version, below) >= 0) {
+    return {
+      status: "degraded",
+      reason: `${agent} ${probe.version.text} is newer than the tested range (>=${tested.min} <${tested.below}); it may work (the adapter's contract test tells), but it is untested`,
+    };
+  }
+  return { status: "ready" };
+}
+
+/**
+ * Starts the agent as a session would (the same settings, in a throw-away home, without
+ * MCP servers) and asks `initialize`.
+ */
+async function checkAgent<O extends ResolvedCommonOptions>(
+  profile: AcpProfile<O>,
+  selection: SelectionSpec,
+  options: O,
+  executable: FoundExecutable,
+): Promise<InitializeCheck> {
+  const root = await mkdtemp(join(tmpdir(), `m3-${profile.name}-probe-`));
+  try {
+    const home = await createAgentHome(root);
+    const workspace = join(root, "workspace");
+    await mkdir(workspace);
+    const launch = {
+      model: selection.model,
+      selection,
+      config: {},
+      servers: [],
+      toolPolicy: new Map(),
+      workspace,
+      env: childEnvironment(),
+      credentials: [],
+      ...(selection.provider ? { provider: selection.provider } : {}),
+      signal: new AbortController().signal,
+    } as unknown as HarnessLaunch;
+    const plan = await profile.plan({ launch, home, options, executable });
+    const child = new ManagedProcess({
+      label: `${profile.agent} (readiness probe)`,
+      command: executable.command,
+      args: [...executable.prefix, ...plan.args],
+      env: plan.env,
+      cwd: workspace,
+    });
+    const client = new AcpClient(profile.agent, child);
+    try {
+      await child.spawned;
+      await client.connect();
+      const answer = await client.request("initialize", INITIALIZE_PARAMS, {
+        timeoutMs: options.startupTimeoutMs,
+      });
+      return checkInitialize(profile.agent, answer);
+    } catch (error) {
+      const reason = `${profile.agent} did not answer initialize: ${error instanceof Error ? error.message : String(error)}`;
+      return {
+        acp: { status: "unavailable", reason },
+        mcpStdio: { status: "unavailable", reason },
+        mcpHttp: { status: "unavailable", reason },
+      };
+    } finally {
+      await client.close(profile.stop(options), 1000);
+    }
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+function probeAgent<O extends ResolvedCommonOptions>(
+  profile: AcpProfile<O>,
+  selection: SelectionSpec,
+  options: O,
+  executable: FoundExecutable,
+  version: string,
+): Promise<InitializeCheck> {
+  const key = JSON.stringify([profile.name, fileIdentity(executable.path), version, options]);
+  let probe = initializeProbes.get(key);
+  if (!probe) {
+    probe = checkAgent(profile, selection, options, executable);
+    initializeProbes.set(key, probe);
+    // A failed start may be the machine's moment, not the binary's: try again next time.
+    void probe.then((result) => {
+      if (result.acp.status !== "ready") initializeProbes.delete(key);
+    });
+  }
+  return probe;
+}
+
+const RANK: Readonly<Record<Capability["status"], number>> = {
+  ready: 0,
+  degraded: 1,
+  unsupported: 2,
+  unavailable: 3,
+};
+
+/** The worst of several capabilities, with every reason that is not ready. */
+export function worst(...capabilities: Capability[]): Capability {
+  const rank = Math.max(...capabilities.map((capability) => RANK[capability.status]));
+  if (rank === 0) return { status: "ready" };
+  const status = capabilities.find((capability) => RANK[capability.status] === rank)?.status;
+  const reasons = capabilities
+    .filter((capability) => capability.status !== "ready" && capability.reason)
+    .map((capability) => capability.reason);
+  return { status: status ?? "unavailable", reason: [...new Set(reasons)].join("; ") };
+}
+
+/**
+ * What a profile's readiness depends on: the executable it resolves to, the credential
+ * names, the provider, the model and the options.
+ */
+export function acpReadinessKey<O extends ResolvedCommonOptions>(
+  profile: AcpProfile<O>,
+): (context: ReadinessContext) => string {
+  return (context) => {
+    let executable = "invalid options";
+    try {
+      const options = profile.resolveOptions(context.selection.options);
+      const lookup = profile.executable(context.selection, context.config, options);
+      executable = lookup.found ? lookup.path : `missing:${lookup.reason}`;
+    } catch {
+      // Readiness itself reports the options.
+    }
+    const provider = context.selection.provider;
+    return JSON.stringify([
+      profile.name,
+      executable,
+      [...context.credentialNames].sort(),
+      provider ? [provider.wireApi, provider.baseUrl, provider.envKey ?? null] : null,
+      context.selection.model,
+      context.selection.options,
+    ]);
+  };
+}
+
+/**
+ * A profile's readiness, per capability: the executable exists; its version is in the
+ * tested range (older: unavailable, newer: degraded); the agent answers `initialize` with
+ * ACP version 1 (`acp`), which says whether it takes stdio and HTTP MCP servers
+ * (`mcpStdio`, `mcpHttp`); there are credentials or a provider. `multiTurn` is ready only
+ * when all of that holds. Probes run once per executable and version in a process.
+ *
+ * @throws {@link InvalidAcpOptions} when the selection's options are malformed.
+ */
+export function acpReadiness<O extends ResolvedCommonOptions>(
+  profile: AcpProfile<O>,
+): (context: ReadinessContext) => Promise<Readiness> {
+  return async ({ selection, config, credentialNames }) => {
+    const options = profile.resolveOptions(selection.options);
+    const executable = profile.executable(selection, config, options);
+    let executableCapability: Capability;
+    let version: Capability;
+    let initialize: InitializeCheck;
+    let versionText: string | null = null;
+    if (!executable.found) {
+      executableCapability = { status: "unavailable", reason: executable.reason };
+      version = {
+        status: "unavailable",
+        reason: `no ${profile.agent} executable to ask for its version`,
+      };
+      const reason = `no ${profile.agent} executable to start`;
+      initialize = {
+        acp: { status: "unavailable", reason },
+        mcpStdio: { status: "unavailable", reason },
+        mcpHttp: { status: "unavailable", reason },
+      };
+    } else {
+      executableCapability = { status: "ready" };
+      if (profile.tested) {
+        const probe = await probeVersion(executable);
+        version = versionCapability(profile.agent, probe, profile.tested);
+        if (probe.ok) versionText = probe.version.text;
+      } else {
+        version = {
+          status: "degraded",
+          reason: `${profile.agent} given by command: no tested version range to check it against`,
+        };
+      }
+      if (version.status === "unavailable") {
+        const reason = "not started: the version check failed";
+        initialize = {
+          acp: { status: "unavailable", reason },
+          mcpStdio: { status: "unavailable", reason },
+          mcpHttp: { status: "unavailable", reason },
+        };
+      } else {
+        initialize = await probeAgent(profile, selection, options, executable, versionText ?? "");
+      }
+    }
+    const credentials = profile.credentials(
+      selection.provider,
+      credentialNames,
+      selection.model,
+      options,
+    );
+    const harness = worst(executableCapability, version, initialize.acp, initialize.mcpStdio);
+    const capabilities: Capabilities = {
+      multiTurn: worst(harness, credentials),
+      toolPolicy: harness,
+      wireEvidence: harness,
+      reportedEvidence: harness,
+      cancellation: harness,
+      approvals: harness,
+      credentials,
+      executable: executableCapability,
+      version,
+      acp: initialize.acp,
+      mcpStdio: initialize.mcpStdio,
+      mcpHttp: initialize.mcpHttp,
+    };
+    return {
+      ready: Object.values(capabilities).every(
+        (capability) =>
+          capability.status === "ready" ||
+          capability.status === "degraded" ||
+          capability === capabilities.mcpHttp,
+      ),
+      harness: {
+        name: profile.name,
+        version: versionText,
+        executable: executable.found ? executable.path : null,
+      },
+      capabilities,
+    };
+  };
+}

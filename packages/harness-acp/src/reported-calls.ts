@@ -1,0 +1,179 @@
+import {
+  isPolicyDenialMessage,
+  unavailable,
+  type ReportedToolCall,
+  type ToolCallStatus,
+} from "@jest-m3/core/harness";
+import type { AcpToolCallStatus, ToolCallContent } from "./protocol.js";
+
+/** An MCP server and tool, as the wire names them. */
+export interface ToolIdentity {
+  readonly server: string;
+  readonly tool: string;
+}
+
+/** What the agent said about a tool call, merged over its `tool_call` and updates. */
+export interface ObservedCall {
+  readonly toolCallId: string;
+  identity: ToolIdentity | undefined;
+  title?: string;
+  status?: AcpToolCallStatus;
+  rawInput?: unknown;
+  rawOutput?: unknown;
+  content?: readonly ToolCallContent[];
+  /** The arguments as the permission request showed them, when only it did. */
+  permissionArguments?: Readonly<Record<string, unknown>>;
+  /** True when the adapter refused this call's permission request. */
+  declined?: boolean;
+  /** When the adapter saw the call start and end (monotonic epoch ms). */
+  startedAt?: number;
+  endedAt?: number;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * Reads an MCP server and tool out of one of an agent's names for a call, given the
+ * session's server names (longest first, so `a_b` wins over `a`). The forms:
+ * `mcp_<server>_<tool>` (Gemini CLI; its call ids add `__<id>`), `<tool> (<server> MCP
+ * Server)` (Gemini CLI titles), `<server>_<tool>` (OpenCode), `mcp__<server>__<tool>`
+ * (Claude Code), `<server>:<tool>`, `<server>/<tool>` and `<server>__<tool>`.
+ */
+export function parseToolName(name: string, servers: readonly string[]): ToolIdentity | undefined {
+  const known = [...servers].sort((a, b) => b.length - a.length);
+  const title = /^(.+) \((.+) MCP Server\)$/.exec(name);
+  if (title && known.includes(title[2] as string)) {
+    return { server: title[2] as string, tool: title[1] as string };
+  }
+  for (const server of known) {
+    const s = escape(server);
+    const forms = [
+      new RegExp(`^mcp__${s}__(.+)$`),
+      new RegExp(`^mcp_${s}_(.+)$`),
+      new RegExp(`^${s}__(.+)$`),
+      new RegExp(`^${s}[:/](.+)$`),
+      new RegExp(`^${s}_(.+)$`),
+    ];
+    for (const form of forms) {
+      const match = form.exec(name);
+      if (match) return { server, tool: match[1] as string };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The MCP identity of a call from everything the agent gave: its title, then its id (Gemini
+ * CLI's ids are `<name>__<model call id>`), or undefined for a tool of the agent's own.
+ */
+export function identifyCall(
+  call: { readonly toolCallId: string; readonly title?: string | null },
+  servers: readonly string[],
+): ToolIdentity | undefined {
+  if (call.title) {
+    const byTitle = parseToolName(call.title, servers);
+    if (byTitle) return byTitle;
+  }
+  const id = call.toolCallId;
+  const cut = id.lastIndexOf("__");
+  return (
+    (cut > 0 ? parseToolName(id.slice(0, cut), servers) : undefined) ?? parseToolName(id, servers)
+  );
+}
+
+/** The text of an ACP tool call's content, block by block. */
+export function contentText(content: readonly ToolCallContent[] | undefined): string[] {
+  const texts: string[] = [];
+  for (const entry of content ?? []) {
+    if (entry.type === "content" && entry.content.type === "text") texts.push(entry.content.text);
+  }
+  return texts;
+}
+
+/** Parses the JSON object a permission request shows as text, if it is one. */
+export function argumentsFromText(text: string | undefined): Record<string, unknown> | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isPlainObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const DENIED =
+  /denied by policy|rejected permission|canceled by the user|cancelled by the user|not allowed|permission denied/i;
+const ABORTED = /abort|cancel/i;
+
+function failedStatus(call: ObservedCall, text: string): ToolCallStatus {
+  if (call.declined || DENIED.test(text) || isPolicyDenialMessage(text)) return "policy_denied";
+  if (ABORTED.test(text)) return "cancelled";
+  if (/timed out|timeout/i.test(text)) return "timed_out";
+  if (/connection closed|transport|not connected|broken pipe/i.test(text)) return "transport_error";
+  return "tool_error";
+}
+
+/** What to say about a call the agent never finished. */
+export interface Unfinished {
+  readonly status: ToolCallStatus;
+  readonly reason: string;
+}
+
+/**
+ * Turns what an agent reported about one call into a {@link ReportedToolCall}, or
+ * undefined for a call that was not an MCP tool of the session (an agent's own tool).
+ * What the agent did not report stays unavailable, with the reason.
+ */
+export function reportedToolCall(
+  call: ObservedCall,
+  agent: string,
+  unfinished: Unfinished,
+): ReportedToolCall | undefined {
+  if (!call.identity) return undefined;
+  const texts = contentText(call.content);
+  const output = isPlainObject(call.rawOutput) ? call.rawOutput : undefined;
+  if (typeof output?.output === "string" && texts.length === 0) texts.push(output.output);
+  const text = texts.join("\n");
+  let status: ToolCallStatus;
+  let error: string | undefined;
+  if (call.status === "completed") status = "success";
+  else if (call.status === "failed") {
+    status = failedStatus(call, text);
+    error = text || `${agent} reported the call failed, without a message`;
+  } else if (call.declined) {
+    status = "policy_denied";
+    error = "declined: not in the session's allow-list";
+  } else {
+    status = unfinished.status;
+    error = unfinished.reason;
+  }
+  const input = isPlainObject(call.rawInput) ? call.rawInput : undefined;
+  const args =
+    input && (Object.keys(input).length > 0 || !call.permissionArguments)
+      ? input
+      : call.permissionArguments;
+  return {
+    id: call.toolCallId,
+    server: call.identity.server,
+    tool: call.identity.tool,
+    arguments: args ?? unavailable(`${agent} reported no arguments for this call over ACP`),
+    result:
+      call.status === "completed" && texts.length > 0
+        ? { content: texts.map((entry) => ({ type: "text", text: entry })) }
+        : unavailable(
+            call.status === "completed"
+              ? `${agent} reported no content for this call's result`
+              : `${agent} reported no result${error ? `: ${error}` : ""}`,
+          ),
+    status,
+    ...(error !== undefined ? { error } : {}),
+    ...(call.startedAt !== undefined ? { startedAt: call.startedAt } : {}),
+    ...(call.endedAt !== undefined ? { endedAt: call.endedAt } : {}),
+  };
+}

@@ -1,0 +1,177 @@
+import {
+  monotonicNow,
+  type AdapterTurn,
+  type AdapterTurnOutcome,
+  type ReportedToolCall,
+  type ToolCallStatus,
+} from "@jest-m3/core/harness";
+import type { SessionNotification, ToolCall, ToolCallUpdate } from "./protocol.js";
+import { reportedToolCall, type ObservedCall, type ToolIdentity } from "./reported-calls.js";
+
+function isNonEmptyObject(value: unknown): boolean {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.keys(value).length > 0
+  );
+}
+
+/**
+ * Everything one turn produced, from `session/prompt` to its answer (or an interrupt, or
+ * the agent's death): the raw updates, the tool calls the agent reported (merged over
+ * `tool_call`, `tool_call_update` and permission requests, by `toolCallId`), and the
+ * agent's final message: the text of its last message after the last tool call.
+ */
+export class TurnCollector {
+  /** The turn as the adapter reports it; resolves exactly once. */
+  readonly done: Promise<AdapterTurn>;
+  /** Set once `session/cancel` was sent for this turn. */
+  cancelRequested = false;
+  private readonly events: unknown[] = [];
+  private readonly calls = new Map<string, ObservedCall>();
+  private readonly segments: string[] = [""];
+  private lastMessageId: string | null | undefined;
+  private finished = false;
+  private resolve: (turn: AdapterTurn) => void = () => undefined;
+
+  /**
+   * @param sessionId - The ACP session; updates of other sessions are ignored.
+   * @param agent - The agent's name for messages.
+   * @param identify - Maps an agent's call to an MCP server and tool (undefined: not MCP).
+   */
+  constructor(
+    private readonly sessionId: string,
+    private readonly agent: string,
+    private readonly identify: (call: {
+      toolCallId: string;
+      title?: string | null;
+    }) => ToolIdentity | undefined,
+  ) {
+    this.done = new Promise((resolve) => (this.resolve = resolve));
+  }
+
+  /** True once the turn has ended, one way or another. */
+  get isFinished(): boolean {
+    return this.finished;
+  }
+
+  /** Keeps something in the turn's events (a permission decision, a refused request). */
+  note(event: unknown): void {
+    if (!this.finished) this.events.push(event);
+  }
+
+  /**
+   * A permission request for a call: the call is known from it (Gemini CLI sends no
+   * `tool_call` when it asks), with the arguments it showed and whether it was declined.
+   */
+  permission(
+    toolCall: ToolCallUpdate,
+    identity: ToolIdentity | undefined,
+    declined: boolean,
+    args: Readonly<Record<string, unknown>> | undefined,
+  ): void {
+    if (this.finished) return;
+    const call = this.call(toolCall.toolCallId, toolCall.title ?? undefined);
+    call.identity ??= identity;
+    if (declined) call.declined = true;
+    if (args) call.permissionArguments = args;
+    this.merge(call, toolCall);
+  }
+
+  /** Takes one `session/update`. */
+  accept(notification: SessionNotification): void {
+    if (this.finished || notification.sessionId !== this.sessionId) return;
+    const update = notification.update;
+    switch (update.sessionUpdate) {
+      case "agent_message_chunk": {
+        this.events.push(notification);
+        if (update.content.type !== "text") return;
+        const id = update.messageId;
+        if (
+          id !== undefined &&
+          id !== null &&
+          this.lastMessageId !== undefined &&
+          id !== this.lastMessageId
+        ) {
+          this.segments.push("");
+        }
+        if (id !== undefined) this.lastMessageId = id;
+        this.segments[this.segments.length - 1] += update.content.text;
+        return;
+      }
+      case "tool_call":
+      case "tool_call_update": {
+        this.events.push(notification);
+        const call = this.call(update.toolCallId, update.title ?? undefined);
+        this.merge(call, update);
+        if (this.segments[this.segments.length - 1] !== "") this.segments.push("");
+        return;
+      }
+      case "agent_thought_chunk":
+        return; // streamed reasoning: not part of the transcript
+      default:
+        this.events.push(notification);
+    }
+  }
+
+  /**
+   * Ends the turn now with `outcome`. Calls still running are reported with `unfinished`
+   * as their status.
+   */
+  finish(
+    outcome: AdapterTurnOutcome,
+    error: string | null,
+    unfinished: ToolCallStatus = outcome === "failed" ? "incomplete" : "cancelled",
+  ): void {
+    if (this.finished) return;
+    this.finished = true;
+    const reason =
+      outcome === "failed"
+        ? `the turn failed before ${this.agent} reported the end of this call: ${error ?? "no reason given"}`
+        : `the turn ended (${outcome}) before ${this.agent} reported the end of this call`;
+    const toolCalls = [...this.calls.values()]
+      .map((call) => reportedToolCall(call, this.agent, { status: unfinished, reason }))
+      .filter((call): call is ReportedToolCall => call !== undefined);
+    const text = [...this.segments].reverse().find((segment) => segment.trim() !== "");
+    this.resolve({
+      outcome,
+      response: text === undefined ? null : { text },
+      error,
+      toolCalls,
+      events: this.events.slice(),
+    });
+  }
+
+  private call(toolCallId: string, title: string | undefined): ObservedCall {
+    let call = this.calls.get(toolCallId);
+    if (!call) {
+      call = {
+        toolCallId,
+        identity: this.identify({ toolCallId, ...(title !== undefined ? { title } : {}) }),
+        startedAt: monotonicNow(),
+      };
+      this.calls.set(toolCallId, call);
+    } else if (!call.identity && title !== undefined) {
+      call.identity = this.identify({ toolCallId, title });
+    }
+    return call;
+  }
+
+  private merge(call: ObservedCall, update: ToolCall | ToolCallUpdate): void {
+    if (update.title) call.title = update.title;
+    if (update.status) {
+      call.status = update.status;
+      if (update.status === "completed" || update.status === "failed")
+        call.endedAt = monotonicNow();
+    }
+    if (
+      update.rawInput !== undefined &&
+      (isNonEmptyObject(update.rawInput) || call.rawInput === undefined)
+    ) {
+      call.rawInput = update.rawInput;
+    }
+    if (update.rawOutput !== undefined) call.rawOutput = update.rawOutput;
+    if (update.content && update.content.length > 0) call.content = update.content;
+  }
+}
