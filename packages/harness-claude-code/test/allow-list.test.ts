@@ -19,6 +19,8 @@ import {
   turn,
 } from "./support/claude";
 
+jest.setTimeout(60_000);
+
 describe("the allow-list with Claude Code", () => {
   let model: ScriptedModel;
   let kit: MCPTestKit;

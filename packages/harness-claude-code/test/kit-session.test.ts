@@ -9,6 +9,8 @@ import claudeCodeHarness, { TESTED_CLAUDE_CODE_VERSION } from "@jest-m3/harness-
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import { callLog, closeAndExpectNoProcessLeft, isRunning, shippingServer } from "./support/claude";
 
+jest.setTimeout(60_000);
+
 describe("Claude Code through the kit's agent sessions", () => {
   let model: ScriptedModel;
   let kit: MCPTestKit;

@@ -20,6 +20,8 @@ import {
   waitFor,
 } from "./support/claude";
 
+jest.setTimeout(60_000);
+
 const script: Script = {
   rules: [
     {
