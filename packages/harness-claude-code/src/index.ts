@@ -45,6 +45,7 @@ export { claudeCodeReadiness, credentialsCapability } from "./readiness.js";
 export { openClaudeCodeSession, ClaudeCodeSession } from "./session.js";
 export {
   resolveClaudeExecutable,
+  runIsolated,
   readClaudeVersion,
   parseClaudeVersion,
   TESTED_CLAUDE_CODE_VERSION,
