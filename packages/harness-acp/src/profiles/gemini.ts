@@ -43,10 +43,12 @@ function rule(toolName: string, decision: "allow" | "deny" | "ask_user", priorit
 
 /**
  * The allow-list as a Gemini CLI policy file: every tool denied (a denied tool is not even
- * declared to the model, Gemini's own tools included), then each allowed MCP tool allowed
- * by its full name (the short `mcpName` + `toolName` form still offers the tool). With
- * `exposeDisallowedTools`, the session's other MCP tools are offered but ask first, and
- * the adapter refuses them.
+ * declared to the model, Gemini's own tools included), then each allowed MCP tool by its
+ * full name (the short `mcpName` + `toolName` form still offers the tool but fails every
+ * call). Allowed tools ask first: Gemini CLI shows a call's arguments only in its
+ * permission request, so asking is what makes them evidence, and each answer is recorded.
+ * With `exposeDisallowedTools`, the session's other MCP tools are offered too, and the
+ * adapter refuses them when they ask.
  */
 export function geminiPolicy(
   policy: ToolPolicy,
@@ -57,11 +59,9 @@ export function geminiPolicy(
   for (const server of servers) {
     const tools = allowedTools(policy, server);
     if (exposeDisallowedTools || tools === undefined) {
-      rules.push(
-        rule(`${geminiToolName(server, "*")}`, tools === undefined ? "allow" : "ask_user", 150),
-      );
+      rules.push(rule(geminiToolName(server, "*"), "ask_user", 150));
     }
-    for (const tool of tools ?? []) rules.push(rule(geminiToolName(server, tool), "allow", 200));
+    for (const tool of tools ?? []) rules.push(rule(geminiToolName(server, tool), "ask_user", 200));
   }
   return `# Written by jest-m3 for one session.\n${rules.join("\n")}`;
 }
