@@ -5,7 +5,6 @@
  * renames a flag, drops a control request or reshapes an event fails here, loudly, naming
  * what changed, instead of in a session.
  */
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
