@@ -20,7 +20,7 @@
  *
  * @packageDocumentation
  */
-import { defineHarness, type HarnessDefinition } from "@jest-m3/core";
+import { defineHarness, type HarnessDefinition } from "@jest-m3/core/harness";
 import { codexReadiness, codexReadinessKey } from "./readiness.js";
 import { openCodexSession } from "./session.js";
 

@@ -15,12 +15,8 @@ import {
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  HarnessNotReady,
-  MCPTestKit,
-  type ReadinessContext,
-  type SelectionSpec,
-} from "@jest-m3/core";
+import { HarnessNotReady, MCPTestKit } from "@jest-m3/core";
+import { type ReadinessContext, type SelectionSpec } from "@jest-m3/core/harness";
 import codexHarness, {
   copyHostLogin,
   createHomes,

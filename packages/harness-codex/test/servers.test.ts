@@ -5,7 +5,8 @@
  */
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { childEnvironment, HarnessStartError, MCPTestKit, type WireCapture } from "@jest-m3/core";
+import { childEnvironment } from "@jest-m3/core/harness";
+import { HarnessStartError, MCPTestKit, type WireCapture } from "@jest-m3/core";
 import codexHarness, { type CodexSession } from "@jest-m3/harness-codex";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import {

@@ -3,7 +3,8 @@
  * multi-turn sessions, provider failures, interrupts, and an app-server that dies.
  */
 import { join } from "node:path";
-import { MCPTestKit, type AdapterTurn, type HarnessSession, type WireCapture } from "@jest-m3/core";
+import { MCPTestKit, type WireCapture } from "@jest-m3/core";
+import { type AdapterTurn, type HarnessSession } from "@jest-m3/core/harness";
 import codexHarness, { type CodexSession } from "@jest-m3/harness-codex";
 import { startScriptedModel, type Script, type ScriptedModel } from "@jest-m3/scripted-model";
 import {
@@ -233,7 +234,9 @@ describe("Codex sessions (real codex app-server, scripted model, real MCP server
     const dead = await sent;
     await capture.endTurn();
     expect(dead.outcome).toBe("failed");
-    expect(dead.error).toMatch(/^codex app-server exited \(signal SIGKILL\) during the turn/);
+    expect(dead.error).toMatch(
+      /^codex app-server exited \(signal SIGKILL\) during the turn/,
+    );
     const health = session.health();
     expect(health).toEqual({
       alive: false,

@@ -6,7 +6,6 @@ import {
   type ProviderDialect,
   type SelectionSpec,
 } from "../harness/contract.js";
-import { harnessDialects, runProviderFor } from "./run-provider.js";
 
 /**
  * What a test asks for: a harness and one or more models. `kit.agents()` expands it into
@@ -35,6 +34,11 @@ export interface AgentSelectionInput {
   readonly options?: Readonly<Record<string, unknown>>;
 }
 
+/** The dialects a harness speaks, preferred first (`responses` when it declares none). */
+export function harnessDialects(harness: HarnessDefinition): readonly ProviderDialect[] {
+  return harness.dialects && harness.dialects.length > 0 ? harness.dialects : ["responses"];
+}
+
 const KEYS = ["harness", "models", "name", "executable", "credentialEnv", "provider", "options"];
 const PROVIDER_KEYS = ["name", "baseUrl", "wireApi", "envKey"];
 
@@ -55,6 +59,8 @@ export function expandSelection(
   index: number,
   parentEnv: Readonly<Record<string, string | undefined>>,
   knownHarness: (name: string) => HarnessDefinition,
+  runProvider: (dialects: readonly ProviderDialect[]) => ModelProvider | undefined = () =>
+    undefined,
 ): { specs: SelectionSpec[]; harness: HarnessDefinition } {
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     throw new InvalidSelection(
@@ -205,7 +211,7 @@ export function expandSelection(
   const definition = knownHarness(harness);
   // A selection without a provider takes the run's, in its harness's dialect, when the
   // runner configured one.
-  checkedProvider ??= runProviderFor(harnessDialects(definition));
+  checkedProvider ??= runProvider(harnessDialects(definition));
   return {
     harness: definition,
     specs: (models as string[]).map((model) => ({
