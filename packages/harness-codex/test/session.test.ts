@@ -5,7 +5,8 @@
 import { join } from "node:path";
 import { MCPTestKit, type WireCapture } from "@jest-m3/core";
 import { type AdapterTurn, type HarnessSession } from "@jest-m3/core/harness";
-import codexHarness, { type CodexSession } from "@jest-m3/harness-codex";
+import codexHarness from "@jest-m3/harness-codex";
+import type { CodexSession } from "../src/session";
 import { startScriptedModel, type Script, type ScriptedModel } from "@jest-m3/scripted-model";
 import {
   callLog,
@@ -234,9 +235,7 @@ describe("Codex sessions (real codex app-server, scripted model, real MCP server
     const dead = await sent;
     await capture.endTurn();
     expect(dead.outcome).toBe("failed");
-    expect(dead.error).toMatch(
-      /^codex app-server exited \(signal SIGKILL\) during the turn/,
-    );
+    expect(dead.error).toMatch(/^codex app-server exited \(signal SIGKILL\) during the turn/);
     const health = session.health();
     expect(health).toEqual({
       alive: false,

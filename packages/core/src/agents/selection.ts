@@ -48,6 +48,106 @@ function describe(value: unknown): string {
   return Array.isArray(value) ? "an array" : `${typeof value} ${JSON.stringify(value)}`;
 }
 
+/** Checks `credentialEnv`: an object of child names to parent variables that are set. */
+function checkCredentials(
+  index: number,
+  credentialEnv: unknown,
+  parentEnv: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  const credentials: Record<string, string> = {};
+  if (credentialEnv !== undefined) {
+    if (
+      typeof credentialEnv !== "object" ||
+      credentialEnv === null ||
+      Array.isArray(credentialEnv)
+    ) {
+      throw new InvalidSelection(
+        index,
+        "credentialEnv",
+        `must be an object { CHILD_NAME: "PARENT_NAME" }, got ${describe(credentialEnv)}.`,
+      );
+    }
+    for (const [child, parent] of Object.entries(credentialEnv)) {
+      if (typeof parent !== "string" || parent === "") {
+        throw new InvalidSelection(
+          index,
+          `credentialEnv.${child}`,
+          `must name a parent environment variable, got ${describe(parent)}.`,
+        );
+      }
+      if (parentEnv[parent] === undefined || parentEnv[parent] === "") {
+        throw new InvalidSelection(
+          index,
+          `credentialEnv.${child}`,
+          `names the environment variable ${parent}, which is not set. Set ${parent} (export ${parent}=...) or remove the mapping.`,
+        );
+      }
+      credentials[child] = parent;
+    }
+  }
+  return credentials;
+}
+
+/** Checks an explicit provider: its fields, and a dialect the harness speaks. */
+function checkProvider(
+  index: number,
+  provider: unknown,
+  harness: string,
+  spoken: readonly ProviderDialect[],
+  credentials: Readonly<Record<string, string>>,
+): ModelProvider {
+  if (typeof provider !== "object" || provider === null) {
+    throw new InvalidSelection(
+      index,
+      "provider",
+      `must be { name, baseUrl, wireApi }, got ${describe(provider)}.`,
+    );
+  }
+  const record = provider as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (!PROVIDER_KEYS.includes(key)) {
+      throw new InvalidSelection(
+        index,
+        `provider.${key}`,
+        `is not a provider field; the fields are ${PROVIDER_KEYS.join(", ")}.`,
+      );
+    }
+  }
+  if (typeof record.name !== "string" || !/^[A-Za-z0-9_-]+$/.test(record.name)) {
+    throw new InvalidSelection(
+      index,
+      "provider.name",
+      `must be letters, digits, _ or -, got ${describe(record.name)}.`,
+    );
+  }
+  if (typeof record.baseUrl !== "string" || !/^https?:\/\//.test(record.baseUrl)) {
+    throw new InvalidSelection(
+      index,
+      "provider.baseUrl",
+      `must be an http(s) URL, got ${describe(record.baseUrl)}.`,
+    );
+  }
+  if (!spoken.includes(record.wireApi as ProviderDialect)) {
+    throw new InvalidSelection(
+      index,
+      "provider.wireApi",
+      `must be a dialect the "${harness}" harness speaks (${spoken.map((d) => `"${d}"`).join(", ")}), got ${describe(record.wireApi)}. ` +
+        `Dialects jest-m3 knows: ${PROVIDER_DIALECTS.join(", ")}.`,
+    );
+  }
+  if (
+    record.envKey !== undefined &&
+    (typeof record.envKey !== "string" || !(record.envKey in credentials))
+  ) {
+    throw new InvalidSelection(
+      index,
+      "provider.envKey",
+      `must name a child variable mapped in credentialEnv, got ${describe(record.envKey)}.`,
+    );
+  }
+  return provider as ModelProvider;
+}
+
 /**
  * Checks one selection input and expands it into one spec per model. Reads the parent
  * environment only to check that credential source variables are set (never copying values).
@@ -117,91 +217,17 @@ export function expandSelection(
       `must be a path to the harness executable, got ${describe(executable)}.`,
     );
   }
-  const credentials: Record<string, string> = {};
-  if (credentialEnv !== undefined) {
-    if (
-      typeof credentialEnv !== "object" ||
-      credentialEnv === null ||
-      Array.isArray(credentialEnv)
-    ) {
-      throw new InvalidSelection(
-        index,
-        "credentialEnv",
-        `must be an object { CHILD_NAME: "PARENT_NAME" }, got ${describe(credentialEnv)}.`,
-      );
-    }
-    for (const [child, parent] of Object.entries(credentialEnv)) {
-      if (typeof parent !== "string" || parent === "") {
-        throw new InvalidSelection(
+  const credentials = checkCredentials(index, credentialEnv, parentEnv);
+  let checkedProvider =
+    provider === undefined
+      ? undefined
+      : checkProvider(
           index,
-          `credentialEnv.${child}`,
-          `must name a parent environment variable, got ${describe(parent)}.`,
+          provider,
+          harness,
+          harnessDialects(knownHarness(harness)),
+          credentials,
         );
-      }
-      if (parentEnv[parent] === undefined || parentEnv[parent] === "") {
-        throw new InvalidSelection(
-          index,
-          `credentialEnv.${child}`,
-          `names the environment variable ${parent}, which is not set. Set ${parent} (export ${parent}=...) or remove the mapping.`,
-        );
-      }
-      credentials[child] = parent;
-    }
-  }
-  let checkedProvider: ModelProvider | undefined;
-  if (provider !== undefined) {
-    if (typeof provider !== "object" || provider === null) {
-      throw new InvalidSelection(
-        index,
-        "provider",
-        `must be { name, baseUrl, wireApi }, got ${describe(provider)}.`,
-      );
-    }
-    const record = provider as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
-      if (!PROVIDER_KEYS.includes(key)) {
-        throw new InvalidSelection(
-          index,
-          `provider.${key}`,
-          `is not a provider field; the fields are ${PROVIDER_KEYS.join(", ")}.`,
-        );
-      }
-    }
-    if (typeof record.name !== "string" || !/^[A-Za-z0-9_-]+$/.test(record.name)) {
-      throw new InvalidSelection(
-        index,
-        "provider.name",
-        `must be letters, digits, _ or -, got ${describe(record.name)}.`,
-      );
-    }
-    if (typeof record.baseUrl !== "string" || !/^https?:\/\//.test(record.baseUrl)) {
-      throw new InvalidSelection(
-        index,
-        "provider.baseUrl",
-        `must be an http(s) URL, got ${describe(record.baseUrl)}.`,
-      );
-    }
-    const spoken = harnessDialects(knownHarness(harness));
-    if (!spoken.includes(record.wireApi as ProviderDialect)) {
-      throw new InvalidSelection(
-        index,
-        "provider.wireApi",
-        `must be a dialect the "${harness}" harness speaks (${spoken.map((d) => `"${d}"`).join(", ")}), got ${describe(record.wireApi)}. ` +
-          `Dialects jest-m3 knows: ${PROVIDER_DIALECTS.join(", ")}.`,
-      );
-    }
-    if (
-      record.envKey !== undefined &&
-      (typeof record.envKey !== "string" || !(record.envKey in credentials))
-    ) {
-      throw new InvalidSelection(
-        index,
-        "provider.envKey",
-        `must name a child variable mapped in credentialEnv, got ${describe(record.envKey)}.`,
-      );
-    }
-    checkedProvider = provider as ModelProvider;
-  }
   if (
     options !== undefined &&
     (typeof options !== "object" || options === null || Array.isArray(options))
