@@ -1,20 +1,137 @@
 /**
- * Errors thrown by jest-m3. Each has a stable `name` to match on, a message that says what
- * to do, and the data a caller needs as properties.
+ * Errors thrown by jest-m3: one hierarchy under {@link M3Error}. Each has a stable `code`
+ * to switch on (`M3_KIT_CLOSED`, ...), a message that says what to do, and the data a
+ * caller needs as properties.
  *
  * @packageDocumentation
  */
 
+/**
+ * An error as results carry it: plain data, safe to serialize into reports.
+ *
+ * @example
+ * ```ts
+ * if (turn.error?.code === "M3_TURN_TIMEOUT") console.log(turn.error.message);
+ * ```
+ */
+export interface ResultError {
+  /** A stable code (see {@link ErrorCode}). */
+  readonly code: string;
+  readonly message: string;
+  /** True when trying again may succeed (a timeout, a provider's 429), false for a mistake. */
+  readonly retryable: boolean;
+  /** Data for the code (the harness's exit, the tools that violated the policy, ...). */
+  readonly details?: Readonly<Record<string, unknown>>;
+}
+
+/** Every code an {@link M3Error} or a {@link ResultError} of core can carry. */
+export type ErrorCode =
+  | "M3_ERROR"
+  | "M3_KIT_CLOSED"
+  | "M3_INVALID_ARGUMENT"
+  | "M3_INVALID_SERVER_SPEC"
+  | "M3_INVALID_TOOL_POLICY"
+  | "M3_INVALID_SELECTION"
+  | "M3_INVALID_SESSION_OPTIONS"
+  | "M3_INVALID_HARNESS"
+  | "M3_UNKNOWN_HARNESS"
+  | "M3_SERVER_START"
+  | "M3_TRANSPORT"
+  | "M3_PROTOCOL"
+  | "M3_OPERATION_TIMEOUT"
+  | "M3_CLIENT_CLOSED"
+  | "M3_TRACE_STILL_OPEN"
+  | "M3_HARNESS_NOT_READY"
+  | "M3_HARNESS_START"
+  | "M3_HARNESS_OPEN_TIMEOUT"
+  | "M3_SESSION_BUSY"
+  | "M3_SESSION_STILL_OPEN"
+  | "M3_SESSION_CLOSED"
+  | "M3_SESSION_CANCELLED"
+  | "M3_TURN_TIMEOUT"
+  | "M3_TURN_CANCELLED"
+  | "M3_TURN_FAILED"
+  | "M3_HARNESS_DIED"
+  | "M3_HARNESS_CLOSE"
+  | "M3_TOOL_POLICY_VIOLATION"
+  | "M3_QUERY"
+  | "M3_CONFORMANCE";
+
 /** Base class of every error jest-m3 throws on purpose. */
 export class M3Error extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  /** A stable code to switch on; subclasses set their own. */
+  readonly code: string = "M3_ERROR";
+  /** True when trying again may succeed. */
+  readonly retryable: boolean = false;
+  constructor(message: string, options?: { cause?: unknown; code?: string; retryable?: boolean }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
+    if (options?.code) this.code = options.code;
+    if (options?.retryable !== undefined) this.retryable = options.retryable;
   }
+
+  /** This error as results carry it. */
+  toResultError(details?: Readonly<Record<string, unknown>>): ResultError {
+    return {
+      code: this.code,
+      message: this.message,
+      retryable: this.retryable,
+      ...(details ? { details } : {}),
+    };
+  }
+}
+
+/** A {@link ResultError} from any thrown value: M3Errors keep their code, others get `fallback`. */
+export function toResultError(error: unknown, fallback: ErrorCode = "M3_ERROR"): ResultError {
+  if (error instanceof M3Error) return error.toResultError();
+  return {
+    code: fallback,
+    message: error instanceof Error ? error.message : String(error),
+    retryable: false,
+  };
+}
+
+/** A {@link ResultError} made on the spot. */
+export function resultError(
+  code: ErrorCode,
+  message: string,
+  options: { retryable?: boolean; details?: Readonly<Record<string, unknown>> } = {},
+): ResultError {
+  return {
+    code,
+    message,
+    retryable: options.retryable ?? false,
+    ...(options.details ? { details: options.details } : {}),
+  };
+}
+
+/**
+ * The one way a process's last stderr lines are shown in a message.
+ *
+ * @param who - Whose stderr, e.g. `codex`, `server "shipping"`; omitted for the subject's own.
+ */
+export function stderrSection(tail: string | undefined, who?: string): string {
+  if (!tail) return "";
+  return `\n--- ${who ? `${who} ` : ""}stderr (last lines) ---\n${tail}`;
+}
+
+/** The one way a process exit is described: `code 1`, `signal SIGKILL`. */
+export function describeExit(exit: {
+  readonly code?: number | null;
+  readonly signal?: string | null;
+}): string {
+  if (exit.signal) return `signal ${exit.signal}`;
+  return `code ${exit.code ?? "unknown"}`;
+}
+
+/** A test used an API wrongly (a wrong type, a missing argument): says which and how. */
+export class InvalidArgument extends M3Error {
+  override readonly code = "M3_INVALID_ARGUMENT";
 }
 
 /** The kit (or something it owns) was used after `close()`. */
 export class KitClosed extends M3Error {
+  override readonly code = "M3_KIT_CLOSED";
   constructor(what: string) {
     super(
       `${what} was called after the MCPTestKit was closed. Create a new kit for new work, or ` +
@@ -25,6 +142,7 @@ export class KitClosed extends M3Error {
 
 /** A server spec (StdioServer or HttpServer) is missing a field or has a wrong one. */
 export class InvalidServerSpec extends M3Error {
+  override readonly code = "M3_INVALID_SERVER_SPEC";
   /** The server's name, or a placeholder when the name itself is the problem. */
   readonly server: string;
   /** The offending field, e.g. `command` or `args[2]`. */
@@ -38,6 +156,7 @@ export class InvalidServerSpec extends M3Error {
 
 /** A server could not be started or did not complete the MCP handshake. */
 export class ServerStartError extends M3Error {
+  override readonly code = "M3_SERVER_START";
   readonly server: string;
   /** The last lines the server wrote to stderr (bounded), if any. */
   readonly stderrTail: string;
@@ -55,8 +174,9 @@ export class ServerStartError extends M3Error {
       cause?: unknown;
     } = {},
   ) {
-    const tail = details.stderrTail ? `\n--- stderr (last lines) ---\n${details.stderrTail}` : "";
-    super(`Server "${server}" failed to start: ${message}${tail}`, { cause: details.cause });
+    super(`Server "${server}" failed to start: ${message}${stderrSection(details.stderrTail)}`, {
+      cause: details.cause,
+    });
     this.server = server;
     this.stderrTail = details.stderrTail ?? "";
     this.exitCode = details.exitCode ?? null;
@@ -66,6 +186,7 @@ export class ServerStartError extends M3Error {
 
 /** The connection to a server broke: the process exited, the socket closed, a write failed. */
 export class TransportError extends M3Error {
+  override readonly code = "M3_TRANSPORT";
   readonly server: string;
   readonly stderrTail: string;
   constructor(
@@ -73,8 +194,9 @@ export class TransportError extends M3Error {
     message: string,
     details: { stderrTail?: string; cause?: unknown } = {},
   ) {
-    const tail = details.stderrTail ? `\n--- stderr (last lines) ---\n${details.stderrTail}` : "";
-    super(`Server "${server}": ${message}${tail}`, { cause: details.cause });
+    super(`Server "${server}": ${message}${stderrSection(details.stderrTail)}`, {
+      cause: details.cause,
+    });
     this.server = server;
     this.stderrTail = details.stderrTail ?? "";
   }
@@ -82,9 +204,10 @@ export class TransportError extends M3Error {
 
 /** The server answered with a JSON-RPC error, or with something that is not valid MCP. */
 export class ProtocolError extends M3Error {
+  override readonly code = "M3_PROTOCOL";
   readonly server: string;
   /** The JSON-RPC error code, when the server sent one. */
-  readonly code: number | undefined;
+  readonly rpcCode: number | undefined;
   /** The JSON-RPC error data, when the server sent any. */
   readonly data: unknown;
   constructor(
@@ -94,13 +217,15 @@ export class ProtocolError extends M3Error {
   ) {
     super(`Server "${server}": ${message}`, { cause: details.cause });
     this.server = server;
-    this.code = details.code;
+    this.rpcCode = details.code;
     this.data = details.data;
   }
 }
 
 /** An operation took longer than its timeout. The operation was cancelled. */
 export class OperationTimeout extends M3Error {
+  override readonly code = "M3_OPERATION_TIMEOUT";
+  override readonly retryable = true;
   readonly server: string;
   readonly operation: string;
   readonly timeoutMs: number;
@@ -117,6 +242,7 @@ export class OperationTimeout extends M3Error {
 
 /** A trace was read as final before its owner was closed. */
 export class TraceStillOpen extends M3Error {
+  override readonly code = "M3_TRACE_STILL_OPEN";
   constructor(owner: string) {
     super(
       `${owner}.finalTrace is only available after ${owner}.close() (or after the kit closed). ` +
@@ -127,6 +253,7 @@ export class TraceStillOpen extends M3Error {
 
 /** A harness is not ready for what the session needs. Nothing was started. */
 export class HarnessNotReady extends M3Error {
+  override readonly code = "M3_HARNESS_NOT_READY";
   /** The harness's name. */
   readonly harness: string;
   /** Every reason, one per capability that is not ready (`capability: reason`). */
@@ -144,6 +271,7 @@ export class HarnessNotReady extends M3Error {
 
 /** An agent selection is malformed: an unknown key, an empty model list, a missing credential. */
 export class InvalidSelection extends M3Error {
+  override readonly code = "M3_INVALID_SELECTION";
   /** The offending field, e.g. `models` or `credentialEnv.OPENAI_API_KEY`. */
   readonly field: string;
   constructor(index: number, field: string, problem: string) {
@@ -154,6 +282,7 @@ export class InvalidSelection extends M3Error {
 
 /** No adapter is registered or installed for a harness name. */
 export class UnknownHarness extends M3Error {
+  override readonly code = "M3_UNKNOWN_HARNESS";
   readonly harness: string;
   /** The harnesses that are registered on the kit. */
   readonly registered: readonly string[];
@@ -179,6 +308,7 @@ export class UnknownHarness extends M3Error {
 
 /** `send()` was called while a turn is still running. */
 export class SessionBusy extends M3Error {
+  override readonly code = "M3_SESSION_BUSY";
   constructor(turn: number) {
     super(
       `The session is running turn ${turn}; await its send() before sending the next turn (one turn at a time).`,
@@ -188,6 +318,7 @@ export class SessionBusy extends M3Error {
 
 /** `result` was read before the session finished. */
 export class SessionStillOpen extends M3Error {
+  override readonly code = "M3_SESSION_STILL_OPEN";
   constructor() {
     super(
       "The session is still open: its result is final only after close(). Close it (or let `await using` " +
@@ -198,10 +329,40 @@ export class SessionStillOpen extends M3Error {
 
 /** The session is closed or finished; it takes no more turns. */
 export class SessionClosed extends M3Error {
+  override readonly code = "M3_SESSION_CLOSED";
   constructor(what: string, state: string) {
     super(`${what} was called on a session that is ${state}. Open a new session for more turns.`);
   }
 }
 
 /** A tool-call query is malformed or ambiguous. */
-export class QueryError extends M3Error {}
+export class QueryError extends M3Error {
+  override readonly code = "M3_QUERY";
+}
+
+/** A session option is unknown or has a wrong value. Nothing was started. */
+export class InvalidSessionOptions extends M3Error {
+  override readonly code = "M3_INVALID_SESSION_OPTIONS";
+  /** The offending option, e.g. `timeout`. */
+  readonly option: string;
+  constructor(option: string, problem: string) {
+    super(`Session option "${option}" ${problem}`);
+    this.option = option;
+  }
+}
+
+/** A harness definition is malformed (see `defineHarness`). */
+export class InvalidHarness extends M3Error {
+  override readonly code = "M3_INVALID_HARNESS";
+}
+
+/** A direct client was used after its `close()`. */
+export class ClientClosed extends M3Error {
+  override readonly code = "M3_CLIENT_CLOSED";
+  constructor(server: string, what: string) {
+    super(
+      `${what} was called on the direct client of server "${server}" after client.close(). ` +
+        `Create a new client with kit.direct() for more calls.`,
+    );
+  }
+}

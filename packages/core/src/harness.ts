@@ -14,6 +14,9 @@
 export {
   defineHarness,
   isToolAllowed,
+  isUsable,
+  readinessOf,
+  describeCapability,
   HarnessStartError,
   PROVIDER_DIALECTS,
   type HarnessDefinition,
@@ -40,8 +43,14 @@ export {
   type ConformanceOptions,
   type ConformanceCheck,
 } from "./harness/conformance.js";
-export type { CapturedServer, CapturedStdioServer, CapturedHttpServer } from "./wire/capture.js";
-export type { ToolPolicy } from "./servers/tool-policy.js";
+export {
+  STDIO_RELAY_PATH,
+  type CapturedServer,
+  type CapturedStdioServer,
+  type CapturedHttpServer,
+} from "./wire/captured-server.js";
+export { parseToolPolicy, type ToolPolicy } from "./servers/tool-policy.js";
+export { correlateTurn } from "./evidence/correlation.js";
 export type { ToolCallStatus } from "./evidence/trace.js";
 export { unavailable, isUnavailable, type Unavailable } from "./evidence/unavailable.js";
 export { monotonicNow } from "./evidence/clock.js";
@@ -57,4 +66,12 @@ export {
   type ProcessLaunch,
   type ExitInfo,
 } from "./processes/managed-process.js";
-export { M3Error } from "./errors.js";
+export {
+  M3Error,
+  InvalidArgument,
+  describeExit,
+  stderrSection,
+  type ErrorCode,
+  type ResultError,
+} from "./errors.js";
+export type { SelectionSpec as AgentSelectionSpec } from "./harness/contract.js";

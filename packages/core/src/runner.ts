@@ -1,15 +1,25 @@
 /**
  * `@jest-m3/core/runner`: what a test-runner binding (the jest-m3 preset, a Vitest or
- * node:test binding) needs beyond the user API: observing kits, closing those a test left
- * open, priming readiness probed in a global setup, and the run's provider.
+ * node:test binding) needs beyond the user API: the runtime it installs (observers, kits
+ * left open, readiness probed in a global setup, the run's provider), the query engine its
+ * matchers format, and the conformance checks it wraps as tests.
  *
  * @packageDocumentation
  */
-export { openKits } from "./kit/kit.js";
-export { observeKits, type KitObserver } from "./kit/observers.js";
-export { primeReadiness, readinessKeyFor } from "./agents/agent.js";
-export { setRunProvider, getRunProvider } from "./agents/run-provider.js";
-export { resolveHarness, harnessPackageNames } from "./agents/registry.js";
+export {
+  M3Runtime,
+  defaultRuntime,
+  installRuntime,
+  singleProvider,
+  type KitObserver,
+  type RunProvider,
+  type RunProviderSource,
+  type RuntimeOptions,
+  type TrackedKit,
+} from "./runtime/runtime.js";
+export { readinessKeyFor } from "./agents/agent.js";
+export { resolveHarness, harnessPackageNames, type HarnessManifest } from "./agents/registry.js";
+export { harnessDialects } from "./agents/selection.js";
 export {
   queryToolCalls,
   toQuerySubject,
@@ -24,7 +34,15 @@ export {
 } from "./evidence/query.js";
 export {
   conformanceChecks,
+  ConformanceFailure,
   type ConformanceOptions,
   type ConformanceCheck,
 } from "./harness/conformance.js";
-export { processStartTime, isAlive as isProcessAlive } from "./processes/managed-process.js";
+export {
+  processStartTime,
+  isAlive as isProcessAlive,
+  stopIfSame,
+} from "./processes/managed-process.js";
+export { isSecretName, redactHeaders } from "./wire/redaction.js";
+export { isUsable, describeCapability } from "./harness/contract.js";
+export { describeExit, stderrSection, toResultError } from "./errors.js";

@@ -1,6 +1,6 @@
+import { defineHarness, type ManagedProcess } from "@jest-m3/core/harness";
 import {
-  defineHarness,
-  primeReadiness,
+  M3Runtime,
   ExecutionOutcome,
   HarnessNotReady,
   InvalidSelection,
@@ -12,7 +12,6 @@ import {
   SessionStillOpen,
   TurnOutcome,
   UnknownHarness,
-  type ManagedProcess,
 } from "@jest-m3/core";
 import { isRunning } from "./support/processes";
 import { faultServer, shipping } from "./support/servers";
@@ -108,7 +107,7 @@ describe("agent sessions (state machine, with a deterministic test adapter over 
     const session = await agent!.session({ server: shipping, timeout: 10_000 }).open();
     const turn = await session.send(`${quote(2, "local")}\nhang`, { timeout: 300 });
     expect(turn.snapshot.outcome).toBe(TurnOutcome.TIMED_OUT);
-    expect(turn.error).toMatch(/did not finish within 300 ms/);
+    expect(turn.error?.message).toMatch(/did not finish within 300 ms/);
     expect(turn.toolCalls.map((call) => call.status)).toEqual(["success"]);
     expect(session.lifecycle).toBe("finished");
     const result = session.result;
@@ -124,12 +123,12 @@ describe("agent sessions (state machine, with a deterministic test adapter over 
     await session.open();
     const failed = await session.send("fail provider said 500");
     expect(failed.snapshot.outcome).toBe(TurnOutcome.FAILED);
-    expect(failed.error).toBe("provider said 500");
+    expect(failed.error?.message).toBe("provider said 500");
     const next = await session.send(`${quote(1, "international")}\nreply 12 USD`);
     expect(next.snapshot.outcome).toBe(TurnOutcome.COMPLETED);
     await session.close();
     expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.FAILED);
-    expect(session.result.error).toMatch(/turn 1 failed: provider said 500/);
+    expect(session.result.error?.message).toMatch(/turn 1 failed: provider said 500/);
   });
 
   test("a dying harness ends the session failed, with its stderr tail", async () => {
@@ -138,8 +137,8 @@ describe("agent sessions (state machine, with a deterministic test adapter over 
     await session.send(quote(2, "local"));
     const turn = await session.send("die");
     expect(turn.snapshot.outcome).toBe("failed");
-    expect(turn.error).toMatch(/harness died during the turn/);
-    expect(turn.error).toContain("test-harness: up");
+    expect(turn.error?.message).toMatch(/harness died during the turn/);
+    expect(turn.error?.message).toContain("test-harness: up");
     expect(session.lifecycle).toBe("finished");
     expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.FAILED);
     expect(session.result.turns[0]?.toolCalls).toHaveLength(1);
@@ -184,7 +183,9 @@ describe("agent sessions (state machine, with a deterministic test adapter over 
     expect(denied.snapshot.outcome).toBe("completed");
     const lying = await session.send(`report-only faulty:sleep {"ms":1}`);
     expect(lying.snapshot.outcome).toBe("failed");
-    expect(lying.error).toMatch(/Tool policy violation: the harness reports calling faulty:sleep/);
+    expect(lying.error?.message).toMatch(
+      /Tool policy violation: the harness reports calling faulty:sleep/,
+    );
     expect(lying.toolCalls[0]).toMatchObject({
       evidence: "reported",
       correlation: "reported_only",
@@ -316,13 +317,18 @@ describe("readiness is probed once per key", () => {
       await b!.readiness();
       expect(probes).toBe(1);
 
-      const primedKit = new MCPTestKit({ env: {}, harnesses: [defineHarness({ ...counting })] });
+      const runtime = new M3Runtime();
+      const primedKit = new MCPTestKit({
+        env: {},
+        harnesses: [defineHarness({ ...counting })],
+        runtime,
+      });
       const [c] = primedKit.agents([{ harness: "counting", models: ["m3"] }]);
       const primed = {
         ...(await a!.readiness()),
         harness: { name: "counting", version: "primed", executable: null },
       };
-      primeReadiness("counting", `adapter:${JSON.stringify([[], null])}`, primed);
+      runtime.primeReadiness("counting", `adapter:${JSON.stringify([[], null])}`, primed);
       expect((await c!.readiness()).harness.version).toBe("primed");
       expect(probes).toBe(1);
       await primedKit.close();
@@ -360,7 +366,7 @@ describe("sessions against awkward adapters", () => {
       await session.close();
       expect(await opening).toBeInstanceOf(SessionClosed);
       expect(session.result.snapshot.outcome).toBe("cancelled");
-      expect(session.result.error).toBe("The session was closed while it was opening.");
+      expect(session.result.error?.message).toBe("The session was closed while it was opening.");
       expect(lateClosed).toBe(true);
       await expect(session.send("reply hi")).rejects.toThrow(SessionClosed);
     } finally {
@@ -389,7 +395,7 @@ describe("sessions against awkward adapters", () => {
       const session = await agent!.session({ server: shipping, timeout: 10_000 }).open();
       const turn = await session.send("anything");
       expect(turn.snapshot.outcome).toBe("failed");
-      expect(turn.error).toContain("adapter bug");
+      expect(turn.error?.message).toContain("adapter bug");
       await session.close();
       expect(session.result.snapshot.outcome).toBe("failed");
     } finally {

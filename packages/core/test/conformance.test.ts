@@ -3,7 +3,7 @@ import {
   conformanceChecks,
   defineHarness,
   type ConformanceOptions,
-} from "@jest-m3/core";
+} from "@jest-m3/core/harness";
 import { shipping } from "./support/servers";
 import { testHarness } from "@jest-m3/core/testing";
 

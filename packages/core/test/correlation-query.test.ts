@@ -1,11 +1,6 @@
-import {
-  correlateTurn,
-  QueryError,
-  queryToolCalls,
-  toQuerySubject,
-  type ReportedToolCall,
-  type ToolCall,
-} from "@jest-m3/core";
+import { correlateTurn, type ReportedToolCall } from "@jest-m3/core/harness";
+import { QueryError, type ToolCall } from "@jest-m3/core";
+import { queryToolCalls, toQuerySubject } from "@jest-m3/core/runner";
 
 let ids = 0;
 function wire(

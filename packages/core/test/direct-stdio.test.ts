@@ -1,4 +1,10 @@
-import { isUnavailable, MCPTestKit, TraceStillOpen, type ToolCall } from "@jest-m3/core";
+import {
+  ClientClosed,
+  isUnavailable,
+  MCPTestKit,
+  TraceStillOpen,
+  type ToolCall,
+} from "@jest-m3/core";
 import { closeAndExpectNoProcessLeft } from "./support/processes";
 import { shipping } from "./support/servers";
 
@@ -142,6 +148,11 @@ describe("DirectClient over stdio (shipping server)", () => {
     const client = kit.direct(shipping);
     await client.ping();
     await client.close();
-    await expect(client.listTools()).rejects.toThrow(/closed client/);
+    // The client is closed, not the kit: the error says which, with a stable code.
+    await expect(client.listTools()).rejects.toThrow(ClientClosed);
+    await expect(client.listTools()).rejects.toMatchObject({
+      code: "M3_CLIENT_CLOSED",
+      message: expect.stringMatching(/direct client of server "shipping" after client\.close\(\)/),
+    });
   });
 });

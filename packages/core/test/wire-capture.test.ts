@@ -5,14 +5,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import {
-  InvalidToolPolicy,
-  isUnavailable,
-  MCPTestKit,
-  POLICY_DENIED_CODE,
-  STDIO_RELAY_PATH,
-  type CapturedServer,
-} from "@jest-m3/core";
+import { InvalidToolPolicy, isUnavailable, MCPTestKit, type CapturedServer } from "@jest-m3/core";
+import { POLICY_DENIED_CODE, STDIO_RELAY_PATH } from "@jest-m3/core/harness";
 import { connectCaptured } from "@jest-m3/core/testing";
 import { isRunning } from "./support/processes";
 import {

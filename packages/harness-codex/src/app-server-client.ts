@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import type { ExitInfo, ManagedProcess } from "@jest-m3/core";
+import { describeExit, type ExitInfo, type ManagedProcess } from "@jest-m3/core/harness";
 import { AppServerExited, AppServerTimeout, CodexRpcError } from "./errors.js";
 import type {
   ClientMethod,
@@ -32,10 +32,9 @@ interface Pending {
 // eslint-disable-next-line no-control-regex -- the pattern is exactly the ANSI escape
 const ANSI_COLOR = /\u001b\[[0-9;]*m/g;
 
-function describeExit(exit: ExitInfo, spawnError: Error | undefined): string {
+function exitText(exit: ExitInfo, spawnError: Error | undefined): string {
   if (spawnError) return `could not be started: ${spawnError.message}`;
-  if (exit.signal) return `signal ${exit.signal}`;
-  return `code ${exit.code ?? "unknown"}`;
+  return describeExit(exit);
 }
 
 function isObject(value: unknown): value is Record<string, Json> {
@@ -66,7 +65,7 @@ export class AppServerClient {
     });
     const lines = createInterface({ input: process.child.stdout, crlfDelay: Infinity });
     lines.on("line", (line) => this.receive(line));
-    void process.exited.then((info) => this.exited(describeExit(info, this.spawnError)));
+    void process.exited.then((info) => this.exited(exitText(info, this.spawnError)));
   }
 
   /** How the process ended (`code 0`, `signal SIGKILL`, ...), or undefined while it runs. */

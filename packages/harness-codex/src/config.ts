@@ -3,7 +3,7 @@ import {
   type HarnessLaunch,
   type ModelProvider,
   type ToolPolicy,
-} from "@jest-m3/core";
+} from "@jest-m3/core/harness";
 import type { ResolvedCodexOptions } from "./options.js";
 import type { JsonObject, ThreadStartParams } from "./protocol.js";
 

@@ -3,7 +3,7 @@ import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
-import type { SelectionSpec } from "@jest-m3/core";
+import type { SelectionSpec } from "@jest-m3/core/harness";
 
 /** The Codex version this adapter was tested with. Older is refused; newer is untested. */
 export const TESTED_CODEX_VERSION = "0.171.0";

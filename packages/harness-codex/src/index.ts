@@ -20,7 +20,7 @@
  *
  * @packageDocumentation
  */
-import { defineHarness, type HarnessDefinition } from "@jest-m3/core";
+import { defineHarness, type HarnessDefinition } from "@jest-m3/core/harness";
 import { codexReadiness, codexReadinessKey } from "./readiness.js";
 import { openCodexSession } from "./session.js";
 
@@ -37,45 +37,14 @@ export const codexHarness: HarnessDefinition = defineHarness({
 
 export default codexHarness;
 
-export { codexReadiness, credentialsCapability, CLIENT_INFO } from "./readiness.js";
-export { openCodexSession, CodexSession } from "./session.js";
-export {
-  AppServerClient,
-  type RequestOptions,
-  type ServerRequestHandler,
-} from "./app-server-client.js";
 export {
   resolveCodexExecutable,
-  installedCodexBinary,
-  readCodexVersion,
-  parseCodexVersion,
-  compareVersions,
   TESTED_CODEX_VERSION,
   EXECUTABLE_VARIABLE,
-  type CodexVersion,
   type ExecutableLookup,
   type ExecutableSource,
-  type VersionProbe,
 } from "./executable.js";
-export { resolveCodexOptions, type CodexOptions, type ResolvedCodexOptions } from "./options.js";
-export {
-  APP_SERVER_ARGS,
-  threadConfig,
-  threadStartParams,
-  mcpServerConfig,
-  providerConfig,
-  enabledTools,
-} from "./config.js";
-export {
-  hostCodexHome,
-  findHostLogin,
-  createHomes,
-  copyHostLogin,
-  codexEnvironment,
-  HOST_HOME_VARIABLE,
-  type HostLogin,
-  type CodexHomes,
-} from "./home.js";
-export { reportedToolCall, DECLINED_MESSAGE } from "./reported-calls.js";
+export type { CodexOptions } from "./options.js";
+export { HOST_HOME_VARIABLE } from "./home.js";
 export { PROTOCOL_SURFACE } from "./protocol.js";
-export { CodexRpcError, AppServerExited, AppServerTimeout, InvalidCodexOptions } from "./errors.js";
+export { AppServerExited, AppServerTimeout, CodexRpcError, InvalidCodexOptions } from "./errors.js";

@@ -10,7 +10,8 @@ import {
   type Readiness,
   type ReadinessContext,
   type SelectionSpec,
-} from "@jest-m3/core";
+  readinessOf,
+} from "@jest-m3/core/harness";
 import { AppServerClient } from "./app-server-client.js";
 import { APP_SERVER_ARGS } from "./config.js";
 import {
@@ -257,15 +258,12 @@ export async function codexReadiness(context: ReadinessContext): Promise<Readine
     version,
     appServer,
   };
-  return {
-    ready: Object.values(capabilities).every(
-      (capability) => capability.status === "ready" || capability.status === "degraded",
-    ),
-    harness: {
+  return readinessOf(
+    {
       name: "codex",
       version: versionText,
       executable: executable.found ? executable.path : null,
     },
     capabilities,
-  };
+  );
 }

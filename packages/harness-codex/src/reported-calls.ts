@@ -3,7 +3,7 @@ import {
   unavailable,
   type ReportedToolCall,
   type ToolCallStatus,
-} from "@jest-m3/core";
+} from "@jest-m3/core/harness";
 import type { Json, McpToolCallItem } from "./protocol.js";
 
 /** Codex's item error after the adapter declined an approval (0.171). */

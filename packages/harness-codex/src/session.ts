@@ -6,7 +6,8 @@ import {
   type HarnessHealth,
   type HarnessLaunch,
   type HarnessSession,
-} from "@jest-m3/core";
+  stderrSection,
+} from "@jest-m3/core/harness";
 import { AppServerClient } from "./app-server-client.js";
 import { APP_SERVER_ARGS, threadStartParams } from "./config.js";
 import { AppServerExited, AppServerTimeout, CodexRpcError } from "./errors.js";
@@ -34,7 +35,7 @@ function message(error: unknown): string {
 }
 
 function withTail(text: string, tail: string): string {
-  return tail ? `${text}\n--- codex stderr (last lines) ---\n${tail}` : text;
+  return `${text}${stderrSection(tail, "codex")}`;
 }
 
 /**

@@ -3,7 +3,7 @@ import {
   type AdapterTurn,
   type AdapterTurnOutcome,
   type ToolCallStatus,
-} from "@jest-m3/core";
+} from "@jest-m3/core/harness";
 import type {
   AgentMessageItem,
   ErrorNotificationParams,

@@ -5,7 +5,8 @@
  */
 import { join } from "node:path";
 import { MCPTestKit, type WireCapture } from "@jest-m3/core";
-import codexHarness, { type CodexSession } from "@jest-m3/harness-codex";
+import codexHarness from "@jest-m3/harness-codex";
+import type { CodexSession } from "../src/session";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import {
   callLog,

@@ -2,7 +2,7 @@
 // scripted model, and the shipping server.
 import { join } from "node:path";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { conformanceChecks } from "@jest-m3/core";
+import { conformanceChecks } from "@jest-m3/core/harness";
 import codexHarness from "@jest-m3/harness-codex";
 import { REPO_ROOT } from "./support/codex";
 

@@ -4,8 +4,10 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { MCPTestKit, type HarnessLaunch, type WireCapture } from "@jest-m3/core";
-import codexHarness, { type CodexSession } from "@jest-m3/harness-codex";
+import { MCPTestKit, type WireCapture } from "@jest-m3/core";
+import { type HarnessLaunch } from "@jest-m3/core/harness";
+import codexHarness from "@jest-m3/harness-codex";
+import type { CodexSession } from "../src/session";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import {
   closeAndExpectNoProcessLeft,

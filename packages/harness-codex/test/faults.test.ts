@@ -124,7 +124,9 @@ describe("Codex session faults", () => {
     const next = await session.send("echo");
     await session.close();
     expect(tooLong.snapshot.outcome).toBe("failed");
-    expect(tooLong.error).toContain("Input exceeds the maximum length of 1048576 characters");
+    expect(tooLong.error?.message).toContain(
+      "Input exceeds the maximum length of 1048576 characters",
+    );
     expect(next.snapshot.outcome).toBe("completed");
     expect(session.result.trace.gaps).toEqual([]);
   });

@@ -111,7 +111,7 @@ describe("Codex through the kit's agent sessions", () => {
       expect(Date.now() - startedAt).toBeLessThan(4000);
     }
     expect(turn.snapshot.outcome).toBe(TurnOutcome.TIMED_OUT);
-    expect(turn.error).toMatch(/did not finish within 1500 ms/);
+    expect(turn.error?.message).toMatch(/did not finish within 1500 ms/);
     expect(
       turn.events.some(
         (event) =>

@@ -15,21 +15,15 @@ import {
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  HarnessNotReady,
-  MCPTestKit,
-  type ReadinessContext,
-  type SelectionSpec,
-} from "@jest-m3/core";
+import { HarnessNotReady, MCPTestKit } from "@jest-m3/core";
+import { type ReadinessContext, type SelectionSpec } from "@jest-m3/core/harness";
 import codexHarness, {
-  copyHostLogin,
-  createHomes,
-  findHostLogin,
   InvalidCodexOptions,
   resolveCodexExecutable,
   TESTED_CODEX_VERSION,
 } from "@jest-m3/harness-codex";
 import { codexSelection, shippingServer } from "./support/codex";
+import { copyHostLogin, createHomes, findHostLogin } from "../src/home";
 
 const provider = {
   name: "scripted",

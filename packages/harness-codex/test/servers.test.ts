@@ -5,8 +5,10 @@
  */
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { childEnvironment, HarnessStartError, MCPTestKit, type WireCapture } from "@jest-m3/core";
-import codexHarness, { type CodexSession } from "@jest-m3/harness-codex";
+import { childEnvironment } from "@jest-m3/core/harness";
+import { HarnessStartError, MCPTestKit, type WireCapture } from "@jest-m3/core";
+import codexHarness from "@jest-m3/harness-codex";
+import type { CodexSession } from "../src/session";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import {
   callLog,

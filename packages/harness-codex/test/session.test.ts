@@ -3,8 +3,10 @@
  * multi-turn sessions, provider failures, interrupts, and an app-server that dies.
  */
 import { join } from "node:path";
-import { MCPTestKit, type AdapterTurn, type HarnessSession, type WireCapture } from "@jest-m3/core";
-import codexHarness, { type CodexSession } from "@jest-m3/harness-codex";
+import { MCPTestKit, type WireCapture } from "@jest-m3/core";
+import { type AdapterTurn, type HarnessSession } from "@jest-m3/core/harness";
+import codexHarness from "@jest-m3/harness-codex";
+import type { CodexSession } from "../src/session";
 import { startScriptedModel, type Script, type ScriptedModel } from "@jest-m3/scripted-model";
 import {
   callLog,

@@ -1,5 +1,5 @@
 import type * as JestGlobals from "@jest/globals";
-import { conformanceChecks, type ConformanceOptions } from "@jest-m3/core";
+import { conformanceChecks, type ConformanceOptions } from "@jest-m3/core/runner";
 
 /**
  * Runs core's harness conformance suite as Jest tests, one test per check.

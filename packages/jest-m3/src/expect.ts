@@ -1,6 +1,7 @@
 import { dirname, join } from "node:path";
 import type { expect as JestGlobalExpect } from "@jest/globals";
-import type { ToolCallStatus, TurnRef } from "@jest-m3/core";
+import type { ToolCallStatus } from "@jest-m3/core";
+import type { TurnRef } from "@jest-m3/core/runner";
 import { shortValue } from "./format/values.js";
 import { CHAIN_DESCRIPTION, type ToolCallOptions } from "./matchers/to-have-tool-call.js";
 import { m3Matchers } from "./matchers/index.js";

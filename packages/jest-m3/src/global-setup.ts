@@ -6,9 +6,10 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { readinessKeyFor, resolveHarness, type ModelProvider, type Readiness } from "@jest-m3/core";
+import { type ModelProvider, type Readiness } from "@jest-m3/core";
+import { readinessKeyFor, resolveHarness } from "@jest-m3/core/runner";
 import { loadConfig } from "./config.js";
-import { RUN_ENV } from "./run-state.js";
+import { providersOf, RUN_ENV } from "./run-state.js";
 import { SHARED_SERVICES } from "./shared-services.js";
 
 interface JestGlobalConfig {
@@ -56,6 +57,7 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
     const model = await scripted.startScriptedModel(config.scriptedModel.script);
     SHARED_SERVICES.push(() => model.close());
     process.env[RUN_ENV.scriptedProvider] = JSON.stringify(model.provider);
+    process.env[RUN_ENV.scriptedProviders] = JSON.stringify(providersOf(model));
     sharedProvider = model.provider;
     for (const [name, value] of Object.entries(config.scriptedModel.env))
       process.env[name] ??= value;

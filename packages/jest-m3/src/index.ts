@@ -6,6 +6,8 @@
  *
  * @packageDocumentation
  */
+// The user API only: adapter authors import @jest-m3/core/harness, runner bindings
+// @jest-m3/core/runner, test doubles @jest-m3/core/testing.
 export * from "@jest-m3/core";
 export { expect, type M3Expect, type M3Assertions, type ToolCallChain } from "./expect.js";
 export { m3Matchers } from "./matchers/index.js";

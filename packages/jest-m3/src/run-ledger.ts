@@ -6,7 +6,7 @@
 import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { processStartTime } from "@jest-m3/core";
+import { processStartTime } from "@jest-m3/core/runner";
 
 /** The ledgers of a run folder. */
 export type Ledger = "processes" | "dirs" | "executions";

@@ -1,4 +1,4 @@
-import type { ModelProvider } from "@jest-m3/core";
+import type { ModelProvider, ProviderDialect } from "@jest-m3/core";
 
 /**
  * What global setup hands to test workers, through their environment (workers are
@@ -8,7 +8,44 @@ export const RUN_ENV = {
   runId: "M3_RUN_ID",
   runDir: "M3_RUN_DIR",
   scriptedProvider: "M3_SCRIPTED_PROVIDER",
+  /** The shared scripted model's provider per dialect, as JSON `{ dialect: provider }`. */
+  scriptedProviders: "M3_SCRIPTED_PROVIDERS",
 } as const;
+
+const DIALECTS: readonly ProviderDialect[] = [
+  "responses",
+  "chat-completions",
+  "anthropic-messages",
+  "gemini",
+];
+
+/** A scripted model as global setup sees it: `providerFor` where the package has it. */
+interface SharedModel {
+  readonly provider: ModelProvider;
+  providerFor?(dialect: ProviderDialect): ModelProvider | undefined;
+}
+
+/** The shared model's provider in every dialect it serves, for the workers' environment. */
+export function providersOf(model: SharedModel): Partial<Record<ProviderDialect, ModelProvider>> {
+  const providers: Partial<Record<ProviderDialect, ModelProvider>> = {};
+  for (const dialect of DIALECTS) {
+    let provider: ModelProvider | undefined;
+    try {
+      provider = model.providerFor?.(dialect);
+    } catch {
+      provider = undefined; // a dialect this version of the scripted model does not serve
+    }
+    if (provider) providers[dialect] = provider;
+  }
+  providers.responses ??= model.provider;
+  return providers;
+}
+
+/** What global setup handed this worker: the shared model's providers by dialect. */
+export function sharedProviders(): Partial<Record<ProviderDialect, ModelProvider>> | undefined {
+  const raw = process.env[RUN_ENV.scriptedProviders];
+  return raw ? (JSON.parse(raw) as Partial<Record<ProviderDialect, ModelProvider>>) : undefined;
+}
 
 /** The folder of the current run (`.m3/runs/<run-id>`), when the preset's global setup ran. */
 export function runDir(): string | undefined {
@@ -17,12 +54,20 @@ export function runDir(): string | undefined {
 
 /**
  * The provider of the scripted model that global setup started from the configuration's
- * `scriptedModel.script`, to pass as a selection's `provider`.
+ * `scriptedModel.script`, to pass as a selection's `provider`: in `dialect` (default
+ * `responses`, the Codex dialect).
  *
  * @throws when no scripted model was configured, saying how to configure one.
  */
-export function scriptedProvider(): ModelProvider {
+export function scriptedProvider(dialect: ProviderDialect = "responses"): ModelProvider {
+  const providers = sharedProviders();
   const raw = process.env[RUN_ENV.scriptedProvider];
+  if (providers?.[dialect]) return providers[dialect];
+  if (providers && !providers[dialect]) {
+    throw new Error(
+      `The shared scripted model does not serve the "${dialect}" dialect (it serves ${Object.keys(providers).join(", ")}). Update @jest-m3/scripted-model.`,
+    );
+  }
   if (!raw) {
     throw new Error(
       'No shared scripted model is running. Configure one in m3.config.json ({ "scriptedModel": { "script": "path/to/script.json" } }) ' +

@@ -6,27 +6,27 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect } from "@jest/globals";
-import {
-  observeKits,
-  openKits,
-  primeReadiness,
-  setRunProvider,
-  type MCPTestKit,
-  type ModelProvider,
-  type Readiness,
-} from "@jest-m3/core";
+import { M3Runtime, installRuntime, type RunProviderSource } from "@jest-m3/core/runner";
+import type { MCPTestKit, Readiness } from "@jest-m3/core";
 import { m3Matchers } from "./matchers/index.js";
 import { appendRecord, processStartTicks } from "./run-ledger.js";
 import { ENVIRONMENT_MARK, TEST_DONE_HOOK } from "./environment-hooks.js";
-import { RUN_ENV, runDir } from "./run-state.js";
+import { runDir, sharedProviders } from "./run-state.js";
 import { toTranscript } from "./transcript.js";
 
 expect.extend(m3Matchers);
 
-// The run's shared scripted model (m3.config.json scriptedModel) serves every selection
-// that names no provider; global setup printed that choice at the start of the run.
-const shared = process.env[RUN_ENV.scriptedProvider];
-if (shared) setRunProvider(JSON.parse(shared) as ModelProvider, "m3.config.json scriptedModel");
+// This test file's runtime: kits created without one use it. The run's shared scripted
+// model (m3.config.json scriptedModel) serves every selection that names no provider, in
+// its harness's dialect; global setup printed that choice at the start of the run.
+const shared = sharedProviders();
+const source: RunProviderSource | undefined = shared
+  ? { providerFor: (dialect) => shared[dialect] }
+  : undefined;
+const runtime = new M3Runtime(
+  source ? { provider: { source, label: "m3.config.json scriptedModel" } } : {},
+);
+installRuntime(runtime);
 
 const dir = runDir();
 
@@ -36,12 +36,12 @@ if (dir && existsSync(join(dir, "run.json"))) {
     readiness?: Record<string, { key?: string; readiness?: Readiness }>;
   };
   for (const [name, entry] of Object.entries(run.readiness ?? {})) {
-    if (entry.key && entry.readiness) primeReadiness(name, entry.key, entry.readiness);
+    if (entry.key && entry.readiness) runtime.primeReadiness(name, entry.key, entry.readiness);
   }
 }
 const testPath = expect.getState().testPath ?? "";
 if (dir) {
-  observeKits({
+  runtime.observe({
     processStarted(child) {
       appendRecord(dir, "processes", {
         ...child,
@@ -66,12 +66,12 @@ if (dir) {
 let before = new Set<MCPTestKit>();
 
 beforeEach(() => {
-  before = new Set(openKits());
+  before = new Set(runtime.openKits<MCPTestKit>());
 });
 
 /** Closes the kits this test left open, and says so. */
 async function closeKitsLeftOpen(): Promise<void> {
-  const leftOpen = openKits().filter((kit) => !before.has(kit));
+  const leftOpen = runtime.openKits<MCPTestKit>().filter((kit) => !before.has(kit));
   if (leftOpen.length === 0) return;
   const name = expect.getState().currentTestName ?? "this test";
   const processes = leftOpen.flatMap((kit) =>

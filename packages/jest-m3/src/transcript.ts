@@ -47,14 +47,15 @@ export function toTranscript(
     model: result.snapshot.agent.model,
     sessionId: result.snapshot.sessionId,
     outcome: result.snapshot.outcome,
-    error: result.error === null ? null : clip(result.error, 2000),
+    error:
+      result.error === null ? null : clip(`${result.error.code}: ${result.error.message}`, 2000),
     gaps: result.trace.gaps.map((gap) => `${gap.server}: ${gap.reason}`),
     turns: result.turns.map((turn) => ({
       number: turn.snapshot.number,
       outcome: turn.snapshot.outcome,
       prompt: clip(turn.prompt, 500),
       reply: turn.response === null ? null : clip(turn.response.text, 1000),
-      error: turn.error === null ? null : clip(turn.error, 1000),
+      error: turn.error === null ? null : clip(`${turn.error.code}: ${turn.error.message}`, 1000),
       toolCalls: turn.toolCalls.map((call) => ({
         server: call.server,
         tool: call.tool,

@@ -119,7 +119,7 @@ test("leaks a process into the run's ledger", () => {
     const harnessModule = `
 const { appendFileSync } = require("node:fs");
 const { join } = require("node:path");
-const { defineHarness } = require("jest-m3");
+const { defineHarness } = require("@jest-m3/core/harness");
 module.exports = defineHarness({
   name: "counting",
   async readiness() {

@@ -4,30 +4,10 @@ import type {
   ReadinessContext,
   SelectionSpec,
 } from "../harness/contract.js";
-import type { ManagedProcess, ProcessLaunch } from "../processes/managed-process.js";
-import type { ServerSpec } from "../servers/spec.js";
-import type { CaptureOptions } from "../kit/kit.js";
-import type { OwnedResource } from "../kit/context.js";
-import type { CapturedServer, WireCapture } from "../wire/capture.js";
+import type { AgentServices, SessionAgent } from "./services.js";
 import type { ExecutionResult } from "./results.js";
-import { AgentSession, type SessionOptions } from "./session.js";
-
-/** @internal What a selection needs from its kit. */
-export interface AgentServices {
-  readonly config: Readonly<Record<string, string | undefined>>;
-  readonly parentEnv: Readonly<Record<string, string | undefined>>;
-  readonly cwd: string;
-  assertOpen(what: string): void;
-  capture(options: CaptureOptions): Promise<{ capture: WireCapture; servers: CapturedServer[] }>;
-  tempDir(prefix: string): Promise<string>;
-  spawn(launch: ProcessLaunch): ManagedProcess;
-  own(resource: OwnedResource): () => void;
-}
-
-/** Readiness probes, per adapter and then per readiness key. */
-const readinessCache = new WeakMap<HarnessDefinition, Map<string, Promise<Readiness>>>();
-/** Answers probed elsewhere (a test runner's global setup), by harness name and key. */
-const primedReadiness = new Map<string, Readiness>();
+import { AgentSession } from "./session.js";
+import type { SessionOptions } from "./session-spec.js";
 
 /** The key a readiness answer is cached under (see {@link HarnessDefinition.readinessKey}). */
 export function readinessKeyFor(harness: HarnessDefinition, context: ReadinessContext): string {
@@ -44,19 +24,10 @@ export function readinessKeyFor(harness: HarnessDefinition, context: ReadinessCo
 }
 
 /**
- * Hands this process a readiness answer probed elsewhere (the preset's global setup), so
- * sessions with the same readiness key do not probe again. Only keys from
- * {@link HarnessDefinition.readinessKey} can match across processes.
- */
-export function primeReadiness(harness: string, key: string, readiness: Readiness): void {
-  primedReadiness.set(`${harness}\u0000${key}`, readiness);
-}
-
-/**
  * One harness with one model, ready to open sessions. Made by `kit.agents()`; nothing is
  * started until {@link AgentSelection.readiness} or a session's `open()`.
  */
-export class AgentSelection {
+export class AgentSelection implements SessionAgent {
   /** @internal */
   constructor(
     /** What was selected, validated. */
@@ -80,23 +51,17 @@ export class AgentSelection {
 
   /**
    * What the harness can do with this selection. Probed once per harness, executable,
-   * credentials and provider within a process, and cached.
+   * credentials and provider within a runtime, and cached.
    */
   readiness(): Promise<Readiness> {
     this.services.assertOpen("agent.readiness()");
     const credentialNames = Object.keys(this.spec.credentialEnv).sort();
     const context = { selection: this.spec, config: this.services.config, credentialNames };
-    const key = readinessKeyFor(this.harness, context);
-    let probes = readinessCache.get(this.harness);
-    if (!probes) readinessCache.set(this.harness, (probes = new Map()));
-    let cached = probes.get(key);
-    if (!cached) {
-      const primed = primedReadiness.get(`${this.harness.name}\u0000${key}`);
-      cached = primed ? Promise.resolve(primed) : this.harness.readiness(context);
-      probes.set(key, cached);
-      cached.catch(() => probes.delete(key));
-    }
-    return cached;
+    return this.services.runtime.readiness(
+      this.harness,
+      readinessKeyFor(this.harness, context),
+      () => this.harness.readiness(context),
+    );
   }
 
   /**
@@ -131,5 +96,3 @@ export class AgentSelection {
     return session.result;
   }
 }
-
-export type { ServerSpec };

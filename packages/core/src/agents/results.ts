@@ -1,3 +1,4 @@
+import type { ResultError } from "../errors.js";
 import type { EvidenceGap, Trace, ToolCall } from "../evidence/trace.js";
 import type { ExecutionOutcome, Lifecycle, TurnLifecycle, TurnOutcome } from "./outcomes.js";
 
@@ -21,8 +22,8 @@ export interface TurnResult {
   readonly snapshot: TurnSnapshot;
   readonly prompt: string;
   readonly response: { readonly text: string } | null;
-  /** What went wrong, when the turn did not complete. */
-  readonly error: string | null;
+  /** What went wrong, when the turn did not complete: `{ code, message, retryable, details }`. */
+  readonly error: ResultError | null;
   /** Every call of this turn, wire and reported evidence correlated. */
   readonly toolCalls: readonly ToolCall[];
   /** The harness's raw events for this turn. */
@@ -62,5 +63,6 @@ export interface ExecutionResult {
   readonly turns: readonly TurnResult[];
   /** Everything observed: wire messages, correlated tool calls, events, gaps. */
   readonly trace: Trace;
-  readonly error: string | null;
+  /** What went wrong, when the session did not complete: `{ code, message, retryable, details }`. */
+  readonly error: ResultError | null;
 }

@@ -6,7 +6,6 @@ import {
   type ProviderDialect,
   type SelectionSpec,
 } from "../harness/contract.js";
-import { harnessDialects, runProviderFor } from "./run-provider.js";
 
 /**
  * What a test asks for: a harness and one or more models. `kit.agents()` expands it into
@@ -35,6 +34,11 @@ export interface AgentSelectionInput {
   readonly options?: Readonly<Record<string, unknown>>;
 }
 
+/** The dialects a harness speaks, preferred first (`responses` when it declares none). */
+export function harnessDialects(harness: HarnessDefinition): readonly ProviderDialect[] {
+  return harness.dialects && harness.dialects.length > 0 ? harness.dialects : ["responses"];
+}
+
 const KEYS = ["harness", "models", "name", "executable", "credentialEnv", "provider", "options"];
 const PROVIDER_KEYS = ["name", "baseUrl", "wireApi", "envKey"];
 
@@ -42,6 +46,106 @@ function describe(value: unknown): string {
   if (value === undefined) return "undefined";
   if (typeof value === "string") return value === "" ? "an empty string" : JSON.stringify(value);
   return Array.isArray(value) ? "an array" : `${typeof value} ${JSON.stringify(value)}`;
+}
+
+/** Checks `credentialEnv`: an object of child names to parent variables that are set. */
+function checkCredentials(
+  index: number,
+  credentialEnv: unknown,
+  parentEnv: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  const credentials: Record<string, string> = {};
+  if (credentialEnv !== undefined) {
+    if (
+      typeof credentialEnv !== "object" ||
+      credentialEnv === null ||
+      Array.isArray(credentialEnv)
+    ) {
+      throw new InvalidSelection(
+        index,
+        "credentialEnv",
+        `must be an object { CHILD_NAME: "PARENT_NAME" }, got ${describe(credentialEnv)}.`,
+      );
+    }
+    for (const [child, parent] of Object.entries(credentialEnv)) {
+      if (typeof parent !== "string" || parent === "") {
+        throw new InvalidSelection(
+          index,
+          `credentialEnv.${child}`,
+          `must name a parent environment variable, got ${describe(parent)}.`,
+        );
+      }
+      if (parentEnv[parent] === undefined || parentEnv[parent] === "") {
+        throw new InvalidSelection(
+          index,
+          `credentialEnv.${child}`,
+          `names the environment variable ${parent}, which is not set. Set ${parent} (export ${parent}=...) or remove the mapping.`,
+        );
+      }
+      credentials[child] = parent;
+    }
+  }
+  return credentials;
+}
+
+/** Checks an explicit provider: its fields, and a dialect the harness speaks. */
+function checkProvider(
+  index: number,
+  provider: unknown,
+  harness: string,
+  spoken: readonly ProviderDialect[],
+  credentials: Readonly<Record<string, string>>,
+): ModelProvider {
+  if (typeof provider !== "object" || provider === null) {
+    throw new InvalidSelection(
+      index,
+      "provider",
+      `must be { name, baseUrl, wireApi }, got ${describe(provider)}.`,
+    );
+  }
+  const record = provider as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (!PROVIDER_KEYS.includes(key)) {
+      throw new InvalidSelection(
+        index,
+        `provider.${key}`,
+        `is not a provider field; the fields are ${PROVIDER_KEYS.join(", ")}.`,
+      );
+    }
+  }
+  if (typeof record.name !== "string" || !/^[A-Za-z0-9_-]+$/.test(record.name)) {
+    throw new InvalidSelection(
+      index,
+      "provider.name",
+      `must be letters, digits, _ or -, got ${describe(record.name)}.`,
+    );
+  }
+  if (typeof record.baseUrl !== "string" || !/^https?:\/\//.test(record.baseUrl)) {
+    throw new InvalidSelection(
+      index,
+      "provider.baseUrl",
+      `must be an http(s) URL, got ${describe(record.baseUrl)}.`,
+    );
+  }
+  if (!spoken.includes(record.wireApi as ProviderDialect)) {
+    throw new InvalidSelection(
+      index,
+      "provider.wireApi",
+      `must be a dialect the "${harness}" harness speaks (${spoken.map((d) => `"${d}"`).join(", ")}), got ${describe(record.wireApi)}. ` +
+        `Dialects jest-m3 knows: ${PROVIDER_DIALECTS.join(", ")}.`,
+    );
+  }
+  if (
+    record.envKey !== undefined &&
+    (typeof record.envKey !== "string" || !(record.envKey in credentials))
+  ) {
+    throw new InvalidSelection(
+      index,
+      "provider.envKey",
+      `must name a child variable mapped in credentialEnv, got ${describe(record.envKey)}.`,
+    );
+  }
+  return provider as ModelProvider;
 }
 
 /**
@@ -55,6 +159,8 @@ export function expandSelection(
   index: number,
   parentEnv: Readonly<Record<string, string | undefined>>,
   knownHarness: (name: string) => HarnessDefinition,
+  runProvider: (dialects: readonly ProviderDialect[]) => ModelProvider | undefined = () =>
+    undefined,
 ): { specs: SelectionSpec[]; harness: HarnessDefinition } {
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     throw new InvalidSelection(
@@ -111,91 +217,17 @@ export function expandSelection(
       `must be a path to the harness executable, got ${describe(executable)}.`,
     );
   }
-  const credentials: Record<string, string> = {};
-  if (credentialEnv !== undefined) {
-    if (
-      typeof credentialEnv !== "object" ||
-      credentialEnv === null ||
-      Array.isArray(credentialEnv)
-    ) {
-      throw new InvalidSelection(
-        index,
-        "credentialEnv",
-        `must be an object { CHILD_NAME: "PARENT_NAME" }, got ${describe(credentialEnv)}.`,
-      );
-    }
-    for (const [child, parent] of Object.entries(credentialEnv)) {
-      if (typeof parent !== "string" || parent === "") {
-        throw new InvalidSelection(
+  const credentials = checkCredentials(index, credentialEnv, parentEnv);
+  let checkedProvider =
+    provider === undefined
+      ? undefined
+      : checkProvider(
           index,
-          `credentialEnv.${child}`,
-          `must name a parent environment variable, got ${describe(parent)}.`,
+          provider,
+          harness,
+          harnessDialects(knownHarness(harness)),
+          credentials,
         );
-      }
-      if (parentEnv[parent] === undefined || parentEnv[parent] === "") {
-        throw new InvalidSelection(
-          index,
-          `credentialEnv.${child}`,
-          `names the environment variable ${parent}, which is not set. Set ${parent} (export ${parent}=...) or remove the mapping.`,
-        );
-      }
-      credentials[child] = parent;
-    }
-  }
-  let checkedProvider: ModelProvider | undefined;
-  if (provider !== undefined) {
-    if (typeof provider !== "object" || provider === null) {
-      throw new InvalidSelection(
-        index,
-        "provider",
-        `must be { name, baseUrl, wireApi }, got ${describe(provider)}.`,
-      );
-    }
-    const record = provider as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
-      if (!PROVIDER_KEYS.includes(key)) {
-        throw new InvalidSelection(
-          index,
-          `provider.${key}`,
-          `is not a provider field; the fields are ${PROVIDER_KEYS.join(", ")}.`,
-        );
-      }
-    }
-    if (typeof record.name !== "string" || !/^[A-Za-z0-9_-]+$/.test(record.name)) {
-      throw new InvalidSelection(
-        index,
-        "provider.name",
-        `must be letters, digits, _ or -, got ${describe(record.name)}.`,
-      );
-    }
-    if (typeof record.baseUrl !== "string" || !/^https?:\/\//.test(record.baseUrl)) {
-      throw new InvalidSelection(
-        index,
-        "provider.baseUrl",
-        `must be an http(s) URL, got ${describe(record.baseUrl)}.`,
-      );
-    }
-    const spoken = harnessDialects(knownHarness(harness));
-    if (!spoken.includes(record.wireApi as ProviderDialect)) {
-      throw new InvalidSelection(
-        index,
-        "provider.wireApi",
-        `must be a dialect the "${harness}" harness speaks (${spoken.map((d) => `"${d}"`).join(", ")}), got ${describe(record.wireApi)}. ` +
-          `Dialects jest-m3 knows: ${PROVIDER_DIALECTS.join(", ")}.`,
-      );
-    }
-    if (
-      record.envKey !== undefined &&
-      (typeof record.envKey !== "string" || !(record.envKey in credentials))
-    ) {
-      throw new InvalidSelection(
-        index,
-        "provider.envKey",
-        `must name a child variable mapped in credentialEnv, got ${describe(record.envKey)}.`,
-      );
-    }
-    checkedProvider = provider as ModelProvider;
-  }
   if (
     options !== undefined &&
     (typeof options !== "object" || options === null || Array.isArray(options))
@@ -205,7 +237,7 @@ export function expandSelection(
   const definition = knownHarness(harness);
   // A selection without a provider takes the run's, in its harness's dialect, when the
   // runner configured one.
-  checkedProvider ??= runProviderFor(harnessDialects(definition));
+  checkedProvider ??= runProvider(harnessDialects(definition));
   return {
     harness: definition,
     specs: (models as string[]).map((model) => ({

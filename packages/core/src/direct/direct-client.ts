@@ -14,7 +14,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import {
-  KitClosed,
+  ClientClosed,
   M3Error,
   OperationTimeout,
   ProtocolError,
@@ -52,7 +52,6 @@ export interface ServerIdentity {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
-let connections = 0;
 
 /**
  * A recorded MCP client for agent-free tests of a server: the SDK's `Client` over the SDK's
@@ -219,7 +218,7 @@ export class DirectClient {
 
   private assertUsable(what: string): void {
     this.kit.assertOpen(`DirectClient.${what}()`);
-    if (this.closing) throw new KitClosed(`DirectClient.${what}() on a closed client`);
+    if (this.closing) throw new ClientClosed(this.server, `client.${what}()`);
   }
 
   private async request<T>(
@@ -283,7 +282,7 @@ export class DirectClient {
   }
 
   private async connect(): Promise<ServerIdentity> {
-    const connection = `${this.server}#${++connections}`;
+    const connection = this.kit.connectionId(this.server);
     const where = { server: this.server, connection };
     let inner: Transport;
     if (this.spec.kind === "stdio") {

@@ -1,4 +1,4 @@
-import type { ReportedToolCall } from "../harness/contract.js";
+import type { ReportedToolCall } from "./trace.js";
 import { canonicalJson } from "./canonical.js";
 import type { ToolCall } from "./trace.js";
 import { isUnavailable, unavailable } from "./unavailable.js";

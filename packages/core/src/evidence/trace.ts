@@ -1,5 +1,4 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import type { ReportedToolCall } from "../harness/contract.js";
 import type { Unavailable } from "./unavailable.js";
 
 /** Which way a message crossed the wire, seen from the MCP server. */
@@ -135,4 +134,23 @@ export interface Trace {
   readonly events: readonly TraceEvent[];
   /** Where observation failed; empty when the trace is complete. */
   readonly gaps: readonly EvidenceGap[];
+}
+
+/** What a harness says one of its tool calls was. Never proof on its own. */
+export interface ReportedToolCall {
+  /** The harness's id for the call, if any (Codex: the model's call id). */
+  readonly id?: string;
+  /**
+   * The JSON-RPC id the harness used on the wire, when it knows it. Correlation treats a
+   * match as authoritative; leave it out when the harness's ids live in another space.
+   */
+  readonly jsonrpcId?: string | number;
+  readonly server: string;
+  readonly tool: string;
+  readonly arguments: Readonly<Record<string, unknown>> | Unavailable;
+  readonly result: Readonly<Record<string, unknown>> | Unavailable;
+  readonly status: ToolCallStatus;
+  readonly error?: string;
+  readonly startedAt?: number;
+  readonly endedAt?: number;
 }

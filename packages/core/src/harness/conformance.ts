@@ -40,7 +40,9 @@ export interface ConformanceCheck {
 }
 
 /** The adapter broke a promise of the harness contract. */
-export class ConformanceFailure extends M3Error {}
+export class ConformanceFailure extends M3Error {
+  override readonly code = "M3_CONFORMANCE";
+}
 
 function check(condition: boolean, message: string): asserts condition {
   if (!condition) throw new ConformanceFailure(message);
@@ -79,8 +81,11 @@ export function conformanceChecks(options: ConformanceOptions): ConformanceCheck
     if (!agent) throw new ConformanceFailure("the selection expanded to no agent");
     return agent;
   };
-  const describeTurn = (turn: { snapshot: { outcome: unknown }; error: string | null }): string =>
-    `outcome ${String(turn.snapshot.outcome)}${turn.error ? ` (${turn.error})` : ""}`;
+  const describeTurn = (turn: {
+    snapshot: { outcome: unknown };
+    error: { message: string } | null;
+  }): string =>
+    `outcome ${String(turn.snapshot.outcome)}${turn.error ? ` (${turn.error.message})` : ""}`;
   return [
     {
       name: "multi-turn: two turns on one session id, each with its own wire evidence",
@@ -190,7 +195,7 @@ export function conformanceChecks(options: ConformanceOptions): ConformanceCheck
             `expected failed, got ${describeTurn(failed)}`,
           );
           check(
-            failed.error !== null && failed.error !== "",
+            failed.error !== null && failed.error.message !== "",
             "the failed turn carries no error message",
           );
           const next = await session.send(options.prompts.callTool);

@@ -5,12 +5,13 @@
  *
  * @packageDocumentation
  */
-import type { ToolCallStatus } from "../evidence/trace.js";
-import type { Unavailable } from "../evidence/unavailable.js";
+import type { ReportedToolCall } from "../evidence/trace.js";
 import type { ManagedProcess, ProcessLaunch } from "../processes/managed-process.js";
 import type { ToolPolicy } from "../servers/tool-policy.js";
-import type { CapturedServer } from "../wire/capture.js";
-import { M3Error } from "../errors.js";
+import type { CapturedServer } from "../wire/captured-server.js";
+import { InvalidHarness, M3Error, stderrSection } from "../errors.js";
+
+export type { ReportedToolCall };
 
 /** How ready one capability of a harness is. */
 export type CapabilityStatus = "ready" | "degraded" | "unavailable" | "unsupported";
@@ -38,6 +39,33 @@ export interface Capabilities {
   /** A login, a key or a provider is available. */
   readonly credentials: Capability;
   readonly [name: string]: Capability;
+}
+
+/**
+ * The one rule for "can this capability be used": ready or degraded. Unavailable and
+ * unsupported capabilities block what needs them; an absent one counts as unsupported.
+ */
+export function isUsable(capability: Capability | undefined): boolean {
+  return (
+    capability !== undefined && (capability.status === "ready" || capability.status === "degraded")
+  );
+}
+
+/** `name: status (reason)` for a capability that is not ready, for messages. */
+export function describeCapability(name: string, capability: Capability | undefined): string {
+  return `${name}: ${capability?.status ?? "unsupported"}${capability?.reason ? ` (${capability.reason})` : ""}`;
+}
+
+/**
+ * Builds a {@link Readiness} whose `ready` follows the one rule: every capability usable.
+ *
+ * @example
+ * ```ts
+ * return readinessOf({ name: "my-agent", version, executable }, capabilities);
+ * ```
+ */
+export function readinessOf(harness: Readiness["harness"], capabilities: Capabilities): Readiness {
+  return { ready: Object.values(capabilities).every(isUsable), harness, capabilities };
 }
 
 /** What a harness says about itself before anything is started. */
@@ -155,25 +183,6 @@ export interface HarnessLaunch {
   record(event: HarnessEvent): void;
 }
 
-/** What a harness says one of its tool calls was. Never proof on its own. */
-export interface ReportedToolCall {
-  /** The harness's id for the call, if any (Codex: the model's call id). */
-  readonly id?: string;
-  /**
-   * The JSON-RPC id the harness used on the wire, when it knows it. Correlation treats a
-   * match as authoritative; leave it out when the harness's ids live in another space.
-   */
-  readonly jsonrpcId?: string | number;
-  readonly server: string;
-  readonly tool: string;
-  readonly arguments: Readonly<Record<string, unknown>> | Unavailable;
-  readonly result: Readonly<Record<string, unknown>> | Unavailable;
-  readonly status: ToolCallStatus;
-  readonly error?: string;
-  readonly startedAt?: number;
-  readonly endedAt?: number;
-}
-
 /** How a turn ended. */
 export type AdapterTurnOutcome = "completed" | "failed" | "timed_out" | "cancelled" | "interrupted";
 
@@ -250,6 +259,7 @@ export interface HarnessDefinition {
 
 /** The harness could not open a session (it exited, a server failed to start, ...). */
 export class HarnessStartError extends M3Error {
+  override readonly code = "M3_HARNESS_START";
   readonly harness: string;
   readonly stderrTail: string;
   constructor(
@@ -257,10 +267,12 @@ export class HarnessStartError extends M3Error {
     message: string,
     details: { stderrTail?: string; cause?: unknown } = {},
   ) {
-    const tail = details.stderrTail ? `\n--- stderr (last lines) ---\n${details.stderrTail}` : "";
-    super(`Harness "${harness}" could not open a session: ${message}${tail}`, {
-      cause: details.cause,
-    });
+    super(
+      `Harness "${harness}" could not open a session: ${message}${stderrSection(details.stderrTail)}`,
+      {
+        cause: details.cause,
+      },
+    );
     this.harness = harness;
     this.stderrTail = details.stderrTail ?? "";
   }
@@ -280,16 +292,16 @@ export class HarnessStartError extends M3Error {
  */
 export function defineHarness(definition: HarnessDefinition): HarnessDefinition {
   if (typeof definition !== "object" || definition === null) {
-    throw new TypeError("defineHarness() needs an object { name, readiness, open }.");
+    throw new InvalidHarness("defineHarness() needs an object { name, readiness, open }.");
   }
   if (typeof definition.name !== "string" || !/^[a-z0-9][a-z0-9-]*$/.test(definition.name)) {
-    throw new TypeError(
+    throw new InvalidHarness(
       `defineHarness(): name must be lowercase letters, digits and dashes, got ${JSON.stringify(definition.name)}.`,
     );
   }
   for (const method of ["readiness", "open"] as const) {
     if (typeof definition[method] !== "function") {
-      throw new TypeError(
+      throw new InvalidHarness(
         `defineHarness(): harness "${definition.name}" has no ${method}() function.`,
       );
     }

@@ -11,6 +11,8 @@ export interface KitContext {
   readonly cwd: string;
   /** How long a stopped process gets between SIGTERM and SIGKILL. */
   readonly killGraceMs: number;
+  /** A new connection id for `server`, unique within the kit (`shipping#3`). */
+  connectionId(server: string): string;
   /** Throws {@link KitClosed} when the kit is closed. */
   assertOpen(what: string): void;
   /** Registers a resource the kit must release; returns a function that unregisters it. */

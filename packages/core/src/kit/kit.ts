@@ -2,14 +2,21 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { DirectClient, type DirectClientOptions } from "../direct/direct-client.js";
-import { InvalidServerSpec, KitClosed } from "../errors.js";
+import { InvalidArgument, KitClosed } from "../errors.js";
 import { ManagedProcess, stopIfSame, type ProcessLaunch } from "../processes/managed-process.js";
-import { resolveServer, type ResolvedServer, type ServerSpec } from "../servers/spec.js";
-import { parseToolPolicy } from "../servers/tool-policy.js";
-import { WireCapture, type CapturedServer } from "../wire/capture.js";
+import {
+  resolveServer,
+  resolveServers,
+  type ResolvedServer,
+  type ServerSpec,
+} from "../servers/spec.js";
+import { parseToolPolicy, type ToolPolicy } from "../servers/tool-policy.js";
+import { WireCapture } from "../wire/capture.js";
+import type { CapturedServer } from "../wire/captured-server.js";
 import type { KitContext, OwnedResource } from "./context.js";
-import { notifyObservers } from "./observers.js";
-import { AgentSelection, type AgentServices } from "../agents/agent.js";
+import { defaultRuntime, type M3Runtime } from "../runtime/runtime.js";
+import { AgentSelection } from "../agents/agent.js";
+import type { AgentServices } from "../agents/services.js";
 import { expandSelection, type AgentSelectionInput } from "../agents/selection.js";
 import { resolveHarness } from "../agents/registry.js";
 import type { HarnessDefinition } from "../harness/contract.js";
@@ -28,16 +35,11 @@ export interface MCPTestKitOptions {
   readonly killGraceMs?: number;
   /** Harness adapters to use, by name, before looking for installed ones. */
   readonly harnesses?: readonly HarnessDefinition[];
-}
-
-const liveKits = new Set<MCPTestKit>();
-
-/**
- * Kits that have been created and not yet closed, oldest first. Test-runner integrations
- * use it to close kits a test left open.
- */
-export function openKits(): readonly MCPTestKit[] {
-  return [...liveKits];
+  /**
+   * The run's shared state and settings (observers, primed readiness, the run's default
+   * provider). Defaults to {@link defaultRuntime}: the one the test runner installed.
+   */
+  readonly runtime?: M3Runtime;
 }
 
 /** Options of {@link MCPTestKit.agents}. */
@@ -85,16 +87,21 @@ export class MCPTestKit implements AsyncDisposable {
   private readonly context: KitContext;
   private closing: Promise<void> | undefined;
   private readonly registered = new Map<string, HarnessDefinition>();
+  /** The runtime this kit belongs to. */
+  readonly runtime: M3Runtime;
+  private connections = 0;
 
   constructor(options: MCPTestKitOptions = {}) {
     for (const harness of options.harnesses ?? []) this.registered.set(harness.name, harness);
-    liveKits.add(this);
+    this.runtime = options.runtime ?? defaultRuntime();
+    this.runtime.kitOpened(this);
     this.env = options.env ?? process.env;
     this.cwd = resolve(options.cwd ?? process.cwd());
     const killGraceMs = options.killGraceMs ?? 1500;
     this.context = {
       cwd: this.cwd,
       killGraceMs,
+      connectionId: (server) => `${server}#${++this.connections}`,
       assertOpen: (what) => this.assertOpen(what),
       own: (resource) => {
         this.resources.add(resource);
@@ -105,7 +112,7 @@ export class MCPTestKit implements AsyncDisposable {
         // A process that failed to spawn is reported by its owner, not here.
         void child.spawned.then(
           () =>
-            notifyObservers((observer) =>
+            this.runtime.notify((observer) =>
               observer.processStarted?.({
                 pid: child.pid as number,
                 label: child.launch.label,
@@ -162,13 +169,13 @@ export class MCPTestKit implements AsyncDisposable {
   ): AgentSelection[] {
     this.assertOpen("kit.agents()");
     if (!Array.isArray(selections) || selections.length === 0) {
-      throw new TypeError(
+      throw new InvalidArgument(
         "kit.agents() needs a non-empty array of selections like { harness, models }.",
       );
     }
     const trials = options.trials ?? 1;
     if (!Number.isInteger(trials) || trials < 1) {
-      throw new TypeError(
+      throw new InvalidArgument(
         `kit.agents(): trials must be a positive integer, got ${JSON.stringify(options.trials)}.`,
       );
     }
@@ -176,15 +183,20 @@ export class MCPTestKit implements AsyncDisposable {
       config: this.env,
       parentEnv: process.env,
       cwd: this.cwd,
+      runtime: this.runtime,
       assertOpen: (what) => this.assertOpen(what),
-      capture: (capture) => this.capture(capture),
+      capture: (servers, policy) => this.captureResolved(servers, policy),
       tempDir: (prefix) => this.tempDir(prefix),
       spawn: (launch) => this.spawn(launch),
       own: (resource) => this.context.own(resource),
     };
     return selections.flatMap((input, index) => {
-      const { specs, harness } = expandSelection(input, index, process.env, (name) =>
-        resolveHarness(name, this.registered, this.env, this.cwd),
+      const { specs, harness } = expandSelection(
+        input,
+        index,
+        process.env,
+        (name) => resolveHarness(name, this.registered, this.env, this.cwd),
+        (dialects) => this.runtime.providerFor(dialects),
       );
       return specs.flatMap((spec) =>
         Array.from(
@@ -210,23 +222,24 @@ export class MCPTestKit implements AsyncDisposable {
     options: CaptureOptions,
   ): Promise<{ capture: WireCapture; servers: CapturedServer[] }> {
     this.assertOpen("kit.capture()");
-    const resolved: ResolvedServer[] = [];
-    for (const spec of options.servers) {
-      const server = resolveServer(spec, this.cwd);
-      if (resolved.some((other) => other.name === server.name)) {
-        throw new InvalidServerSpec(
-          JSON.stringify(server.name),
-          "name",
-          "is used by two servers; names must be unique.",
-        );
-      }
-      resolved.push(server);
-    }
+    const servers = resolveServers(options.servers, this.cwd);
     const policy = parseToolPolicy(
       options.tools,
-      resolved.map((server) => server.name),
+      servers.map((server) => server.name),
     );
-    const capture = await WireCapture.open(await this.tempDir("m3-wire-"), policy);
+    return this.captureResolved(servers, policy);
+  }
+
+  /** Wraps servers that are already resolved and checked (a session resolved them once). */
+  private async captureResolved(
+    resolved: readonly ResolvedServer[],
+    policy: ToolPolicy,
+  ): Promise<{ capture: WireCapture; servers: CapturedServer[] }> {
+    this.assertOpen("kit.capture()");
+    const capture = await WireCapture.open(await this.tempDir("m3-wire-"), policy, {
+      processStarted: (started) =>
+        this.runtime.notify((observer) => observer.processStarted?.(started)),
+    });
     this.captures.push(capture);
     const servers: CapturedServer[] = [];
     for (const server of resolved) servers.push(await capture.wrap(server));
@@ -250,7 +263,7 @@ export class MCPTestKit implements AsyncDisposable {
     this.assertOpen("kit.tempDir()");
     const dir = await mkdtemp(join(tmpdir(), prefix));
     this.tempDirs.push(dir);
-    notifyObservers((observer) => observer.tempDirCreated?.(dir));
+    this.runtime.notify((observer) => observer.tempDirCreated?.(dir));
     return dir;
   }
 
@@ -260,7 +273,7 @@ export class MCPTestKit implements AsyncDisposable {
    * first.
    */
   close(): Promise<void> {
-    liveKits.delete(this);
+    this.runtime.kitClosed(this);
     this.closing ??= this.closeAll();
     return this.closing;
   }

@@ -232,3 +232,25 @@ export function resolveServer(spec: unknown, baseDir: string): ResolvedServer {
   }
   return { kind: "http", name, url: parsed, headers: stringMap(label, "headers", spec.headers) };
 }
+
+/**
+ * Resolves several specs for one session or capture, checking each and that no two share a
+ * name.
+ *
+ * @throws {@link InvalidServerSpec} for a bad spec or a duplicate name.
+ */
+export function resolveServers(specs: readonly unknown[], baseDir: string): ResolvedServer[] {
+  const resolved: ResolvedServer[] = [];
+  for (const spec of specs) {
+    const server = resolveServer(spec, baseDir);
+    if (resolved.some((other) => other.name === server.name)) {
+      throw new InvalidServerSpec(
+        JSON.stringify(server.name),
+        "name",
+        "is used by two servers; names must be unique.",
+      );
+    }
+    resolved.push(server);
+  }
+  return resolved;
+}

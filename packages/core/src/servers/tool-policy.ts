@@ -8,6 +8,7 @@ export type ToolPolicy = ReadonlyMap<string, ReadonlySet<string> | undefined>;
 
 /** An allow-list entry is malformed or names a server that is not bound. */
 export class InvalidToolPolicy extends M3Error {
+  override readonly code = "M3_INVALID_TOOL_POLICY";
   /** The entry at fault. */
   readonly entry: unknown;
   /** The servers bound to the session. */

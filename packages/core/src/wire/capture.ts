@@ -3,33 +3,24 @@ import { join } from "node:path";
 import { TraceRecorder } from "../evidence/recorder.js";
 import type { Trace } from "../evidence/trace.js";
 import type { ResolvedHttpServer, ResolvedServer, ResolvedStdioServer } from "../servers/spec.js";
+import {
+  STDIO_RELAY_PATH,
+  type CapturedHttpServer,
+  type CapturedServer,
+  type CapturedStdioServer,
+} from "./captured-server.js";
 import type { ToolPolicy } from "../servers/tool-policy.js";
 import type { FlushFrame, RelayFrame } from "./channel-protocol.js";
 import { HttpCaptureProxy } from "./http-proxy.js";
 import { parseJsonRpcPayload } from "./json-rpc.js";
 import { LineSplitter } from "./line-splitter.js";
-import { notifyObservers } from "../kit/observers.js";
 import { processStartTime } from "../processes/managed-process.js";
 
-/**
- * A stdio server as the harness must launch it: the relay in front of the real command.
- * Its `env` is only the server's own (the harness adds its environment around it).
- */
-export type CapturedStdioServer = ResolvedStdioServer;
-
-/** An HTTP server as the harness must reach it: the capture proxy's URL. */
-export interface CapturedHttpServer {
-  readonly kind: "http";
-  readonly name: string;
-  readonly url: string;
-  readonly headers: Readonly<Record<string, string>>;
+/** What a capture tells its owner (the kit). */
+export interface CaptureOwner {
+  /** A relay said hello: it and the server it started are running. */
+  processStarted?(process: { pid: number; label: string; command: string }): void;
 }
-
-/** A server wrapped for capture, ready to hand to a harness. */
-export type CapturedServer = CapturedStdioServer | CapturedHttpServer;
-
-/** The relay program, shipped next to this module in core's build. */
-export const STDIO_RELAY_PATH = join(__dirname, "stdio-relay.js");
 
 interface RelayConnection {
   readonly socket: Socket;
@@ -63,16 +54,24 @@ export class WireCapture {
     private readonly channel: Server,
     private readonly channelPath: string,
     private readonly policy: ToolPolicy,
+    private readonly owner: CaptureOwner,
   ) {}
 
-  /** @internal Opens the channel socket in `dir`. Use {@link MCPTestKit.capture}. */
-  static async open(dir: string, policy: ToolPolicy): Promise<WireCapture> {
+  /**
+   * @internal Opens the channel socket in `dir`. Use {@link MCPTestKit.capture}.
+   * @param owner - Told about the processes the relays start (the kit tracks them).
+   */
+  static async open(
+    dir: string,
+    policy: ToolPolicy,
+    owner: CaptureOwner = {},
+  ): Promise<WireCapture> {
     const path =
       process.platform === "win32"
         ? `\\\\.\\pipe\\m3-${process.pid}-${Date.now()}`
         : join(dir, "channel.sock");
     const server = createServer();
-    const capture = new WireCapture(server, path, policy);
+    const capture = new WireCapture(server, path, policy, owner);
     server.on("connection", (socket) => capture.accept(socket));
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -254,20 +253,18 @@ export class WireCapture {
         if (frame.serverPid !== null)
           this.knownPids.set(frame.serverPid, processStartTime(frame.serverPid));
         relay.relayPid = frame.relayPid;
-        notifyObservers((observer) => {
-          observer.processStarted?.({
-            pid: frame.relayPid,
-            label: `relay for ${frame.server}`,
-            command: "stdio-relay",
-          });
-          if (frame.serverPid !== null) {
-            observer.processStarted?.({
-              pid: frame.serverPid,
-              label: `server ${frame.server}`,
-              command: "(via relay)",
-            });
-          }
+        this.owner.processStarted?.({
+          pid: frame.relayPid,
+          label: `relay for ${frame.server}`,
+          command: "stdio-relay",
         });
+        if (frame.serverPid !== null) {
+          this.owner.processStarted?.({
+            pid: frame.serverPid,
+            label: `server ${frame.server}`,
+            command: "(via relay)",
+          });
+        }
         this.recorder.event(
           "connected",
           `relay pid ${frame.relayPid}, server pid ${frame.serverPid}`,

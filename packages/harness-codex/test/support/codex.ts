@@ -11,9 +11,11 @@ import {
   parseToolPolicy,
   type HarnessEvent,
   type HarnessLaunch,
+  type SelectionSpec,
+} from "@jest-m3/core/harness";
+import {
   type MCPTestKit,
   type ModelProvider,
-  type SelectionSpec,
   type ServerSpec,
   type StdioServer,
   type WireCapture,

@@ -1,4 +1,5 @@
-import { isSecretName, isUnavailable } from "@jest-m3/core";
+import { isUnavailable } from "@jest-m3/core";
+import { isSecretName } from "@jest-m3/core/runner";
 
 const MAX_VALUE = 160;
 

@@ -1,5 +1,6 @@
 import type { MatcherContext } from "expect";
-import { QueryError, toQuerySubject, type QuerySubject } from "@jest-m3/core";
+import { QueryError } from "@jest-m3/core";
+import { toQuerySubject, type QuerySubject } from "@jest-m3/core/runner";
 
 /** The `this` of every m3 matcher. */
 export type M3MatcherContext = MatcherContext;

@@ -25,5 +25,7 @@ export function outcomeSubject(
 
 /** What the result says went wrong, for failure messages. */
 export function errorSection(subject: OutcomeSubject): string {
-  return subject.error ? `\n\nError:\n  ${subject.error.split("\n").join("\n  ")}` : "";
+  return subject.error
+    ? `\n\nError (${subject.error.code}):\n  ${subject.error.message.split("\n").join("\n  ")}`
+    : "";
 }

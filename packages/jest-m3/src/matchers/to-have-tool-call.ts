@@ -1,4 +1,4 @@
-import { queryToolCalls, type ToolCallQuery } from "@jest-m3/core";
+import { queryToolCalls, type ToolCallQuery } from "@jest-m3/core/runner";
 import { callTable } from "../format/call-table.js";
 import { shortValue } from "../format/values.js";
 import { subjectFor, usageError, type M3MatcherContext, type MatcherResult } from "./context.js";

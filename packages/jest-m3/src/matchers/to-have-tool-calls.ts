@@ -1,4 +1,4 @@
-import type { TurnRef } from "@jest-m3/core";
+import type { TurnRef } from "@jest-m3/core/runner";
 import { callTable } from "../format/call-table.js";
 import { subjectFor, type M3MatcherContext, type MatcherResult } from "./context.js";
 

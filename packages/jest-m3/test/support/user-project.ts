@@ -17,7 +17,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { processStartTime } from "@jest-m3/core";
+import { processStartTime } from "@jest-m3/core/harness";
 import { dirname, join, relative, sep } from "node:path";
 
 /** The repository root. */

@@ -1,0 +1,88 @@
+import { InvalidSessionOptions } from "../errors.js";
+import { resolveServers, type ResolvedServer, type ServerSpec } from "../servers/spec.js";
+import { parseToolPolicy, type ToolPolicy } from "../servers/tool-policy.js";
+
+/** Options of `agent.session()`. */
+export interface SessionOptions {
+  /** The one server of the session (or use `servers`). */
+  readonly server?: ServerSpec;
+  /** Several servers; names must be unique. */
+  readonly servers?: readonly ServerSpec[];
+  /** Allow-list `["server:tool", ...]`; omitted = all tools, `[]` = none. */
+  readonly tools?: readonly string[];
+  /** Default budget of each turn and of startup, in ms (default 120 000). */
+  readonly timeout?: number;
+}
+
+/** Options of `send()`. */
+export interface SendOptions {
+  /** This turn's budget in ms; defaults to the session's `timeout`. */
+  readonly timeout?: number;
+}
+
+/**
+ * A session's options, checked and resolved once when the session is created: what the
+ * wire capture and the harness receive, so nothing resolves the specs twice.
+ */
+export interface SessionSpec {
+  readonly servers: readonly ResolvedServer[];
+  /** The allow-list as the user wrote it (`undefined` = all tools). */
+  readonly tools: readonly string[] | undefined;
+  readonly policy: ToolPolicy;
+  readonly timeoutMs: number;
+}
+
+const SESSION_KEYS = ["server", "servers", "tools", "timeout"];
+const DEFAULT_TIMEOUT_MS = 120_000;
+
+/** A positive number of milliseconds, or undefined when not given. */
+export function positiveMs(value: unknown, field: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new InvalidSessionOptions(
+      field,
+      `must be a positive number of milliseconds, got ${JSON.stringify(value)}.`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Checks and resolves `agent.session()` options, before anything starts.
+ *
+ * @throws {@link InvalidSessionOptions}, {@link InvalidServerSpec} or {@link InvalidToolPolicy}.
+ */
+export function resolveSessionOptions(options: unknown, cwd: string): SessionSpec {
+  if (typeof options !== "object" || options === null) {
+    throw new InvalidSessionOptions(
+      "(options)",
+      "agent.session() needs options { server | servers, tools?, timeout? }.",
+    );
+  }
+  const record = options as SessionOptions;
+  for (const key of Object.keys(record)) {
+    if (!SESSION_KEYS.includes(key)) {
+      throw new InvalidSessionOptions(
+        key,
+        `is unknown; the options are ${SESSION_KEYS.join(", ")}.`,
+      );
+    }
+  }
+  if (record.server !== undefined && record.servers !== undefined) {
+    throw new InvalidSessionOptions("servers", 'give either "server" or "servers", not both.');
+  }
+  const specs = record.servers ?? (record.server !== undefined ? [record.server] : []);
+  if (!Array.isArray(specs)) {
+    throw new InvalidSessionOptions("servers", "must be an array of server specs.");
+  }
+  const servers = resolveServers(specs, cwd);
+  return {
+    servers,
+    tools: record.tools,
+    policy: parseToolPolicy(
+      record.tools,
+      servers.map((server) => server.name),
+    ),
+    timeoutMs: positiveMs(record.timeout, "timeout") ?? DEFAULT_TIMEOUT_MS,
+  };
+}
