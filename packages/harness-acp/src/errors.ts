@@ -2,10 +2,11 @@ import { M3Error } from "@jest-m3/core/harness";
 
 /** The agent answered an ACP request with a JSON-RPC error. */
 export class AcpRpcError extends M3Error {
+  override readonly code = "M3_ACP_RPC";
   /** The method that failed, e.g. `session/new`. */
   readonly method: string;
   /** The JSON-RPC error code. */
-  readonly code: number;
+  readonly rpcCode: number;
   /** The error's data, if the agent sent any. */
   readonly data: unknown;
   constructor(agent: string, method: string, code: number, message: string, data?: unknown) {
@@ -13,7 +14,7 @@ export class AcpRpcError extends M3Error {
       data === undefined || data === null ? "" : ` ${JSON.stringify(data).slice(0, 500)}`;
     super(`${agent} answered ${method} with error ${code}: ${message}${detail}`);
     this.method = method;
-    this.code = code;
+    this.rpcCode = code;
     this.data = data;
   }
 }
