@@ -37,15 +37,21 @@ export function geminiToolName(server: string, tool: string): string {
   return `mcp_${server}_${tool}`;
 }
 
-function rule(toolName: string, decision: "allow" | "deny" | "ask_user", priority: number): string {
-  return `[[rule]]\ntoolName = ${JSON.stringify(toolName)}\ndecision = "${decision}"\npriority = ${priority}\n`;
+function rule(
+  match: { toolName: string } | { mcpName: string },
+  decision: "allow" | "deny" | "ask_user",
+  priority: number,
+): string {
+  const [key, value] = Object.entries(match)[0] as [string, string];
+  return `[[rule]]\n${key} = ${JSON.stringify(value)}\ndecision = "${decision}"\npriority = ${priority}\n`;
 }
 
 /**
  * The allow-list as a Gemini CLI policy file: every tool denied (a denied tool is not even
  * declared to the model, Gemini's own tools included), then each allowed MCP tool by its
- * full name (the short `mcpName` + `toolName` form still offers the tool but fails every
- * call). Allowed tools ask first: Gemini CLI shows a call's arguments only in its
+ * full name (the short `mcpName` + `toolName` form, and a `mcp_<server>_*` wildcard, still
+ * offer the tool but fail every call); a server whose tools are all allowed by its name
+ * alone (`mcpName`). Allowed tools ask first: Gemini CLI shows a call's arguments only in its
  * permission request, so asking is what makes them evidence, and each answer is recorded.
  * With `exposeDisallowedTools`, the session's other MCP tools are offered too, and the
  * adapter refuses them when they ask.
@@ -55,13 +61,14 @@ export function geminiPolicy(
   servers: readonly string[],
   exposeDisallowedTools: boolean,
 ): string {
-  const rules = [rule("*", "deny", 100)];
+  const rules = [rule({ toolName: "*" }, "deny", 100)];
   for (const server of servers) {
     const tools = allowedTools(policy, server);
     if (exposeDisallowedTools || tools === undefined) {
-      rules.push(rule(geminiToolName(server, "*"), "ask_user", 150));
+      rules.push(rule({ mcpName: server }, "ask_user", 150));
     }
-    for (const tool of tools ?? []) rules.push(rule(geminiToolName(server, tool), "ask_user", 200));
+    for (const tool of tools ?? [])
+      rules.push(rule({ toolName: geminiToolName(server, tool) }, "ask_user", 200));
   }
   return `# Written by jest-m3 for one session.\n${rules.join("\n")}`;
 }
