@@ -9,6 +9,8 @@ const packages = ["core", "scripted-model", "harness-codex", "harness-claude-cod
 module.exports = {
   // Global options are not taken from a project's preset; name the reporter here too.
   reporters: ["default", require.resolve("./packages/jest-m3/dist/reporter.js")],
+  // Likewise the preset's testTimeout: projects do not inherit it here.
+  testTimeout: 180_000,
   projects: [
     ...packages.map((name) => ({
       displayName: name,

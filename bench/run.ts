@@ -1,12 +1,14 @@
 // `npm run bench`: every benchmark, one after another (the machine has two cores).
 import { benchDirect } from "./direct";
 import { benchSession } from "./session";
+import { benchClaudeCodeSession } from "./claude-code-session";
 import { benchWire } from "./wire";
 
 async function main(): Promise<void> {
   await benchDirect();
   await benchWire();
   await benchSession();
+  await benchClaudeCodeSession();
 }
 
 main().catch((error: unknown) => {

@@ -9,7 +9,8 @@ import { randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { childEnvironment, MCPTestKit } from "@jest-m3/core";
+import { childEnvironment } from "@jest-m3/core/harness";
+import { MCPTestKit } from "@jest-m3/core";
 import {
   claudeArgs,
   PROTOCOL_SURFACE,

@@ -73,9 +73,9 @@ describe("Claude Code session faults", () => {
     expect(
       [unauthorized, limited, outage, cut, after].map((turn) => turn.snapshot.outcome),
     ).toEqual(["failed", "failed", "failed", "completed", "completed"]);
-    expect(unauthorized.error).toMatch(/401/);
-    expect(limited.error).toMatch(/429|rate/i);
-    expect(outage.error).toMatch(/500|scripted outage/);
+    expect(unauthorized.error?.message).toMatch(/401/);
+    expect(limited.error?.message).toMatch(/429|rate/i);
+    expect(outage.error?.message).toMatch(/500|scripted outage/);
     // Claude Code recovers from a broken stream by asking again without streaming (even
     // with retries off): the second answer is the script's fallback.
     const cutRequests = model.journal.entries.filter(

@@ -146,7 +146,7 @@ describe("Claude Code through the kit's agent sessions", () => {
       expect(Date.now() - startedAt).toBeLessThan(4000);
     }
     expect(turn.snapshot.outcome).toBe(TurnOutcome.TIMED_OUT);
-    expect(turn.error).toMatch(/did not finish within 1500 ms/);
+    expect(turn.error?.message).toMatch(/did not finish within 1500 ms/);
     expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.TIMED_OUT);
     expect(pids.filter(isRunning)).toEqual([]);
   });
