@@ -1,10 +1,16 @@
-// The seed: two turns in one conversation with a real Codex agent, each turn with its own
-// evidence. Offline by default (m3.config.json starts the scripted model); with
-// M3_PROVIDER=live and M3_DOCS_CODEX_MODEL set, the same test runs against a real model.
+// The seed: two turns in one conversation with a real agent, each turn with its own
+// evidence, the same test on Codex and on Claude Code. Offline by default (m3.config.json
+// starts the scripted model, which answers each agent in its own provider dialect); with
+// M3_PROVIDER=live and the M3_DOCS_*_MODEL variables set, it runs against real models.
 import { join } from "node:path";
 import { MCPTestKit, ExecutionOutcome, TurnOutcome, expect, type StdioServer } from "jest-m3";
 
-test("two turns share one session", async () => {
+const agents = [
+  { harness: "codex", model: process.env.M3_DOCS_CODEX_MODEL! },
+  { harness: "claude-code", model: process.env.M3_DOCS_CLAUDE_MODEL! },
+];
+
+test.each(agents)("two turns share one session ($harness)", async ({ harness, model }) => {
   const server: StdioServer = {
     name: "shipping",
     command: process.execPath,
@@ -12,7 +18,7 @@ test("two turns share one session", async () => {
     cwd: __dirname,
   };
   await using kit = new MCPTestKit({ env: {} });
-  const [agent] = kit.agents([{ harness: "codex", models: [process.env.M3_DOCS_CODEX_MODEL!] }]);
+  const [agent] = kit.agents([{ harness, models: [model] }]);
   const session = agent.session({ server, tools: ["shipping:shipping_quote"], timeout: 120_000 });
   let first, second;
   {

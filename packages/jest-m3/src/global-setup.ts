@@ -6,8 +6,8 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type ModelProvider, type Readiness } from "@jest-m3/core";
-import { readinessKeyFor, resolveHarness } from "@jest-m3/core/runner";
+import { type ModelProvider, type ProviderDialect, type Readiness } from "@jest-m3/core";
+import { harnessDialects, readinessKeyFor, resolveHarness } from "@jest-m3/core/runner";
 import { loadConfig } from "./config.js";
 import { providersOf, RUN_ENV } from "./run-state.js";
 import { SHARED_SERVICES } from "./shared-services.js";
@@ -40,6 +40,7 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
 
   let provider: string | null = null;
   let sharedProvider: ModelProvider | undefined;
+  let sharedProviderMap: Partial<Record<ProviderDialect, ModelProvider>> | undefined;
   const live = process.env.M3_PROVIDER === "live";
   if (live) {
     provider = "live: the harness's own login or credentials (M3_PROVIDER=live)";
@@ -57,7 +58,8 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
     const model = await scripted.startScriptedModel(config.scriptedModel.script);
     SHARED_SERVICES.push(() => model.close());
     process.env[RUN_ENV.scriptedProvider] = JSON.stringify(model.provider);
-    process.env[RUN_ENV.scriptedProviders] = JSON.stringify(providersOf(model));
+    sharedProviderMap = providersOf(model);
+    process.env[RUN_ENV.scriptedProviders] = JSON.stringify(sharedProviderMap);
     sharedProvider = model.provider;
     for (const [name, value] of Object.entries(config.scriptedModel.env))
       process.env[name] ??= value;
@@ -75,6 +77,12 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
   for (const name of config.harnesses) {
     try {
       const harness = resolveHarness(name, new Map(), process.env, config.rootDir);
+      // The shared model in this harness's dialect, as a session of it will get it.
+      const shared = sharedProviderMap
+        ? harnessDialects(harness)
+            .map((dialect) => sharedProviderMap[dialect])
+            .find((one) => one !== undefined)
+        : sharedProvider;
       const context = {
         selection: {
           harness: name,
@@ -82,7 +90,7 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
           name,
           credentialEnv: {},
           options: {},
-          ...(sharedProvider ? { provider: sharedProvider } : {}),
+          ...(shared ? { provider: shared } : {}),
         },
         config: process.env,
         credentialNames: [],
