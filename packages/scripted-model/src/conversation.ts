@@ -6,7 +6,7 @@
  * Agents send the whole history with every request, so the server needs no memory of earlier
  * requests: the call ids it hands out encode the rule and step they came from.
  */
-import type { ProviderDialect, SidePurpose } from "./dialects/dialect";
+import type { ProviderDialect, SidePurpose } from "./dialects/names";
 import type { Conversation, ToolResult } from "./script";
 import { isPlainObject } from "./script";
 

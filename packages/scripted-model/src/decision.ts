@@ -21,7 +21,7 @@ import type {
   StepContext,
 } from "./script";
 import { describe, isPlainObject } from "./script";
-import type { SidePurpose } from "./dialects/dialect";
+import type { SidePurpose } from "./dialects/names";
 
 /** A tool call the scripted model makes. */
 export interface DecidedCall {

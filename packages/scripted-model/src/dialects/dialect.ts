@@ -3,8 +3,11 @@
  * knows one wire format (routes, request bodies, streams, error shapes); the decision engine
  * knows none.
  */
+import type { ProviderDialect, SidePurpose } from "./names";
 import type { Decision } from "../decision";
 import type { NeutralRequest } from "../conversation";
+
+export type { ProviderDialect, SidePurpose };
 
 /**
  * The provider APIs the scripted model speaks, structurally the same as core's
@@ -14,7 +17,6 @@ import type { NeutralRequest } from "../conversation";
  * - `anthropic-messages`: the Anthropic Messages API (Claude Code).
  * - `gemini`: the Gemini API (Gemini CLI).
  */
-export type ProviderDialect = "responses" | "chat-completions" | "anthropic-messages" | "gemini";
 
 /** Every {@link ProviderDialect}, in a stable order. */
 export const PROVIDER_DIALECTS: readonly ProviderDialect[] = Object.freeze([
@@ -23,18 +25,6 @@ export const PROVIDER_DIALECTS: readonly ProviderDialect[] = Object.freeze([
   "anthropic-messages",
   "gemini",
 ]);
-
-/**
- * Why a request is a side request (not the agent's main turn), answered with something
- * plausible that no rule has to mention:
- * - `title`: a conversation title (OpenCode's first request).
- * - `routing`: a model router or classifier call in JSON mode (Gemini CLI).
- * - `summary`: a tool-less summary or housekeeping request (Gemini CLI's session summary).
- * - `token_count`: a token count (`/v1/messages/count_tokens`, `:countTokens`).
- * - `probe`: a connectivity probe (`HEAD /`).
- * - `models`: a model list (`GET /v1/models`, `GET /v1beta/models`).
- */
-export type SidePurpose = "title" | "routing" | "summary" | "token_count" | "probe" | "models";
 
 /** Where a request goes within a dialect. @internal */
 export type Route =
