@@ -53,6 +53,9 @@ function rpcError(error: unknown): { code: number; message: string; data?: unkno
   return { code, message, data: (error as { data?: unknown }).data };
 }
 
+/** How long a closed connection waits for the agent's exit before it reports itself. */
+const EXIT_WAIT_MS = 2000;
+
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
@@ -196,17 +199,15 @@ export class AcpClient {
         (result) => settle(undefined, result),
         (error: unknown) => {
           const rpc = rpcError(error);
-          if (rpc) settle(new AcpRpcError(this.agent, method, rpc.code, rpc.message, rpc.data));
-          else if (this.exit !== undefined) {
-            settle(
-              new AgentExited(
-                this.agent,
-                `while waiting for ${method}`,
-                this.exit,
-                this.stderrTail(),
-              ),
-            );
-          } else settle(error instanceof Error ? error : new Error(String(error)));
+          if (rpc) {
+            settle(new AcpRpcError(this.agent, method, rpc.code, rpc.message, rpc.data));
+            return;
+          }
+          // The connection closes when stdout does, a moment before the process is reaped:
+          // wait for the exit (whose listener settles first), so the error says how it ended.
+          void Promise.race([this.process.exited, delay(EXIT_WAIT_MS)]).then(() =>
+            settle(error instanceof Error ? error : new Error(String(error))),
+          );
         },
       );
     });

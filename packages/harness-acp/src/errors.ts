@@ -21,6 +21,7 @@ export class AcpRpcError extends M3Error {
 
 /** The agent exited (or could not be started) while a request was waiting. */
 export class AgentExited extends M3Error {
+  override readonly code = "M3_HARNESS_DIED";
   /** How it ended, e.g. `code 1` or `signal SIGKILL`. */
   readonly exit: string;
   /** The last lines it wrote to stderr. */
@@ -35,6 +36,7 @@ export class AgentExited extends M3Error {
 
 /** The agent did not answer a request in time. */
 export class AgentTimeout extends M3Error {
+  override readonly code = "M3_OPERATION_TIMEOUT";
   readonly method: string;
   readonly timeoutMs: number;
   constructor(agent: string, method: string, timeoutMs: number) {
@@ -49,6 +51,7 @@ export class AgentTimeout extends M3Error {
 
 /** The selection's `options` for an ACP harness are malformed. */
 export class InvalidAcpOptions extends M3Error {
+  override readonly code = "M3_INVALID_SELECTION";
   /** The harness kind (`acp`, `gemini`, `opencode`). */
   readonly harness: string;
   /** The offending option, e.g. `command`. */

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import {
   childEnvironment,
   ManagedProcess,
+  readinessOf,
   type Capabilities,
   type Capability,
   type HarnessLaunch,
@@ -321,19 +322,13 @@ export function acpReadiness<O extends ResolvedCommonOptions>(
       mcpStdio: initialize.mcpStdio,
       mcpHttp: initialize.mcpHttp,
     };
-    return {
-      ready: Object.values(capabilities).every(
-        (capability) =>
-          capability.status === "ready" ||
-          capability.status === "degraded" ||
-          capability === capabilities.mcpHttp,
-      ),
-      harness: {
+    return readinessOf(
+      {
         name: profile.name,
         version: versionText,
         executable: executable.found ? executable.path : null,
       },
       capabilities,
-    };
+    );
   };
 }

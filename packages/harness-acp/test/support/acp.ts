@@ -8,7 +8,6 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import {
-  parseToolPolicy,
   type MCPTestKit,
   type ServerSpec,
   type StdioServer,
@@ -16,6 +15,7 @@ import {
 } from "@jest-m3/core";
 import {
   childEnvironment,
+  parseToolPolicy,
   type AdapterTurn,
   type HarnessEvent,
   type HarnessLaunch,
