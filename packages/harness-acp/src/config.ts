@@ -9,9 +9,13 @@ export const SERVER_CWD_PATH = join(__dirname, "server-cwd.js");
  * The session's MCP servers as `session/new` takes them: exactly the captured relay
  * commands and proxy URLs (so every message crosses the wire capture), never the
  * originals. A stdio server starts in its own folder through a small shim, since ACP gives
- * it none; its variables go as given (the agent adds its environment around them).
+ * it none; its variables go as given, and each of `blank` (the agent's credentials, which
+ * agents pass on to the servers they start) is set empty unless the server sets it.
  */
-export function sessionMcpServers(servers: readonly CapturedServer[]): McpServer[] {
+export function sessionMcpServers(
+  servers: readonly CapturedServer[],
+  blank: readonly string[] = [],
+): McpServer[] {
   return servers.map((server): McpServer => {
     if (server.kind === "http") {
       return {
@@ -25,7 +29,10 @@ export function sessionMcpServers(servers: readonly CapturedServer[]): McpServer
       name: server.name,
       command: process.execPath,
       args: [SERVER_CWD_PATH, server.cwd, server.command, ...server.args],
-      env: Object.entries(server.env).map(([name, value]) => ({ name, value })),
+      env: [
+        ...blank.filter((name) => !(name in server.env)).map((name) => ({ name, value: "" })),
+        ...Object.entries(server.env).map(([name, value]) => ({ name, value })),
+      ],
     };
   });
 }

@@ -1,5 +1,6 @@
 import {
   HarnessStartError,
+  isSecretName,
   isToolAllowed,
   type AdapterTurn,
   type AdapterTurnRequest,
@@ -124,7 +125,13 @@ export function openAcpSession<O extends ResolvedCommonOptions>(
       }
       const session = await client.request(
         "session/new",
-        { cwd: launch.workspace, mcpServers: sessionMcpServers(launch.servers) },
+        {
+          cwd: launch.workspace,
+          mcpServers: sessionMcpServers(
+            launch.servers,
+            Object.keys(plan.env).filter((name) => isSecretName(name)),
+          ),
+        },
         wait,
       );
       if (typeof session.sessionId !== "string" || session.sessionId === "") {
