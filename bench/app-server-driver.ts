@@ -63,8 +63,9 @@ export interface BareTurn {
 
 type Message = Record<string, unknown>;
 
-// What `packages/harness-codex` passes too; written out here, not imported.
-const APP_SERVER_ARGS = [
+// What `packages/harness-codex` passes too; written out here, not imported (a bare driver
+// shares no code with the kit), and checked equal by harness-codex's contract test.
+export const APP_SERVER_ARGS = [
   "app-server",
   "-c",
   "check_for_update_on_startup=false",
@@ -82,6 +83,8 @@ const APP_SERVER_ARGS = [
   "multi_agent",
   "--disable",
   "goals",
+  "--disable",
+  "shell_snapshot",
 ];
 
 /** The parent variables the child gets (the rest of the parent's environment stays out). */

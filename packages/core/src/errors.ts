@@ -55,7 +55,14 @@ export type ErrorCode =
   | "M3_HARNESS_CLOSE"
   | "M3_TOOL_POLICY_VIOLATION"
   | "M3_QUERY"
-  | "M3_CONFORMANCE";
+  | "M3_CONFORMANCE"
+  | "M3_SCHEMA_VALIDATION"
+  | "M3_REPEATING_CURSOR"
+  | "M3_NOTIFICATION_TIMEOUT"
+  | "M3_ELICITATION_UNEXPECTED"
+  | "M3_ELICITATION_ROUND_LIMIT"
+  | "M3_MISSING_SECRET"
+  | "M3_RECORDING";
 
 /** Base class of every error jest-m3 throws on purpose. */
 export class M3Error extends Error {
@@ -330,8 +337,11 @@ export class SessionStillOpen extends M3Error {
 /** The session is closed or finished; it takes no more turns. */
 export class SessionClosed extends M3Error {
   override readonly code = "M3_SESSION_CLOSED";
-  constructor(what: string, state: string) {
-    super(`${what} was called on a session that is ${state}. Open a new session for more turns.`);
+  constructor(what: string, state: string, options: { cause?: unknown } = {}) {
+    super(
+      `${what} was called on a session that is ${state}. Open a new session for more turns.`,
+      options,
+    );
   }
 }
 
@@ -365,4 +375,135 @@ export class ClientClosed extends M3Error {
         `Create a new client with kit.direct() for more calls.`,
     );
   }
+}
+
+/** One place where a value does not match a JSON Schema: a path and what is wrong there. */
+export interface SchemaIssue {
+  /** Where, as a JSON Pointer into the value (`/weight_kg`, `/items/0`); `""` is the root. */
+  readonly path: string;
+  /** What is wrong, e.g. `must be number`. */
+  readonly message: string;
+}
+
+/**
+ * Opt-in schema validation failed: a tool's arguments do not match its `inputSchema`
+ * (nothing was sent), or its `structuredContent` does not match its `outputSchema`.
+ */
+export class SchemaValidationError extends M3Error {
+  override readonly code = "M3_SCHEMA_VALIDATION";
+  readonly server: string;
+  readonly tool: string;
+  /** Which schema the value failed. */
+  readonly schema: "inputSchema" | "outputSchema";
+  /** Every problem, one per path. */
+  readonly issues: readonly SchemaIssue[];
+  constructor(
+    server: string,
+    tool: string,
+    schema: "inputSchema" | "outputSchema",
+    issues: readonly SchemaIssue[],
+  ) {
+    const what = schema === "inputSchema" ? "arguments" : "structuredContent";
+    const fix =
+      schema === "inputSchema"
+        ? "Nothing was sent. Fix the arguments, or pass { validate: false } to send them anyway."
+        : "The server's result does not keep its own outputSchema: fix the server (or the schema).";
+    super(
+      `Server "${server}": tool "${tool}": ${what} do not match its ${schema}:\n` +
+        issues.map((issue) => `  - ${what}${issue.path}: ${issue.message}`).join("\n") +
+        `\n${fix}`,
+    );
+    this.server = server;
+    this.tool = tool;
+    this.schema = schema;
+    this.issues = issues;
+  }
+}
+
+/** A server's paging sent a cursor it had sent before: following it would never end. */
+export class RepeatingCursor extends M3Error {
+  override readonly code = "M3_REPEATING_CURSOR";
+  readonly server: string;
+  readonly method: string;
+  readonly cursor: string;
+  constructor(server: string, method: string, cursor: string, pages: number) {
+    super(
+      `Server "${server}": ${method} returned the cursor ${JSON.stringify(cursor)} again after ${pages} ` +
+        `page(s); following it would loop forever. The server must return a new cursor per page ` +
+        `(or none on the last page). Read page by page with the *Page() methods to inspect it.`,
+    );
+    this.server = server;
+    this.method = method;
+    this.cursor = cursor;
+  }
+}
+
+/** No notification the test waited for arrived in time. */
+export class NotificationTimeout extends M3Error {
+  override readonly code = "M3_NOTIFICATION_TIMEOUT";
+  override readonly retryable = true;
+  readonly server: string;
+  readonly timeoutMs: number;
+  constructor(server: string, waitedFor: string, timeoutMs: number, seen: readonly string[]) {
+    super(
+      `Server "${server}": no ${waitedFor} arrived within ${timeoutMs} ms. ` +
+        (seen.length
+          ? `Notifications seen meanwhile: ${seen.join(", ")}.`
+          : "No notification arrived at all.") +
+        ` Raise timeoutMs if the server is slow, or check that the client subscribed first.`,
+    );
+    this.server = server;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** The server asked for an elicitation the test's plan did not expect. */
+export class ElicitationUnexpected extends M3Error {
+  override readonly code = "M3_ELICITATION_UNEXPECTED";
+  readonly server: string;
+  /** The elicitation's message. */
+  readonly elicitationMessage: string;
+  constructor(server: string, message: string, mode: string, rules: number) {
+    super(
+      `Server "${server}" asked for a ${mode} elicitation (${JSON.stringify(message)}) that no rule of the ` +
+        `test's elicitation plan (${rules} rule(s)) matches, or whose rules were used up. The server was ` +
+        `answered with an error. Add a rule for it ({ when: { message: ... }, answer: ... }).`,
+    );
+    this.server = server;
+    this.elicitationMessage = message;
+  }
+}
+
+/** An operation went on asking for elicitations past the plan's round limit. */
+export class ElicitationRoundLimit extends M3Error {
+  override readonly code = "M3_ELICITATION_ROUND_LIMIT";
+  readonly server: string;
+  readonly limit: number;
+  constructor(server: string, limit: number) {
+    super(
+      `Server "${server}" asked for more than ${limit} elicitation(s) in one operation (the plan's ` +
+        `roundLimit); the extra round was answered with an error. Raise roundLimit if that many are expected.`,
+    );
+    this.server = server;
+    this.limit = limit;
+  }
+}
+
+/** A secret reference names an environment variable that is not set (or empty). */
+export class MissingSecret extends M3Error {
+  override readonly code = "M3_MISSING_SECRET";
+  /** The variable's name (never its value). */
+  readonly variable: string;
+  constructor(server: string, variable: string, usedFor: string) {
+    super(
+      `Server "${server}": ${usedFor} comes from the environment variable ${variable}, which is not set ` +
+        `(or empty). Set it before the test runs; nothing was sent.`,
+    );
+    this.variable = variable;
+  }
+}
+
+/** A recording of MCP traffic cannot be read, written or made. */
+export class RecordingError extends M3Error {
+  override readonly code = "M3_RECORDING";
 }

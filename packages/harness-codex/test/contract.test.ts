@@ -3,6 +3,8 @@
  * method, notification and field the adapter uses. A Codex upgrade that renames or drops
  * one fails here, loudly, instead of in a session.
  */
+import { APP_SERVER_ARGS as BENCH_APP_SERVER_ARGS } from "../../../bench/app-server-driver";
+import { APP_SERVER_ARGS } from "../src/config";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -217,5 +219,13 @@ describe("the installed Codex's app-server protocol still fits the adapter", () 
     expectAll(properties(permissions), ["permissions", "scope"]);
     expect(enumValues(property(permissions, "scope")).has("turn")).toBe(true);
     expectAll(properties(definition("ToolRequestUserInputResponse")), ["answers"]);
+  });
+});
+
+describe("the bench's bare driver", () => {
+  // The bench compares the kit with a bare app-server driver; the comparison is fair only
+  // while both start Codex the same way.
+  test("starts codex app-server with exactly the adapter's flags", () => {
+    expect([...BENCH_APP_SERVER_ARGS]).toEqual([...APP_SERVER_ARGS]);
   });
 });

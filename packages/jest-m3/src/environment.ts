@@ -6,7 +6,8 @@
  * folder, checked by start time so a reused pid is never hit) and exits.
  */
 import NodeEnvironment from "jest-environment-node";
-import { processStartTicks, readRecords, removeLeftoverDirs } from "./run-ledger.js";
+import { signalIfSame, stillSame } from "@jest-m3/core/runner";
+import { readRecords, removeLeftoverDirs } from "./run-ledger.js";
 import { ENVIRONMENT_MARK, TEST_DONE_HOOK } from "./environment-hooks.js";
 import { RUN_ENV } from "./run-state.js";
 
@@ -17,27 +18,14 @@ function stopThisWorkersProcesses(dir: string): void {
     dir,
     "processes",
     process.pid,
-  ).filter(
-    (entry) => entry.startTicks != null && processStartTicks(entry.pid) === entry.startTicks,
-  );
-  const signal = (name: NodeJS.Signals): void => {
-    for (const { pid } of ours) {
-      try {
-        process.kill(pid, name);
-      } catch {
-        // Already gone.
-      }
-    }
-  };
-  signal("SIGTERM");
+  ).map((entry) => ({ pid: entry.pid, startTime: entry.startTicks }));
+  // Synchronous on purpose: the worker exits right after this, on its parent's disconnect.
+  signalIfSame(ours, "SIGTERM");
   const deadline = Date.now() + 300;
-  while (
-    Date.now() < deadline &&
-    ours.some((entry) => processStartTicks(entry.pid) === entry.startTicks)
-  ) {
+  while (Date.now() < deadline && ours.some(stillSame)) {
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
   }
-  signal("SIGKILL");
+  signalIfSame(ours, "SIGKILL");
 }
 
 function guardWorker(): void {

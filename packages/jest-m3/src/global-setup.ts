@@ -7,7 +7,13 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ModelProvider, type ProviderDialect, type Readiness } from "@jest-m3/core";
-import { harnessDialects, readinessKeyFor, resolveHarness } from "@jest-m3/core/runner";
+import {
+  describeCapability,
+  harnessDialects,
+  isUsable,
+  readinessKeyFor,
+  resolveHarness,
+} from "@jest-m3/core/runner";
 import { loadConfig } from "./config.js";
 import { providersOf, RUN_ENV } from "./run-state.js";
 import { SHARED_SERVICES } from "./shared-services.js";
@@ -20,11 +26,8 @@ function statusLine(name: string, readiness: Readiness): string {
   const version = readiness.harness.version ?? "unknown version";
   if (readiness.ready) return `jest-m3: harness ${name} ${version} is ready`;
   const reasons = Object.entries(readiness.capabilities)
-    .filter(([, capability]) => capability.status !== "ready" && capability.status !== "degraded")
-    .map(
-      ([capability, { status, reason }]) =>
-        `${capability}: ${status}${reason ? ` (${reason})` : ""}`,
-    );
+    .filter(([, capability]) => !isUsable(capability))
+    .map(([name, capability]) => describeCapability(name, capability));
   return `jest-m3: harness ${name} ${version} is NOT ready:\n  - ${reasons.join("\n  - ")}`;
 }
 

@@ -2,8 +2,8 @@
  * The preset's `globalTeardown`: stops shared services and kills any child process that
  * outlived its kit, naming it.
  */
-import { isProcessAlive } from "@jest-m3/core/runner";
-import { processStartTicks, readRecords, removeLeftoverDirs } from "./run-ledger.js";
+import { signalIfSame } from "@jest-m3/core/runner";
+import { readRecords, removeLeftoverDirs } from "./run-ledger.js";
 import { loadConfig } from "./config.js";
 import { runDir } from "./run-state.js";
 import { SHARED_SERVICES } from "./shared-services.js";
@@ -29,19 +29,14 @@ export default async function globalTeardown(globalConfig: {
   const dir = runDir();
   if (!dir) return;
   // Same id and same start time: the very process a kit started, not a reused id.
-  const survivors = startedProcesses(dir).filter(
-    (child) =>
-      isProcessAlive(child.pid) &&
-      child.startTicks != null &&
-      processStartTicks(child.pid) === child.startTicks,
+  const started = startedProcesses(dir);
+  const killed = new Set(
+    signalIfSame(
+      started.map((child) => ({ pid: child.pid, startTime: child.startTicks })),
+      "SIGKILL",
+    ),
   );
-  for (const child of survivors) {
-    try {
-      process.kill(child.pid, "SIGKILL");
-    } catch {
-      // Gone in the meantime.
-    }
-  }
+  const survivors = started.filter((child) => killed.has(child.pid));
   // Temporary folders of kits that never closed (a killed worker): a Codex home there may
   // hold a copy of the host's login.
   const leftovers = removeLeftoverDirs(dir);

@@ -142,7 +142,16 @@ export class AgentSession implements AsyncDisposable {
       this.state = Lifecycle.IDLE;
       return this;
     } catch (error) {
-      if (this.finishing) throw error; // closed meanwhile: the session is already finished
+      // Closed meanwhile: the session is already finished, and whatever the harness threw
+      // while being torn down is a consequence, not the cause.
+      if (this.finishing) {
+        if (error instanceof SessionClosed) throw error;
+        throw new SessionClosed(
+          "session.open()",
+          "closed while it was opening (close() or cancel() came first)",
+          { cause: error },
+        );
+      }
       const failure = withServerStderr(error, this.capture?.trace);
       this.error = toResultError(failure, "M3_HARNESS_START");
       await this.finish(ExecutionOutcome.FAILED);

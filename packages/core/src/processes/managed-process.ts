@@ -19,38 +19,7 @@ export interface ProcessLaunch {
   readonly cwd?: string;
 }
 
-/** Environment variables a child gets from the parent unless its spec overrides them. */
-export const INHERITED_ENV = [
-  "PATH",
-  "HOME",
-  "USER",
-  "LOGNAME",
-  "SHELL",
-  "TERM",
-  "LANG",
-  "LC_ALL",
-  "LC_CTYPE",
-  "TMPDIR",
-  "TZ",
-  "SYSTEMROOT",
-  "COMSPEC",
-  "PATHEXT",
-  "APPDATA",
-  "LOCALAPPDATA",
-  "USERPROFILE",
-] as const;
-
-/** The default environment of a child: the allow-listed parent variables, then `extra`. */
-export function childEnvironment(
-  extra: Readonly<Record<string, string>> = {},
-): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const key of INHERITED_ENV) {
-    const value = process.env[key];
-    if (value !== undefined) env[key] = value;
-  }
-  return { ...env, ...extra };
-}
+export { INHERITED_ENV, childEnvironment } from "./environment.js";
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
@@ -193,18 +162,39 @@ export function processStartTime(pid: number): string | null {
   }
 }
 
+/** A process as it was seen: its id and its start time (which tells a reused id apart). */
+export interface SeenProcess {
+  readonly pid: number;
+  readonly startTime: string | null | undefined;
+}
+
 /**
- * Stops known processes only if they are still the very ones seen (same start time).
+ * The one rule for ending a process by id: only if it is still the very process seen
+ * (alive, same start time), never a process that reused its id.
+ */
+export function stillSame(entry: SeenProcess): boolean {
+  return (
+    entry.startTime != null && isAlive(entry.pid) && processStartTime(entry.pid) === entry.startTime
+  );
+}
+
+/** Sends `signal` to each process that is still the one seen; returns the pids signalled. */
+export function signalIfSame(processes: readonly SeenProcess[], signal: NodeJS.Signals): number[] {
+  const same = processes.filter(stillSame).map((entry) => entry.pid);
+  for (const pid of same) signalPid(pid, signal);
+  return same;
+}
+
+/**
+ * Stops known processes only if they are still the very ones seen (same start time):
+ * SIGTERM, then SIGKILL after `graceMs`.
  */
 export async function stopIfSame(
-  processes: ReadonlyArray<{ pid: number; startTime: string | null }>,
+  processes: readonly SeenProcess[],
   graceMs: number,
 ): Promise<number[]> {
-  const same = processes.filter(
-    (entry) => entry.startTime !== null && processStartTime(entry.pid) === entry.startTime,
-  );
   return stopStrays(
-    same.map((entry) => entry.pid),
+    processes.filter(stillSame).map((entry) => entry.pid),
     graceMs,
   );
 }

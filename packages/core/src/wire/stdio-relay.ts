@@ -1,19 +1,25 @@
 #!/usr/bin/env node
 /**
  * The stdio relay: `node stdio-relay.js --channel <socket> --server <name> [--allow <json>]
- * -- <command> <args...>`.
+ * [--env-keep <json>] [--cwd <dir>] -- <command> <args...>`.
  *
  * A harness launches this instead of the MCP server. It starts the real server, forwards
  * bytes both ways, mirrors every line to the kit over the channel socket, answers
  * `tools/call` for tools outside the allow-list itself (the call never reaches the
  * server), and ends like the server ends: same exit code, stderr passed through. When the
  * channel drops it keeps forwarding; the kit notices the gap.
+ *
+ * The server gets the allow-listed part of the relay's environment plus the variables its
+ * spec names (`--env-keep`), never the rest: an agent that hands its MCP servers its whole
+ * environment (its API key with it) cannot leak it into the server this way. It starts in
+ * `--cwd`, for agents whose MCP config has no working-directory field.
  */
 import { spawn } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { policyRefusal, type FlushFrame, type RelayFrame } from "./channel-protocol.js";
 import { LineSplitter } from "./line-splitter.js";
+import { childEnvironment } from "../processes/environment.js";
 
 const STDERR_MIRROR_LIMIT = 256 * 1024;
 const STDERR_TAIL_LIMIT = 16 * 1024;
@@ -23,6 +29,9 @@ interface RelayArgs {
   channel: string;
   server: string;
   allowed: ReadonlySet<string> | undefined;
+  /** Names of the spec's own variables, passed on from the relay's environment. */
+  keep: readonly string[] | undefined;
+  cwd: string | undefined;
   command: string;
   args: string[];
 }
@@ -38,6 +47,7 @@ function parseArgs(argv: string[]): RelayArgs {
   const channel = value("--channel");
   const server = value("--server");
   const allow = value("--allow");
+  const keep = value("--env-keep");
   const [command, ...args] = target;
   if (!channel || !server || !command) {
     process.stderr.write(
@@ -49,6 +59,8 @@ function parseArgs(argv: string[]): RelayArgs {
     channel,
     server,
     allowed: allow === undefined ? undefined : new Set(JSON.parse(allow) as string[]),
+    keep: keep === undefined ? undefined : (JSON.parse(keep) as string[]),
+    cwd: value("--cwd"),
     command,
     args,
   };
@@ -98,7 +110,22 @@ function relay(options: RelayArgs, connected: Socket): void {
     }
   });
 
-  const child = spawn(options.command, options.args, { stdio: ["pipe", "pipe", "pipe"] });
+  const env =
+    options.keep === undefined
+      ? process.env
+      : childEnvironment(
+          Object.fromEntries(
+            options.keep.flatMap((name) => {
+              const kept = process.env[name];
+              return kept === undefined ? [] : [[name, kept]];
+            }),
+          ),
+        );
+  const child = spawn(options.command, options.args, {
+    stdio: ["pipe", "pipe", "pipe"],
+    env,
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
   let stderrMirrored = 0;
   let stderrTail = "";
   let clientClosed = false;
