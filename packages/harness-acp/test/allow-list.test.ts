@@ -1,0 +1,123 @@
+/**
+ * The session's allow-list, enforced twice: by the agent's own permission system (Gemini
+ * CLI's policy file, OpenCode's permission map: a denied tool is not even offered) and by
+ * the adapter, which refuses the permission requests of tools outside it. A tool outside
+ * the allow-list never reaches its server: the server's own log is the ground truth.
+ */
+import { join } from "node:path";
+import { MCPTestKit, type WireCapture } from "@jest-m3/core";
+import type { HarnessDefinition, ProviderDialect } from "@jest-m3/core/harness";
+import { geminiHarness, opencodeHarness, type AcpSession } from "@jest-m3/harness-acp";
+import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import {
+  acpLaunch,
+  callLog,
+  closeAndExpectNoProcessLeft,
+  knownPids,
+  ledgerServer,
+  runTurn,
+  selection,
+  shippingServer,
+} from "./support/acp";
+
+jest.setTimeout(120_000);
+
+let model: ScriptedModel;
+let kit: MCPTestKit;
+let pids: number[];
+let captures: WireCapture[];
+
+beforeEach(async () => {
+  model = await startScriptedModel({
+    rules: [
+      {
+        name: "erase",
+        when: { user: "erase" },
+        steps: [{ call: "ledger:erase_ledger", args: {} }, { reply: "Erased, I hope." }],
+      },
+      {
+        name: "quote",
+        when: { user: "quote" },
+        steps: [
+          { call: "shipping:shipping_quote", args: { weight_kg: 2, zone: "local" } },
+          { reply: "Quoted." },
+        ],
+      },
+    ],
+  });
+  kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
+  pids = [];
+  captures = [];
+});
+afterEach(async () => {
+  await closeAndExpectNoProcessLeft(kit, [...pids, ...knownPids(kit, captures)]);
+  await model.close();
+});
+
+/** The tools offered with the first model request that offered any (not a title request). */
+function offered(): readonly string[] | undefined {
+  return model.journal.entries.find((entry) => (entry.conversation?.offeredTools.length ?? 0) > 0)
+    ?.conversation?.offeredTools;
+}
+
+async function open(
+  harness: HarnessDefinition,
+  dialect: ProviderDialect,
+  options: Record<string, unknown>,
+) {
+  const dir = await kit.tempDir("m3-log-");
+  const logs = { shipping: join(dir, "shipping.jsonl"), ledger: join(dir, "ledger.jsonl") };
+  const { launch, capture, events } = await acpLaunch(
+    kit,
+    selection(harness.name, model.providerFor(dialect), { options }),
+    [shippingServer(logs.shipping), ledgerServer(logs.ledger)],
+    ["shipping:shipping_quote", "ledger:read_ledger"],
+  );
+  captures.push(capture);
+  const session = (await harness.open(launch)) as AcpSession;
+  pids.push(session.pid as number);
+  return { session, capture, events, logs };
+}
+
+test("gemini: tools outside the allow-list are not even offered to the model", async () => {
+  const { session, capture, logs } = await open(geminiHarness, "gemini", {});
+  const turn = await runTurn(session, capture, "turn-1", "Please erase the ledger.");
+  expect(turn.outcome).toBe("completed");
+  // The scripted model names the offered tools it knows from its script.
+  expect(offered()).toEqual(["shipping:shipping_quote"]);
+  expect(model.journal.decisions.map((decision) => decision.kind)).toEqual(["tool_not_offered"]);
+  expect(turn.toolCalls).toEqual([]);
+  expect(capture.trace.toolCalls).toEqual([]);
+  expect(callLog(logs.ledger)).toEqual([]);
+});
+
+describe.each([
+  ["gemini", geminiHarness, "gemini"],
+  ["opencode", opencodeHarness, "chat-completions"],
+] as const)("%s with exposeDisallowedTools", (_name, harness, dialect: ProviderDialect) => {
+  test("a denied tool asks, is refused and recorded, and never reaches its server; an allowed one runs", async () => {
+    const { session, capture, events, logs } = await open(harness, dialect, {
+      exposeDisallowedTools: true,
+    });
+    const denied = await runTurn(session, capture, "turn-1", "Please erase the ledger.");
+    expect([denied.outcome, denied.error]).toEqual(["completed", null]);
+    expect(offered()).toContain("ledger:erase_ledger");
+    expect(denied.toolCalls.map((call) => [call.server, call.tool, call.status])).toEqual([
+      ["ledger", "erase_ledger", "policy_denied"],
+    ]);
+    expect(events).toContainEqual({
+      kind: "approval",
+      detail: "refused ledger:erase_ledger (not in the session's allow-list)",
+    });
+    const allowed = await runTurn(session, capture, "turn-2", "Please quote.");
+    expect(allowed.toolCalls.map((call) => [call.server, call.tool, call.status])).toEqual([
+      ["shipping", "shipping_quote", "success"],
+    ]);
+    // The servers' own logs: the denied call never arrived, the allowed one did.
+    expect(callLog(logs.ledger)).toEqual([]);
+    expect(callLog(logs.shipping).map((entry) => entry.tool)).toEqual(["shipping_quote"]);
+    expect(capture.trace.toolCalls.map((call) => [call.tool, call.status])).toEqual([
+      ["shipping_quote", "success"],
+    ]);
+  });
+});
