@@ -1,4 +1,7 @@
-import type { ExecutionOutcome } from "@jest-m3/core";
+import type { ExecutionOutcome, Lifecycle, TraceEvent, TurnLifecycle } from "@jest-m3/core";
+import type { CapabilityStatus } from "@jest-m3/core/harness";
+import type { TrajectoryStep } from "@jest-m3/core/runner";
+import type { DurationOptions } from "./matchers/to-have-duration.js";
 import type { ToolCallOptions } from "./matchers/to-have-tool-call.js";
 import type { ToolCallsOptions } from "./matchers/to-have-tool-calls.js";
 
@@ -14,22 +17,175 @@ export interface M3Matchers<R> {
    * ```
    */
   toHaveToolCall(tool?: string, options?: ToolCallOptions): R;
-  /** Every named tool was called (on the wire), in this order unless `ordered: false`. */
-  toHaveToolCalls(tools: readonly string[], options?: ToolCallsOptions): R;
-  /** The session's or turn's outcome; prints the error on failure. */
+  /**
+   * `toHaveToolCall` on what the harness reported (never proof on its own).
+   *
+   * @example
+   * ```ts
+   * expect(result).toHaveReportedToolCall("shipping_quote", { turn: 1 });
+   * ```
+   */
+  toHaveReportedToolCall(tool?: string, options?: Omit<ToolCallOptions, "evidence">): R;
+  /**
+   * The observed calls form this trajectory: `strict` (default), `unordered`, `subset`,
+   * `superset` or `inOrder`; per turn with `turn`, else across the session.
+   *
+   * @example
+   * ```ts
+   * expect(result).toHaveToolCalls(["shipping_quote", { tool: "shipping_quote", arguments: { zone: "mars" } }], { turn: 2, argumentsMatch: "partial" });
+   * ```
+   */
+  toHaveToolCalls(expected: readonly TrajectoryStep[], options?: ToolCallsOptions): R;
+  /**
+   * The session's calls per turn (server, tool, arguments, status), normalized, match the
+   * stored snapshot; `jest -u` updates it.
+   *
+   * @example
+   * ```ts
+   * expect(session.result).toMatchTrajectorySnapshot();
+   * ```
+   */
+  toMatchTrajectorySnapshot(hint?: string): R;
+  /**
+   * The session's or turn's outcome; prints the error on failure.
+   *
+   * @example
+   * ```ts
+   * expect(result).toHaveOutcome(ExecutionOutcome.COMPLETED);
+   * ```
+   */
   toHaveOutcome(outcome: ExecutionOutcome | string): R;
-  /** The outcome is `completed`; prints the error when not. */
+  /**
+   * The outcome is `completed`; prints the error when not.
+   *
+   * @example
+   * ```ts
+   * expect(first).toBeCompleted();
+   * ```
+   */
   toBeCompleted(): R;
-  /** The result has an error (containing `match`, or matching it when a RegExp). */
+  /**
+   * Where the session or turn stands (`finished`, `idle`, `running`, ...).
+   *
+   * @example
+   * ```ts
+   * expect(session.result).toHaveLifecycle("finished");
+   * ```
+   */
+  toHaveLifecycle(lifecycle: Lifecycle | TurnLifecycle): R;
+  /**
+   * The result has an error (containing `match` or with that code, or matching the RegExp).
+   *
+   * @example
+   * ```ts
+   * expect(result).toHaveError("M3_TURN_TIMEOUT");
+   * ```
+   */
   toHaveError(match?: string | RegExp): R;
-  /** A turn's reply (or a tool result's text) is exactly `expected`. */
+  /**
+   * How long a turn, a session or a tool call took, in ms: an expected value (with
+   * `toleranceMs`) or bounds.
+   *
+   * @example
+   * ```ts
+   * expect(first).toHaveDuration({ maxMs: 30_000 });
+   * ```
+   */
+  toHaveDuration(expected?: number | DurationOptions, options?: DurationOptions): R;
+  /**
+   * `minMs ≤ duration ≤ maxMs` for a turn, a session or a tool call.
+   *
+   * @example
+   * ```ts
+   * expect(first).toHaveDurationBetween(0, 30_000);
+   * ```
+   */
+  toHaveDurationBetween(minMs: number, maxMs: number): R;
+  /**
+   * A turn's reply (or a tool result's text) is exactly `expected`.
+   *
+   * @example
+   * ```ts
+   * expect(first).toHaveText("Your quote is 9 USD.");
+   * ```
+   */
   toHaveText(expected: string): R;
-  /** A turn's reply (or a tool result's text) contains `expected`. */
+  /**
+   * A turn's reply (or a tool result's text) contains `expected`.
+   *
+   * @example
+   * ```ts
+   * expect(second).toHaveTextContaining("15.5");
+   * ```
+   */
   toHaveTextContaining(expected: string): R;
-  /** A turn's reply (or a tool result's text) matches `expected`. */
+  /**
+   * A turn's reply (or a tool result's text) matches `expected`.
+   *
+   * @example
+   * ```ts
+   * expect(first).toMatchText(/\b9 USD\b/);
+   * ```
+   */
   toMatchText(expected: RegExp | string): R;
-  /** A tool result's `structuredContent` equals `expected`. */
+  /**
+   * A tool result's `structuredContent` equals `expected`.
+   *
+   * @example
+   * ```ts
+   * expect(quote).toHaveStructuredContent({ amount: 9, currency: "USD" });
+   * ```
+   */
   toHaveStructuredContent(expected: unknown): R;
+  /**
+   * A tool result's (or a ToolCall's) content blocks equal these, in order unless
+   * `ordered: false`.
+   *
+   * @example
+   * ```ts
+   * expect(quote).toHaveContent([{ type: "text", text: "Quote calculated" }]);
+   * ```
+   */
+  toHaveContent(expected: readonly unknown[], options?: { readonly ordered?: boolean }): R;
+  /**
+   * Every connection (to `server`) negotiated this MCP protocol version.
+   *
+   * @example
+   * ```ts
+   * expect(session.result).toHaveProtocolVersion("2025-06-18");
+   * ```
+   */
+  toHaveProtocolVersion(version: string, options?: { readonly server?: string }): R;
+  /**
+   * A readiness report has this capability with this status (default `ready`).
+   *
+   * @example
+   * ```ts
+   * expect(await agent.readiness()).toHaveCapability("multiTurn");
+   * ```
+   */
+  toHaveCapability(name: string, options?: { readonly status?: CapabilityStatus }): R;
+  /**
+   * The trace recorded an event of this kind (exactly `count`, if given).
+   *
+   * @example
+   * ```ts
+   * expect(session.result).toHaveEvent("connected", { server: "shipping" });
+   * ```
+   */
+  toHaveEvent(
+    kind: TraceEvent["kind"],
+    options?: { readonly server?: string; readonly count?: number },
+  ): R;
+  /**
+   * The evidence is complete (no gaps), or `partial`.
+   *
+   * @example
+   * ```ts
+   * expect(session.result).toHaveTrace({ completeness: "complete" });
+   * ```
+   */
+  toHaveTrace(options?: { readonly completeness?: "complete" | "partial" }): R;
 }
 
 declare module "expect" {

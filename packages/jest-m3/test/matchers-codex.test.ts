@@ -90,7 +90,7 @@ describe("matchers on a real Codex session", () => {
       .toHaveToolCall("shipping_quote")
       .inTurn(second)
       .withArguments({ zone: "international" }, { partial: true })
-      .withResult({ structuredContent: { amount: 12, currency: "USD" } })
+      .withResult({ structuredContent: { amount: 12, currency: "USD" } }, { partial: true })
       .once();
     expect(second).toHaveTextContaining("Local 7, international 12");
     expect(result).toHaveToolCalls(["shipping_quote", "shipping_quote", "shipping_quote"]);

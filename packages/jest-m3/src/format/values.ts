@@ -47,3 +47,9 @@ export function shortValue(value: unknown, max = MAX_VALUE): string {
   }
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
+
+/** Text on one line for failure output: newlines shown as `⏎`, shortened to `max`. */
+export function shortText(text: string, max = MAX_VALUE): string {
+  const flat = text.replace(/\r?\n/g, " ⏎ ");
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

@@ -1,4 +1,5 @@
 import type { ExecutionResult, TurnResult } from "@jest-m3/core";
+import { throwUsage } from "../format/messages.js";
 import type { M3MatcherContext } from "./context.js";
 
 /** A result with an outcome: a session's ExecutionResult or a TurnResult. */
@@ -12,12 +13,11 @@ export function outcomeSubject(
 ): OutcomeSubject {
   const snapshot = (received as { snapshot?: { outcome?: unknown } } | null)?.snapshot;
   if (typeof received !== "object" || received === null || !snapshot || !("outcome" in snapshot)) {
-    throw new Error(
-      context.utils.matcherErrorMessage(
-        context.utils.matcherHint(matcher, undefined, undefined, { isNot: context.isNot }),
-        `${context.utils.RECEIVED_COLOR("received")} value must be an ExecutionResult (session.result) or a TurnResult (from send())`,
-        context.utils.printWithType("Received", received, context.utils.printReceived),
-      ),
+    throwUsage(
+      context,
+      matcher,
+      `${context.utils.RECEIVED_COLOR("received")} value must be an ExecutionResult (session.result) or a TurnResult (from send())`,
+      { value: received },
     );
   }
   return received as OutcomeSubject;

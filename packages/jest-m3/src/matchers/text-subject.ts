@@ -1,4 +1,41 @@
+import { throwUsage } from "../format/messages.js";
 import type { M3MatcherContext } from "./context.js";
+
+/** A tool result (from `callTool()`), or anything with MCP content blocks. */
+export interface ToolResultLike {
+  readonly content: readonly unknown[];
+  readonly structuredContent?: unknown;
+  readonly isError?: boolean;
+}
+
+/** True for a tool result: an object with a `content` array. */
+export function isToolResult(value: unknown): value is ToolResultLike {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    Array.isArray((value as { content?: unknown }).content)
+  );
+}
+
+/** The text parts of content blocks, joined by newlines. */
+export function textOfContent(content: readonly unknown[]): string {
+  return content
+    .filter(
+      (part): part is { type: "text"; text: string } =>
+        typeof part === "object" &&
+        part !== null &&
+        (part as { type?: unknown }).type === "text" &&
+        typeof (part as { text?: unknown }).text === "string",
+    )
+    .map((part) => part.text)
+    .join("\n");
+}
+
+/** `\n\nTool error: <text>` for a tool result that is an error, so its cause is in sight. */
+export function toolErrorSection(received: unknown): string {
+  if (!isToolResult(received) || received.isError !== true) return "";
+  return `\n\nThe tool returned an error:\n  ${textOfContent(received.content).split("\n").join("\n  ")}`;
+}
 
 /**
  * The text of a turn's reply (`response.text`) or of a tool result (its text content,
@@ -14,22 +51,12 @@ export function textOf(
       const response = (received as { response: { text: string } | null }).response;
       return response?.text ?? null;
     }
-    const content = (received as { content?: unknown }).content;
-    if (Array.isArray(content)) {
-      return content
-        .filter(
-          (part): part is { type: "text"; text: string } =>
-            part?.type === "text" && typeof part.text === "string",
-        )
-        .map((part) => part.text)
-        .join("\n");
-    }
+    if (isToolResult(received)) return textOfContent(received.content);
   }
-  throw new Error(
-    context.utils.matcherErrorMessage(
-      context.utils.matcherHint(matcher, undefined, undefined, { isNot: context.isNot }),
-      `${context.utils.RECEIVED_COLOR("received")} value must be a TurnResult (from send()) or a tool result (from callTool())`,
-      context.utils.printWithType("Received", received, context.utils.printReceived),
-    ),
+  return throwUsage(
+    context,
+    matcher,
+    `${context.utils.RECEIVED_COLOR("received")} value must be a TurnResult (from send()) or a tool result (from callTool())`,
+    { value: received },
   );
 }

@@ -1,5 +1,5 @@
 import type { MatcherResult, M3MatcherContext } from "./context.js";
-import { textOf } from "./text-subject.js";
+import { textOf, toolErrorSection } from "./text-subject.js";
 
 function textMatcher(
   context: M3MatcherContext,
@@ -15,7 +15,8 @@ function textMatcher(
     message: () =>
       `${context.utils.matcherHint(name, undefined, "expected", { isNot: context.isNot })}\n\n` +
       `Expected text ${context.isNot ? "not " : ""}${wording}: ${context.utils.printExpected(expected)}\n` +
-      `Received text: ${text === null ? "(the turn has no reply)" : context.utils.printReceived(text)}`,
+      `Received text: ${text === null ? "(the turn has no reply)" : context.utils.printReceived(text)}` +
+      toolErrorSection(received),
   };
 }
 
