@@ -26,7 +26,33 @@ export {
   type DirectClientOptions,
   type CallOptions,
   type ServerIdentity,
+  type ToolCallOptions,
+  type SamplingHandler,
+  type CompletionRef,
+  type ServerRequestRecord,
+  type LogMessage,
 } from "./direct/direct-client.js";
+export {
+  NotificationStream,
+  type ReceivedNotification,
+  type NotificationFilter,
+  type ListenOptions,
+} from "./direct/notifications.js";
+export type {
+  ElicitationPlan,
+  ElicitationPlanInput,
+  ElicitationRule,
+  ElicitationMatch,
+  ElicitationAnswer,
+  ElicitationRequest,
+} from "./direct/elicitation-plan.js";
+export { secretFromEnv, type SecretRef, type HttpAuth } from "./direct/secrets.js";
+export {
+  elicitationsOf,
+  elicitationMatchesQuery,
+  type Elicitation,
+  type ElicitationQuery,
+} from "./evidence/elicitations.js";
 export { AgentSelection } from "./agents/agent.js";
 export type { AgentSelectionInput } from "./agents/selection.js";
 export { AgentSession } from "./agents/session.js";
@@ -87,6 +113,14 @@ export {
   SessionStillOpen,
   SessionClosed,
   QueryError,
+  SchemaValidationError,
+  RepeatingCursor,
+  NotificationTimeout,
+  ElicitationUnexpected,
+  ElicitationRoundLimit,
+  MissingSecret,
+  RecordingError,
+  type SchemaIssue,
   type ErrorCode,
   type ResultError,
 } from "./errors.js";

@@ -20,6 +20,16 @@ export interface CloseCause {
  */
 export const operationTag = new AsyncLocalStorage<object>();
 
+/** Optional hooks of a {@link RecordingTransport}. */
+export interface RecordingHooks {
+  /** Rewrites a message the client sends before it is recorded and sent (a pinned version). */
+  readonly outgoing?: (message: JSONRPCMessage) => JSONRPCMessage;
+  /** Sees every message from the server, after it is recorded. */
+  readonly incoming?: (message: JSONRPCMessage) => void;
+  /** What is recorded instead of the message itself (secrets redacted). */
+  readonly redact?: (message: JSONRPCMessage) => JSONRPCMessage;
+}
+
 /**
  * Wraps any MCP {@link Transport} and records every message that crosses it, in both
  * directions, before it is handed on. The client above and the transport below are the
@@ -38,10 +48,12 @@ export class RecordingTransport implements Transport {
     server: string,
     connection: string,
     private readonly closeCause: () => CloseCause,
+    private readonly hooks: RecordingHooks = {},
   ) {
     this.where = { server, connection };
     inner.onmessage = (message, extra) => {
-      this.recorder.record("from_server", message, this.where);
+      this.recorder.record("from_server", this.hooks.redact?.(message) ?? message, this.where);
+      this.hooks.incoming?.(message);
       this.onmessage?.(message, extra);
     };
     inner.onerror = (error) => {
@@ -67,8 +79,12 @@ export class RecordingTransport implements Transport {
     return this.inner.start();
   }
 
-  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    this.recorder.record("to_server", message, { ...this.where, tag: operationTag.getStore() });
+  send(original: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const message = this.hooks.outgoing?.(original) ?? original;
+    this.recorder.record("to_server", this.hooks.redact?.(message) ?? message, {
+      ...this.where,
+      tag: operationTag.getStore(),
+    });
     return this.inner.send(message, options);
   }
 

@@ -1,0 +1,137 @@
+import { InvalidArgument, MissingSecret } from "../errors.js";
+
+/**
+ * A secret by name: the value is read from the environment variable `env` when the client
+ * connects, and never appears in a trace, a log or an error (only the name does).
+ *
+ * @example
+ * ```ts
+ * const client = kit.direct(server, { auth: { bearer: secretFromEnv("WEATHER_TOKEN") } });
+ * ```
+ */
+export interface SecretRef {
+  /** The environment variable that holds the value. */
+  readonly env: string;
+}
+
+/**
+ * A {@link SecretRef} to the environment variable `name`.
+ *
+ * @example
+ * ```ts
+ * const token = secretFromEnv("WEATHER_TOKEN"); // { env: "WEATHER_TOKEN" }
+ * ```
+ */
+export function secretFromEnv(name: string): SecretRef {
+  checkName(name, "secretFromEnv()");
+  return { env: name };
+}
+
+/** How a direct client authenticates to an HTTP server; every value is a {@link SecretRef}. */
+export interface HttpAuth {
+  /** Sent as `Authorization: Bearer <value>`. */
+  readonly bearer?: SecretRef;
+  /** More headers, by header name (`{ "x-api-key": secretFromEnv("API_KEY") }`). */
+  readonly headers?: Readonly<Record<string, SecretRef>>;
+}
+
+const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const HEADER = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+function checkName(name: unknown, where: string): void {
+  if (typeof name !== "string" || !VARIABLE.test(name)) {
+    throw new InvalidArgument(
+      `${where}: a secret reference names an environment variable (letters, digits, _); got ${JSON.stringify(name)}. ` +
+        `Pass the variable's name, never the secret itself.`,
+    );
+  }
+}
+
+function checkRef(ref: unknown, where: string): void {
+  if (typeof ref !== "object" || ref === null || Object.keys(ref).join() !== "env") {
+    throw new InvalidArgument(
+      `${where} must be a secret reference { env: "VARIABLE" } (see secretFromEnv()); plain strings are refused so a secret never sits in test code or traces.`,
+    );
+  }
+  checkName((ref as { env: unknown }).env, where);
+}
+
+/** Checks an `auth` option before anything starts. */
+export function parseHttpAuth(auth: unknown, where: string): HttpAuth {
+  if (typeof auth !== "object" || auth === null) {
+    throw new InvalidArgument(`${where} must be an object { bearer?, headers? }.`);
+  }
+  for (const key of Object.keys(auth)) {
+    if (key !== "bearer" && key !== "headers") {
+      throw new InvalidArgument(`${where} has an unknown key "${key}" (known: bearer, headers).`);
+    }
+  }
+  const { bearer, headers } = auth as { bearer?: unknown; headers?: unknown };
+  if (bearer !== undefined) checkRef(bearer, `${where}.bearer`);
+  if (headers !== undefined) {
+    if (typeof headers !== "object" || headers === null) {
+      throw new InvalidArgument(
+        `${where}.headers must be an object of header name → secret reference.`,
+      );
+    }
+    for (const [name, ref] of Object.entries(headers)) {
+      if (!HEADER.test(name))
+        throw new InvalidArgument(
+          `${where}.headers: ${JSON.stringify(name)} is not a valid header name.`,
+        );
+      checkRef(ref, `${where}.headers[${JSON.stringify(name)}]`);
+    }
+  }
+  return auth as HttpAuth;
+}
+
+/** Headers resolved from an {@link HttpAuth}, and the secrets to redact by value. */
+export interface ResolvedAuth {
+  readonly headers: Record<string, string>;
+  /** Value → variable name, for redaction. */
+  readonly secrets: ReadonlyMap<string, string>;
+}
+
+/** Reads every secret of `auth` from `env`; a missing one throws {@link MissingSecret}. */
+export function resolveHttpAuth(
+  server: string,
+  auth: HttpAuth | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): ResolvedAuth {
+  const headers: Record<string, string> = {};
+  const secrets = new Map<string, string>();
+  const read = (ref: SecretRef, usedFor: string): string => {
+    const value = env[ref.env];
+    if (!value) throw new MissingSecret(server, ref.env, usedFor);
+    secrets.set(value, ref.env);
+    return value;
+  };
+  if (auth?.bearer) headers.authorization = `Bearer ${read(auth.bearer, "the bearer token")}`;
+  for (const [name, ref] of Object.entries(auth?.headers ?? {})) {
+    headers[name] = read(ref, `the header ${name}`);
+  }
+  return { headers, secrets };
+}
+
+/** Replaces every occurrence of a secret value in `text` with `[redacted:NAME]`. */
+export function redactText(text: string, secrets: ReadonlyMap<string, string>): string {
+  let out = text;
+  for (const [value, name] of secrets) out = out.split(value).join(`[redacted:${name}]`);
+  return out;
+}
+
+/** A deep copy of `value` with every secret value redacted from its strings (and keys). */
+export function redactValue<T>(value: T, secrets: ReadonlyMap<string, string>): T {
+  if (secrets.size === 0) return value;
+  const walk = (node: unknown): unknown => {
+    if (typeof node === "string") return redactText(node, secrets);
+    if (Array.isArray(node)) return node.map(walk);
+    if (typeof node === "object" && node !== null) {
+      return Object.fromEntries(
+        Object.entries(node).map(([key, entry]) => [redactText(key, secrets), walk(entry)]),
+      );
+    }
+    return node;
+  };
+  return walk(value) as T;
+}
