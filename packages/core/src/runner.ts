@@ -60,6 +60,9 @@ export {
   processStartTime,
   isAlive as isProcessAlive,
   stopIfSame,
+  signalIfSame,
+  stillSame,
+  type SeenProcess,
 } from "./processes/managed-process.js";
 export { isSecretName, redactHeaders } from "./wire/redaction.js";
 export { isUsable, describeCapability } from "./harness/contract.js";

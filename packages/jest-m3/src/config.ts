@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { M3Error } from "@jest-m3/core";
+import { parseAgentEntries, type MatrixAgentEntry } from "./matrix/agent-list.js";
 
 /**
  * jest-m3's configuration, in one place the user controls: `m3.config.json` next to the
@@ -16,6 +17,11 @@ export interface M3Config {
   readonly resultsDir: string;
   /** Harnesses whose readiness is probed once, before any test runs. */
   readonly harnesses: readonly string[];
+  /**
+   * The agents `describeAgents()` fans tests out over (the `M3_AGENTS` variable overrides
+   * it): `[{ harness, models, trials?, options? }]`. Their harnesses are probed too.
+   */
+  readonly agents?: readonly MatrixAgentEntry[];
   /**
    * A scripted model server started once for the whole run, from a script file. Tests
    * find its provider with `scriptedProvider()`.
@@ -43,7 +49,7 @@ export class InvalidConfig extends M3Error {
   }
 }
 
-const KEYS = ["resultsDir", "harnesses", "scriptedModel", "orphans"];
+const KEYS = ["resultsDir", "harnesses", "agents", "scriptedModel", "orphans"];
 
 function validate(raw: unknown, source: string, rootDir: string): M3Config {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
@@ -59,6 +65,14 @@ function validate(raw: unknown, source: string, rootDir: string): M3Config {
       );
   }
   const { resultsDir = ".m3", harnesses = [], scriptedModel, orphans = "fail" } = record;
+  let agentEntries: MatrixAgentEntry[] | undefined;
+  if (record.agents !== undefined) {
+    try {
+      agentEntries = parseAgentEntries(record.agents, source);
+    } catch (error) {
+      throw new InvalidConfig(source, "agents", (error as Error).message);
+    }
+  }
   if (orphans !== "fail" && orphans !== "warn") {
     throw new InvalidConfig(
       source,
@@ -119,6 +133,7 @@ function validate(raw: unknown, source: string, rootDir: string): M3Config {
   return {
     resultsDir: resolve(rootDir, resultsDir),
     harnesses,
+    ...(agentEntries ? { agents: agentEntries } : {}),
     ...(model ? { scriptedModel: model } : {}),
     orphans,
     source,

@@ -15,6 +15,7 @@ import {
   resolveHarness,
 } from "@jest-m3/core/runner";
 import { loadConfig } from "./config.js";
+import { expandAgents, parseAgentsVariable } from "./matrix/agent-list.js";
 import { providersOf, RUN_ENV } from "./run-state.js";
 import { SHARED_SERVICES } from "./shared-services.js";
 
@@ -77,7 +78,14 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
   // One probe per configured harness; workers receive it through run.json and do not probe
   // again for sessions with the same readiness key.
   const readiness: Record<string, { key: string; readiness: Readiness } | { error: string }> = {};
-  for (const name of config.harnesses) {
+  // The run's agents: M3_AGENTS (a CI job's choice) over m3.config.json's agents.
+  const variable = process.env.M3_AGENTS;
+  const agentEntries =
+    variable !== undefined && variable.trim() !== ""
+      ? parseAgentsVariable(variable)
+      : (config.agents ?? []);
+  const probed = [...new Set([...config.harnesses, ...agentEntries.map((entry) => entry.harness)])];
+  for (const name of probed) {
     try {
       const harness = resolveHarness(name, new Map(), process.env, config.rootDir);
       // The shared model in this harness's dialect, as a session of it will get it.
@@ -106,8 +114,27 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
       console.log(`jest-m3: harness ${name}: ${(error as Error).message}`);
     }
   }
+  const versions = Object.fromEntries(
+    Object.entries(readiness).map(([name, entry]) => [
+      name,
+      "readiness" in entry ? entry.readiness.harness.version : null,
+    ]),
+  );
+  const runAgents = expandAgents(agentEntries, versions);
+  if (runAgents.length > 0) {
+    process.env[RUN_ENV.agents] = JSON.stringify(runAgents);
+    console.log(
+      `jest-m3: agents (${variable ? "M3_AGENTS" : "m3.config.json"}): ${runAgents
+        .map((agent) => `${agent.label}${agent.trials > 1 ? ` ×${agent.trials}` : ""}`)
+        .join(", ")}`,
+    );
+  }
   writeFileSync(
     join(dir, "run.json"),
-    JSON.stringify({ runId, provider, readiness, config: config.source }, null, 2),
+    JSON.stringify(
+      { runId, provider, readiness, agents: runAgents, config: config.source },
+      null,
+      2,
+    ),
   );
 }

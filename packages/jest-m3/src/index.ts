@@ -17,3 +17,19 @@ export type { ToolCallsOptions } from "./matchers/to-have-tool-calls.js";
 export { describeConformance } from "./conformance.js";
 export { scriptedProvider, runDir } from "./run-state.js";
 export { loadConfig, InvalidConfig, type M3Config } from "./config.js";
+export { agents, describeAgents } from "./matrix/describe-agents.js";
+export {
+  InvalidAgentList,
+  parseAgentsVariable,
+  type MatrixAgent,
+  type MatrixAgentEntry,
+} from "./matrix/agent-list.js";
+export {
+  trials,
+  summarize,
+  wilsonInterval,
+  TrialsFailed,
+  type TrialRequirement,
+  type TrialVerdict,
+  type TrialsSummary,
+} from "./matrix/trials.js";

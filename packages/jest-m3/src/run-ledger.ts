@@ -3,20 +3,27 @@
  * folders made, sessions finished) and that the reporter, the global teardown and the
  * worker guard read back. One file per worker process, so appends never interleave.
  */
-import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { processStartTime } from "@jest-m3/core/runner";
 
 /** The ledgers of a run folder. */
-export type Ledger = "processes" | "dirs" | "executions";
+export type Ledger = "processes" | "dirs" | "executions" | "trials";
 
 /** When a process started (see core's `processStartTime`): tells a reused pid apart. */
 export const processStartTicks = processStartTime;
 
+const ready = new Set<string>();
+
 /** Appends one record to this worker's file of a ledger. */
 export function appendRecord(dir: string, ledger: Ledger, record: unknown): void {
-  appendFileSync(join(dir, ledger, `${process.pid}.jsonl`), JSON.stringify(record) + "\n");
+  const folder = join(dir, ledger);
+  if (!ready.has(folder)) {
+    mkdirSync(folder, { recursive: true });
+    ready.add(folder);
+  }
+  appendFileSync(join(folder, `${process.pid}.jsonl`), JSON.stringify(record) + "\n");
 }
 
 /** The records of a ledger: every worker's, or only the worker whose pid is given. */

@@ -10,6 +10,8 @@ export const RUN_ENV = {
   scriptedProvider: "M3_SCRIPTED_PROVIDER",
   /** The shared scripted model's provider per dialect, as JSON `{ dialect: provider }`. */
   scriptedProviders: "M3_SCRIPTED_PROVIDERS",
+  /** The run's agents (`MatrixAgent[]` as JSON), resolved once by global setup. */
+  agents: "M3_RUN_AGENTS",
 } as const;
 
 const DIALECTS: readonly ProviderDialect[] = [

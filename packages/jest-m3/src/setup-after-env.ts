@@ -13,6 +13,7 @@ import { appendRecord, processStartTicks } from "./run-ledger.js";
 import { ENVIRONMENT_MARK, TEST_DONE_HOOK } from "./environment-hooks.js";
 import { runDir, sharedProviders } from "./run-state.js";
 import { toTranscript } from "./transcript.js";
+import { currentTrial } from "./matrix/trials.js";
 
 expect.extend(m3Matchers);
 
@@ -54,11 +55,10 @@ if (dir) {
       appendRecord(dir, "dirs", { path });
     },
     executionFinished(result) {
-      appendRecord(
-        dir,
-        "executions",
-        toTranscript(result, testPath, expect.getState().currentTestName ?? ""),
-      );
+      appendRecord(dir, "executions", {
+        ...toTranscript(result, testPath, expect.getState().currentTestName ?? ""),
+        trial: currentTrial(),
+      });
     },
   });
 }

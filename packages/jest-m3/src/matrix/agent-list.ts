@@ -1,0 +1,191 @@
+/**
+ * Which agents a run tests, chosen outside the test files: `agents` in m3.config.json,
+ * overridden for a CI job by the `M3_AGENTS` environment variable.
+ */
+import { M3Error } from "@jest-m3/core";
+
+/**
+ * One agent of the run's matrix: a harness with one model, run `trials` times.
+ *
+ * @example
+ * ```json
+ * { "agents": [{ "harness": "codex", "models": ["gpt-5.5"], "trials": 3 }] }
+ * ```
+ */
+export interface MatrixAgentEntry {
+  readonly harness: string;
+  readonly models: readonly string[];
+  /** Runs of each test per model (default 1). */
+  readonly trials?: number;
+  /** Adapter options, passed to the selection untouched. */
+  readonly options?: Readonly<Record<string, unknown>>;
+}
+
+/** One agent × model of the matrix, as a test sees it. */
+export interface MatrixAgent {
+  readonly harness: string;
+  readonly model: string;
+  readonly trials: number;
+  readonly options: Readonly<Record<string, unknown>>;
+  /** The harness's version as global setup's readiness probe found it, when it probed. */
+  readonly version: string | null;
+  /** `harness version model`, as it appears in test names (so `-t codex` selects one). */
+  readonly label: string;
+  /** The selection to give `kit.agents([...])`. */
+  readonly selection: {
+    readonly harness: string;
+    readonly models: readonly string[];
+    readonly options?: Readonly<Record<string, unknown>>;
+  };
+}
+
+/** The agent list is malformed; nothing was started. The message says what and where. */
+export class InvalidAgentList extends M3Error {
+  override readonly code = "M3_INVALID_AGENT_LIST";
+  constructor(source: string, problem: string) {
+    super(`Agent list (${source}): ${problem}`);
+  }
+}
+
+const ENTRY_KEYS = ["harness", "models", "trials", "options"];
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/;
+
+function positiveTrials(value: unknown, source: string, where: string): number {
+  if (value === undefined) return 1;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > 1000) {
+    throw new InvalidAgentList(
+      source,
+      `${where}: trials must be a whole number from 1 to 1000, got ${JSON.stringify(value)}.`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Checks the `agents` setting of m3.config.json.
+ *
+ * @throws {@link InvalidAgentList} naming the entry and the field.
+ */
+export function parseAgentEntries(raw: unknown, source: string): MatrixAgentEntry[] {
+  if (!Array.isArray(raw) || raw.length === 0) {
+    throw new InvalidAgentList(
+      source,
+      `"agents" must be a non-empty array like [{ "harness": "codex", "models": ["gpt-5.5"] }], got ${JSON.stringify(raw)}.`,
+    );
+  }
+  return raw.map((entry: unknown, index) => {
+    const where = `agents[${index}]`;
+    if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
+      throw new InvalidAgentList(
+        source,
+        `${where} must be an object { harness, models, trials? }.`,
+      );
+    }
+    const record = entry as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      if (!ENTRY_KEYS.includes(key)) {
+        throw new InvalidAgentList(
+          source,
+          `${where}.${key} is not a field; the fields are ${ENTRY_KEYS.join(", ")}.`,
+        );
+      }
+    }
+    if (typeof record.harness !== "string" || !NAME.test(record.harness)) {
+      throw new InvalidAgentList(
+        source,
+        `${where}.harness must be a harness name such as "codex".`,
+      );
+    }
+    const models = record.models;
+    if (
+      !Array.isArray(models) ||
+      models.length === 0 ||
+      models.some((model) => typeof model !== "string" || model.trim() === "")
+    ) {
+      throw new InvalidAgentList(
+        source,
+        `${where}.models must be a non-empty array of model names, got ${JSON.stringify(models)}.`,
+      );
+    }
+    const options = record.options;
+    if (
+      options !== undefined &&
+      (typeof options !== "object" || options === null || Array.isArray(options))
+    ) {
+      throw new InvalidAgentList(source, `${where}.options must be an object.`);
+    }
+    return {
+      harness: record.harness,
+      models: models as string[],
+      trials: positiveTrials(record.trials, source, where),
+      ...(options ? { options: options as Record<string, unknown> } : {}),
+    };
+  });
+}
+
+/**
+ * Parses `M3_AGENTS`: comma-separated `harness=model` items, each optionally followed by
+ * `*N` for N trials. A harness may appear several times (one item per model).
+ *
+ * @example
+ * ```sh
+ * M3_AGENTS="codex=gpt-5.5,claude-code=claude-sonnet-5-5*3" npx jest
+ * ```
+ *
+ * @throws {@link InvalidAgentList} naming the item and the expected syntax.
+ */
+export function parseAgentsVariable(value: string, source = "M3_AGENTS"): MatrixAgentEntry[] {
+  const items = value
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+  if (items.length === 0) {
+    throw new InvalidAgentList(
+      source,
+      'is empty; write "harness=model[*trials],..." e.g. "codex=gpt-5.5".',
+    );
+  }
+  return items.map((item) => {
+    const match = /^([^=*\s]+)=([^=*\s]+)(?:\*(\d+))?$/.exec(item);
+    if (!match || !NAME.test(match[1]!) || !NAME.test(match[2]!)) {
+      throw new InvalidAgentList(
+        source,
+        `item ${JSON.stringify(item)} is not "harness=model" or "harness=model*trials" (e.g. "codex=gpt-5.5*3").`,
+      );
+    }
+    return {
+      harness: match[1]!,
+      models: [match[2]!],
+      trials: positiveTrials(match[3] === undefined ? undefined : Number(match[3]), source, item),
+    };
+  });
+}
+
+/**
+ * The run's agents, one per harness × model, with display labels.
+ *
+ * @param versions - Harness versions by name, from global setup's readiness probes.
+ */
+export function expandAgents(
+  entries: readonly MatrixAgentEntry[],
+  versions: Readonly<Record<string, string | null>> = {},
+): MatrixAgent[] {
+  return entries.flatMap((entry) =>
+    entry.models.map((model) => {
+      const version = versions[entry.harness] ?? null;
+      return {
+        harness: entry.harness,
+        model,
+        trials: entry.trials ?? 1,
+        options: entry.options ?? {},
+        version,
+        label: [entry.harness, version, model].filter(Boolean).join(" "),
+        selection: {
+          harness: entry.harness,
+          models: [model],
+          ...(entry.options ? { options: entry.options } : {}),
+        },
+      };
+    }),
+  );
+}

@@ -1,0 +1,148 @@
+// Matrices and trials: the agent list from outside the tests, and pass rates over trials
+// of real sessions (the deterministic test harness making real MCP calls).
+import { join } from "node:path";
+import {
+  InvalidAgentList,
+  MCPTestKit,
+  TrialsFailed,
+  expect,
+  loadConfig,
+  parseAgentsVariable,
+  summarize,
+  trials,
+  wilsonInterval,
+  type StdioServer,
+} from "jest-m3";
+import { testHarness } from "@jest-m3/core/testing";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+
+const shipping: StdioServer = {
+  name: "shipping",
+  command: process.execPath,
+  args: [join(__dirname, "..", "..", "..", "examples", "shipping", "shipping-server.mjs")],
+};
+
+describe("the agent list", () => {
+  test("M3_AGENTS: harness=model items, optional trials", () => {
+    expect(parseAgentsVariable("codex=gpt-5.5, claude-code=claude-sonnet-5-5*3")).toEqual([
+      { harness: "codex", models: ["gpt-5.5"], trials: 1 },
+      { harness: "claude-code", models: ["claude-sonnet-5-5"], trials: 3 },
+    ]);
+  });
+
+  test.each([
+    ["", /is empty/],
+    ["codex", /item "codex" is not "harness=model"/],
+    ["codex=", /item "codex=" is not/],
+    ["codex=gpt*0", /trials must be a whole number from 1 to 1000, got 0/],
+    ["codex=a=b", /is not "harness=model"/],
+  ])("M3_AGENTS=%j is refused before anything starts", (value, message) => {
+    expect(() => parseAgentsVariable(value)).toThrow(InvalidAgentList);
+    expect(() => parseAgentsVariable(value)).toThrow(message);
+  });
+
+  test.each([
+    [[], /must be a non-empty array/],
+    [[{ harness: "codex" }], /agents\[0\]\.models must be a non-empty array/],
+    [[{ harness: "codex", models: ["m"], trails: 3 }], /agents\[0\]\.trails is not a field/],
+    [[{ harness: "codex", models: ["m"], trials: 1.5 }], /trials must be a whole number/],
+  ])("m3.config.json agents %j is refused with the key named", (agents, message) => {
+    const dir = mkdtempSync(join(tmpdir(), "m3-matrix-config-"));
+    try {
+      writeFileSync(join(dir, "m3.config.json"), JSON.stringify({ agents }));
+      expect(() => loadConfig(dir)).toThrow(message);
+      expect(() => loadConfig(dir)).toThrow(/"agents"/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("pass-rate statistics", () => {
+  test("3 of 5: rate, Wilson interval, pass@k and pass^k", () => {
+    const verdicts = [true, false, true, false, true].map((passed, index) => ({
+      trial: index + 1,
+      passed,
+      error: passed ? null : "no",
+      durationMs: 1,
+    }));
+    const summary = summarize(verdicts);
+    expect(summary).toMatchObject({ trials: 5, passed: 3, rate: 0.6 });
+    expect(summary.interval[0]).toBeCloseTo(0.231, 3);
+    expect(summary.interval[1]).toBeCloseTo(0.882, 3);
+    // pass@1 is the rate; pass@3 = 1 - C(2,3)/C(5,3) = 1; pass^2 = C(3,2)/C(5,2) = 0.3.
+    expect(summary.passAtK[0]).toBeCloseTo(0.6);
+    expect(summary.passAtK[2]).toBe(1);
+    expect(summary.passHatK[1]).toBeCloseTo(0.3);
+    expect(summary.passHatK[4]).toBe(0);
+    expect(wilsonInterval(0, 0)).toEqual([0, 1]);
+  });
+});
+
+describe("trials of real sessions", () => {
+  const kit = new MCPTestKit({ env: {}, harnesses: [testHarness()] });
+  afterAll(() => kit.close());
+
+  // An agent that calls the tool in trials 1, 3 and 5 only: a flaky agent, made
+  // deterministic so the thresholds below must pass and must fail.
+  const flaky = (trial: number) => async () => {
+    const [agent] = kit.agents([{ harness: "test", models: ["m"] }]);
+    const session = agent!.session({ server: shipping, tools: ["shipping:shipping_quote"] });
+    {
+      await using open = await session.open();
+      await open.send(
+        trial % 2 === 1
+          ? `call shipping:shipping_quote {"weight_kg":2,"zone":"local"}\nreply 9 USD`
+          : "reply I would rather not.",
+      );
+    }
+    expect(session.result).toHaveToolCall("shipping_quote", { status: "success", count: 1 });
+  };
+
+  test("at least 3 of 5 passes on a tool called in 3 of 5 trials", async () => {
+    const summary = await trials(5, (trial) => flaky(trial)(), { atLeast: 3 });
+    expect(summary.verdicts.map((verdict) => verdict.passed)).toEqual([
+      true,
+      false,
+      true,
+      false,
+      true,
+    ]);
+  });
+
+  test("at least 4 of 5 fails, listing every trial's verdict with its failure", async () => {
+    const failed = await trials(5, (trial) => flaky(trial)(), { atLeast: 4 }).catch(
+      (error: unknown) => error,
+    );
+    expect(failed).toBeInstanceOf(TrialsFailed);
+    const message = (failed as TrialsFailed).message;
+    expect(message).toMatch(/^3 of 5 trials passed; the test needs at least 4 of 5\./);
+    expect(message).toMatch(/trial 2: FAILED/);
+    expect(message).toMatch(/trial 5: passed/);
+    // The failing trial carries the matcher's own failure, the observed-call table included.
+    expect(message).toMatch(/toHaveToolCall/);
+  });
+
+  test("a minimum rate: 0.6 passes, 0.61 fails", async () => {
+    await expect(trials(5, (trial) => flaky(trial)(), { minRate: 0.6 })).resolves.toMatchObject({
+      passed: 3,
+    });
+    await expect(trials(5, (trial) => flaky(trial)(), { minRate: 0.61 })).rejects.toThrow(
+      /needs a pass rate of at least 0.61/,
+    );
+  });
+
+  test("bad requirements are usage errors, before any trial runs", async () => {
+    let ran = 0;
+    const body = async () => {
+      ran++;
+    };
+    await expect(trials(3, body, { atLeast: 4 })).rejects.toThrow(
+      /atLeast must be a whole number from 0 to 3/,
+    );
+    await expect(trials(3, body, { minRate: 2 })).rejects.toThrow(/minRate must be a number/);
+    await expect(trials(0, body)).rejects.toThrow(/positive whole number/);
+    expect(ran).toBe(0);
+  });
+});
