@@ -10,6 +10,7 @@ import {
   fingerprint,
   loadCassette,
   saveCassette,
+  summarizeNeutral,
   summarizeRequest,
   toJsonRegExps,
   toRegExps,
@@ -24,11 +25,20 @@ import type { JournalConversation } from "./journal";
 import { journalConversation } from "./scripted-server";
 import { SseReader, type SseEvent } from "./responses-stream";
 import { describe, type JsonRegExp } from "./script";
+import { noTools, type NeutralRequest } from "./conversation";
+import { DIALECTS } from "./dialects";
 import {
-  sendError,
+  PROVIDER_DIALECTS,
+  estimateTokens,
+  type ProviderDialect,
+  type SidePurpose,
+} from "./dialects/dialect";
+import { sideAnswer } from "./side";
+import {
   serve,
   startStream,
   writeEvents,
+  type Answer,
   type ModelRequest,
   type ScriptedModel,
   type ServerOptions,
@@ -36,10 +46,20 @@ import {
 
 /** Where record mode forwards requests. */
 export interface Upstream {
-  /** The upstream Responses API base URL, e.g. `https://api.openai.com/v1`; requests go to `<baseUrl>/responses`. */
+  /**
+   * The upstream base URL as its vendor's SDK takes it: `https://api.openai.com/v1` for
+   * `responses` and `chat-completions` (the request path after `/v1` is appended), the API
+   * origin for `anthropic-messages` and `gemini` (the whole request path is appended).
+   */
   baseUrl: string;
   /**
-   * The NAME of the environment variable holding the API key (sent as `Authorization: Bearer`).
+   * The dialect recorded; requests of another dialect are refused. `responses` when omitted.
+   * The key is sent the way that vendor expects it (`Authorization: Bearer`, `x-api-key`,
+   * `x-goog-api-key`).
+   */
+  dialect?: ProviderDialect;
+  /**
+   * The NAME of the environment variable holding the API key.
    * The value is read at start, kept in memory only, and never written to the cassette or the
    * journal. Omit for an upstream that needs no key.
    */
@@ -90,9 +110,19 @@ export async function startRecordingModel(options: RecordingOptions): Promise<Sc
   const volatile = toJsonRegExps(options.volatile ?? []);
   const patterns = toRegExps(volatile);
   const baseUrl = upstream.baseUrl.replace(/\/+$/, "");
+  const dialectName = upstream.dialect ?? "responses";
+  const dialect = DIALECTS.find((d) => d.name === dialectName);
+  if (dialect === undefined) {
+    throw new ScriptedModelError(
+      `Record mode: upstream.dialect ${JSON.stringify(dialectName)} is not one of ` +
+        `${PROVIDER_DIALECTS.join(", ")}.`,
+    );
+  }
+  const versioned = dialect.baseUrl("") === "/v1";
   const cassette: Cassette = {
     format: CASSETTE_FORMAT,
     version: CASSETTE_VERSION,
+    dialect: dialectName,
     recordedAt: new Date().toISOString(),
     upstream: { baseUrl, apiKeyEnv: upstream.apiKeyEnv ?? null },
     volatile,
@@ -105,19 +135,28 @@ export async function startRecordingModel(options: RecordingOptions): Promise<Sc
 
   return serve(
     async (request, answer) => {
-      const summary = summarizeRequest(request.path, request.json, patterns);
+      if (request.dialect.name !== dialectName) {
+        await refuseDialect(request, answer, `This recording is of the ${dialectName} dialect`);
+        return;
+      }
+      const summary = summarize(request, patterns);
       const index = ++reserved;
-      const target = `${baseUrl}${request.path.replace(/^\/v1(?=\/)/, "")}`;
+      const target = `${baseUrl}${versioned ? request.path.replace(/^\/v1(?=\/)/, "") : request.path}`;
+      const forwarded: Record<string, string> = {};
+      for (const name of ["anthropic-version", "anthropic-beta"]) {
+        if (request.headers[name] !== undefined) forwarded[name] = request.headers[name];
+      }
       let upstreamResponse: Response;
       try {
         upstreamResponse = await fetch(target, {
-          method: "POST",
+          method: request.method,
           headers: {
-            "content-type": "application/json",
-            accept: "text/event-stream",
-            ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
+            ...forwarded,
+            ...(request.method === "POST" ? { "content-type": "application/json" } : {}),
+            accept: "text/event-stream, application/json",
+            ...(key === undefined ? {} : dialect.authHeaders(key)),
           },
-          body: request.raw,
+          body: request.method === "POST" ? request.raw : undefined,
           signal: request.signal,
         });
       } catch (error) {
@@ -128,7 +167,7 @@ export async function startRecordingModel(options: RecordingOptions): Promise<Sc
           conversation: conversationOf(request),
           problem: message,
         });
-        sendError(answer.response, 502, message, "upstream_error");
+        await answer.send(request.dialect.error(502, message, "upstream_error"));
         return;
       }
       const res = answer.response;
@@ -171,7 +210,7 @@ export async function startRecordingModel(options: RecordingOptions): Promise<Sc
           // The upstream or the client went away: keep what arrived, marked incomplete.
         }
         recorded.events = events;
-        recorded.complete = events.some((e) => isTerminal(e));
+        recorded.complete = events.some((e) => dialect.isTerminal(e));
         res.end();
       }
       const interaction: Interaction = {
@@ -180,6 +219,8 @@ export async function startRecordingModel(options: RecordingOptions): Promise<Sc
         request: summary,
         response: recorded,
       };
+      const side = sideOf(request);
+      if (side !== undefined) interaction.side = side;
       cassette.interactions.push(interaction);
       cassette.interactions.sort((a, b) => a.index - b.index);
       save();
@@ -207,13 +248,44 @@ export async function startReplayModel(options: ReplayOptions): Promise<Scripted
   }));
   const used = new Set<number>();
 
+  const recordedDialect = cassette.dialect ?? "responses";
+  let serial = 0;
+
   return serve(async (request, answer) => {
-    const summary = summarizeRequest(request.path, request.json, patterns);
+    if (request.dialect.name !== recordedDialect) {
+      await refuseDialect(
+        request,
+        answer,
+        `Cassette ${options.cassette} was recorded in the ${recordedDialect} dialect`,
+      );
+      return;
+    }
+    const summary = summarize(request, patterns);
     const wanted = fingerprint(summary);
     const found = interactions.find(
       (i) => !used.has(i.interaction.index) && i.fingerprint === wanted,
     );
     const conversation = conversationOf(request);
+    const side = sideOf(request);
+    if (found === undefined && side !== undefined) {
+      // A side request the recording does not hold (a probe, a title): answer it plausibly.
+      const neutral = neutralOf(request);
+      const text = sideAnswer(side, neutral);
+      const rendered = request.dialect.renderSide(text, {
+        serial: ++serial,
+        model: neutral?.model || request.route.model || "scripted",
+        stream: neutral?.stream ?? false,
+        inputTokens: estimateTokens(request.raw.toString("utf8")),
+        request: neutral ?? (emptyNeutral(request) as NeutralRequest),
+      });
+      answer.record({
+        decision: { kind: "side", purpose: side, text: text.text },
+        status: rendered.status,
+        conversation,
+      });
+      await answer.send(rendered);
+      return;
+    }
     if (found === undefined) {
       const number = answer.journal.nextIndex;
       const where =
@@ -229,13 +301,20 @@ export async function startReplayModel(options: ReplayOptions): Promise<Scripted
         conversation,
         problem: message,
       });
-      sendError(answer.response, 400, message, "replay_mismatch");
+      await answer.send(request.dialect.error(400, message, "replay_mismatch"));
       return;
     }
     used.add(found.interaction.index);
     const recorded = found.interaction.response;
     answer.record({
-      decision: { kind: "replay", interaction: found.interaction.index, status: recorded.status },
+      decision:
+        side === undefined
+          ? { kind: "replay", interaction: found.interaction.index, status: recorded.status }
+          : {
+              kind: "side",
+              purpose: side,
+              text: `replayed interaction #${found.interaction.index}`,
+            },
       status: recorded.status,
       conversation,
     });
@@ -299,18 +378,50 @@ function sharedPrefix(a: RequestSummary, b: RequestSummary): number {
   return n * 2 + (sameSetup ? 1 : 0);
 }
 
-function isTerminal(event: SseEvent): boolean {
-  const data = event.data as { type?: unknown } | null;
-  const type = event.event ?? (typeof data === "object" && data !== null ? data.type : undefined);
-  return (
-    type === "response.completed" || type === "response.failed" || type === "response.incomplete"
-  );
+function neutralOf(request: ModelRequest): NeutralRequest | null {
+  if (request.json === undefined) return null;
+  return request.dialect.read(request.json as Record<string, unknown>, request.route);
+}
+
+function emptyNeutral(request: ModelRequest): NeutralRequest {
+  return {
+    dialect: request.dialect.name,
+    items: [],
+    offered: noTools(),
+    model: request.route.model ?? "",
+    stream: false,
+    body: {},
+    conversationKey: "default",
+  };
+}
+
+function sideOf(request: ModelRequest): SidePurpose | undefined {
+  if (request.route.kind === "side") return request.route.purpose;
+  return neutralOf(request)?.side;
+}
+
+function summarize(request: ModelRequest, patterns: RegExp[]): RequestSummary {
+  if (request.dialect.name === "responses") {
+    return summarizeRequest(request.path, request.json, patterns);
+  }
+  return summarizeNeutral(request.path, neutralOf(request) ?? emptyNeutral(request), patterns);
+}
+
+async function refuseDialect(request: ModelRequest, answer: Answer, what: string) {
+  const message =
+    `${what}; request #${answer.journal.nextIndex} (${request.method} ${request.path}) is a ` +
+    `${request.dialect.name} request. Give the agent a provider of the recorded dialect, or ` +
+    `record a cassette in this one.`;
+  answer.record({
+    decision: { kind: "rejected", status: 400, message },
+    status: 400,
+    conversation: conversationOf(request),
+    problem: message,
+  });
+  await answer.send(request.dialect.error(400, message, "dialect_mismatch"));
 }
 
 function conversationOf(request: ModelRequest): JournalConversation | null {
-  if (request.json === undefined) return null;
-  return journalConversation(
-    request.dialect.read(request.json as Record<string, unknown>, request.route),
-    [],
-  );
+  const neutral = neutralOf(request);
+  return neutral === null ? null : journalConversation(neutral, []);
 }

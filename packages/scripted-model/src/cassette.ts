@@ -11,7 +11,14 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, resolve as resolvePath } from "node:path";
-import { isContextualUserText, messageRole, messageText, toolOutputText } from "./conversation";
+import {
+  isContextualUserText,
+  messageRole,
+  messageText,
+  toolOutputText,
+  type NeutralRequest,
+} from "./conversation";
+import type { ProviderDialect, SidePurpose } from "./dialects/dialect";
 import { InvalidCassette } from "./errors";
 import type { SseEvent } from "./responses-stream";
 import { describe, isPlainObject, type JsonRegExp } from "./script";
@@ -70,12 +77,19 @@ export interface Interaction {
   fingerprint: string;
   request: RequestSummary;
   response: RecordedResponse;
+  /** Set when the request was a side request (title, routing, token count, …). */
+  side?: SidePurpose;
 }
 
 /** A cassette file's content. */
 export interface Cassette {
   format: typeof CASSETTE_FORMAT;
   version: typeof CASSETTE_VERSION;
+  /**
+   * The dialect it was recorded in; replaying it to a request of another dialect is an error.
+   * Cassettes written before dialects existed have none and are `responses`.
+   */
+  dialect?: ProviderDialect;
   /** When the recording started (ISO 8601). */
   recordedAt: string;
   /** Where it was recorded from: a base URL and the NAME of the key variable, never its value. */
@@ -162,6 +176,51 @@ export function summarizeRequest(path: string, body: unknown, volatile: RegExp[]
   return {
     endpoint: path.split("?")[0]?.split("/").filter(Boolean).at(-1) ?? "",
     model: typeof b.model === "string" ? b.model : null,
+    tools: tools.sort(),
+    input,
+  };
+}
+
+/**
+ * Summarizes a request of any dialect but `responses` from its neutral form: the model, the
+ * MCP-looking tools offered (`mcp__…`, `mcp_…`; every tool for Chat Completions), and the
+ * conversation (agents' own context messages are already left out of it).
+ */
+export function summarizeNeutral(
+  path: string,
+  request: NeutralRequest,
+  volatile: RegExp[],
+): RequestSummary {
+  const clean = (text: string) =>
+    volatile.reduce((t, pattern) => t.replace(globalCopy(pattern), "<volatile>"), text);
+  const everyTool = request.dialect === "chat-completions";
+  const tools = [...request.offered.functions].filter(
+    (name) => everyTool || name.startsWith("mcp_") || name === request.offered.searchTool,
+  );
+  const input: SummaryItem[] = request.items.map((item) => {
+    switch (item.type) {
+      case "user":
+        return { user: clean(item.text) };
+      case "assistant":
+        return { assistant: clean(item.text) };
+      case "call":
+        return {
+          call: item.name,
+          arguments: parseMaybeJson(
+            typeof item.arguments === "string" ? clean(item.arguments) : item.arguments,
+          ),
+        };
+      case "result":
+        return { output: clean(item.output) };
+      case "search":
+        return { tool_search: item.query };
+      case "search_result":
+        return { tool_search_output: item.names };
+    }
+  });
+  return {
+    endpoint: path.split("?")[0]?.split("/").filter(Boolean).at(-1) ?? "",
+    model: request.model.length > 0 ? request.model : null,
     tools: tools.sort(),
     input,
   };
@@ -307,6 +366,16 @@ export function loadCassette(file: string): Cassette {
     }
   });
   if (!isPlainObject(data.upstream)) throw notCassette(`"upstream" is missing`);
+  if (
+    data.dialect !== undefined &&
+    !["responses", "chat-completions", "anthropic-messages", "gemini"].includes(
+      String(data.dialect),
+    )
+  ) {
+    throw notCassette(
+      `"dialect" is ${JSON.stringify(data.dialect)}, not a dialect this package speaks`,
+    );
+  }
   return data as unknown as Cassette;
 }
 

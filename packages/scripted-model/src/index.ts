@@ -1,8 +1,9 @@
 /**
- * `@jest-m3/scripted-model`: a loopback model server that speaks the OpenAI Responses API
- * (streaming) from a script, or records and replays real provider traffic. It lets agent
- * tests (Codex and any Responses-compatible agent) run offline, with no API key, and give the
- * same result every run.
+ * `@jest-m3/scripted-model`: a loopback model server that answers from a script, or records
+ * and replays real provider traffic, in four provider dialects on one port: the OpenAI
+ * Responses API (Codex), OpenAI Chat Completions (OpenCode), Anthropic Messages (Claude Code)
+ * and the Gemini API (Gemini CLI). It lets agent tests run offline, with no API key, and give
+ * the same result every run.
  *
  * @packageDocumentation
  */
@@ -14,7 +15,9 @@ export {
   type ReplayOptions,
   type Upstream,
 } from "./cassette-server";
-export type { ScriptedModel, ScriptedProvider, ServerOptions } from "./server";
+export type { DialectProvider, ScriptedModel, ScriptedProvider, ServerOptions } from "./server";
+export { PROVIDER_DIALECTS, type ProviderDialect, type SidePurpose } from "./dialects/dialect";
+export { scriptFromCassette } from "./script-from-cassette";
 export {
   loadScript,
   validateScript,

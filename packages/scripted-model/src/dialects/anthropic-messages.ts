@@ -15,7 +15,10 @@ import type { Decision } from "../decision";
 import { isPlainObject } from "../script";
 import {
   CUT_TEXT,
+  eventData,
   eventFrame,
+  parseArguments,
+  type RecordedAnswer,
   json,
   partialJson,
   retryHeaders,
@@ -173,6 +176,51 @@ export const anthropicMessages: Dialect = {
       retryHeaders(status),
     );
   },
+
+  isTerminal(event) {
+    const type = event.event ?? eventData(event).type;
+    return type === "message_stop" || type === "error";
+  },
+
+  readAnswer(events, body): RecordedAnswer {
+    const answer: RecordedAnswer = { text: "", calls: [] };
+    if (events === undefined) {
+      const content = isPlainObject(body) && Array.isArray(body.content) ? body.content : [];
+      for (const block of content.filter(isPlainObject)) {
+        if (block.type === "text") answer.text += blockText(block);
+        if (block.type === "tool_use") {
+          answer.calls.push({ namespace: null, name: String(block.name), arguments: block.input });
+        }
+      }
+      return answer;
+    }
+    const inputs = new Map<number, { name: string; json: string }>();
+    for (const event of events) {
+      const data = eventData(event);
+      const index = Number(data.index);
+      if (data.type === "content_block_start" && isPlainObject(data.content_block)) {
+        if (data.content_block.type === "tool_use") {
+          inputs.set(index, { name: String(data.content_block.name), json: "" });
+        }
+      } else if (data.type === "content_block_delta" && isPlainObject(data.delta)) {
+        if (data.delta.type === "text_delta") answer.text += String(data.delta.text ?? "");
+        const input = inputs.get(index);
+        if (data.delta.type === "input_json_delta" && input !== undefined) {
+          input.json += String(data.delta.partial_json ?? "");
+        }
+      }
+    }
+    for (const input of inputs.values()) {
+      answer.calls.push({
+        namespace: null,
+        name: input.name,
+        arguments: parseArguments(input.json || "{}"),
+      });
+    }
+    return answer;
+  },
+
+  authHeaders: (key) => ({ "x-api-key": key }),
 };
 
 function errorType(status: number, code?: string): string {

@@ -9,6 +9,9 @@ import { isPlainObject } from "../script";
 import {
   CUT_TEXT,
   dataFrame,
+  eventData,
+  parseArguments,
+  type RecordedAnswer,
   json,
   partialJson,
   retryHeaders,
@@ -146,6 +149,53 @@ export const chatCompletions: Dialect = {
       retryHeaders(status),
     );
   },
+
+  isTerminal: (event) => event.data === "[DONE]" || isPlainObject(eventData(event).error),
+
+  readAnswer(events, body): RecordedAnswer {
+    const answer: RecordedAnswer = { text: "", calls: [] };
+    if (events === undefined) {
+      const choices = isPlainObject(body) && Array.isArray(body.choices) ? body.choices : [];
+      const message = isPlainObject(choices[0]) ? choices[0].message : undefined;
+      if (!isPlainObject(message)) return answer;
+      answer.text = contentText(message.content);
+      for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
+        const fn = isPlainObject(call) && isPlainObject(call.function) ? call.function : {};
+        answer.calls.push({
+          namespace: null,
+          name: String(fn.name),
+          arguments: parseArguments(fn.arguments),
+        });
+      }
+      return answer;
+    }
+    const calls = new Map<number, { name: string; args: string }>();
+    for (const event of events) {
+      const choices = eventData(event).choices;
+      const delta = Array.isArray(choices) && isPlainObject(choices[0]) ? choices[0].delta : null;
+      if (!isPlainObject(delta)) continue;
+      if (typeof delta.content === "string") answer.text += delta.content;
+      for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
+        if (!isPlainObject(call)) continue;
+        const index = Number(call.index ?? 0);
+        const entry = calls.get(index) ?? { name: "", args: "" };
+        const fn = isPlainObject(call.function) ? call.function : {};
+        if (typeof fn.name === "string") entry.name += fn.name;
+        if (typeof fn.arguments === "string") entry.args += fn.arguments;
+        calls.set(index, entry);
+      }
+    }
+    for (const call of calls.values()) {
+      answer.calls.push({
+        namespace: null,
+        name: call.name,
+        arguments: parseArguments(call.args || "{}"),
+      });
+    }
+    return answer;
+  },
+
+  authHeaders: (key) => ({ authorization: `Bearer ${key}` }),
 };
 
 interface Call {

@@ -6,6 +6,7 @@
 import type { ProviderDialect, SidePurpose } from "./names";
 import type { Decision } from "../decision";
 import type { NeutralRequest } from "../conversation";
+import type { SseEvent } from "../responses-stream";
 
 export type { ProviderDialect, SidePurpose };
 
@@ -79,6 +80,35 @@ export interface Dialect {
   renderSide(answer: SideAnswer, context: RenderContext): Rendered;
   /** An error response in this dialect's error shape. */
   error(status: number, message: string, code?: string): Rendered;
+  /** Whether a streamed event ends a complete answer (for recordings). */
+  isTerminal(event: SseEvent): boolean;
+  /** Reads a recorded answer (SSE events, or a JSON body) back into text and calls. */
+  readAnswer(events: SseEvent[] | undefined, body: unknown): RecordedAnswer;
+  /** The headers that authenticate a forwarded request with `key`. */
+  authHeaders(key: string): Record<string, string>;
+}
+
+/** A recorded answer read back: its text and its tool calls. @internal */
+export interface RecordedAnswer {
+  text: string;
+  calls: { namespace: string | null; name: string; arguments: unknown }[];
+}
+
+/** Parses call arguments that may be JSON text. @internal */
+export function parseArguments(value: unknown): unknown {
+  if (typeof value !== "string") return value ?? {};
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+}
+
+/** The `data` of an event as an object. @internal */
+export function eventData(event: SseEvent): Record<string, unknown> {
+  return typeof event.data === "object" && event.data !== null && !Array.isArray(event.data)
+    ? (event.data as Record<string, unknown>)
+    : {};
 }
 
 /** A JSON response. @internal */

@@ -15,6 +15,8 @@ import { isPlainObject } from "../script";
 import {
   CUT_TEXT,
   dataFrame,
+  eventData,
+  type RecordedAnswer,
   json,
   partialJson,
   retryHeaders,
@@ -166,6 +168,37 @@ export const gemini: Dialect = {
     }
     return new Candidate(context).text(answer.text);
   },
+
+  isTerminal(event) {
+    const data = eventData(event);
+    if (isPlainObject(data.error)) return true;
+    const candidates = Array.isArray(data.candidates) ? data.candidates : [];
+    return candidates.some((c) => isPlainObject(c) && typeof c.finishReason === "string");
+  },
+
+  readAnswer(events, body): RecordedAnswer {
+    const answer: RecordedAnswer = { text: "", calls: [] };
+    const chunks = events === undefined ? [body] : events.map((event) => event.data);
+    for (const chunk of chunks) {
+      const candidates =
+        isPlainObject(chunk) && Array.isArray(chunk.candidates) ? chunk.candidates : [];
+      const content = isPlainObject(candidates[0]) ? candidates[0].content : undefined;
+      const parts = isPlainObject(content) && Array.isArray(content.parts) ? content.parts : [];
+      for (const part of parts.filter(isPlainObject)) {
+        if (typeof part.text === "string" && part.thought !== true) answer.text += part.text;
+        if (isPlainObject(part.functionCall)) {
+          answer.calls.push({
+            namespace: null,
+            name: String(part.functionCall.name),
+            arguments: part.functionCall.args ?? {},
+          });
+        }
+      }
+    }
+    return answer;
+  },
+
+  authHeaders: (key) => ({ "x-goog-api-key": key }),
 
   error(status, message): Rendered {
     return json(

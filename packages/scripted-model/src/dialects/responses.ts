@@ -18,7 +18,10 @@ import { encodeSse, errorBody, ResponseBuilder, type SseEvent } from "../respons
 import { isPlainObject } from "../script";
 import {
   CUT_TEXT,
+  eventData,
+  parseArguments,
   retryHeaders,
+  type RecordedAnswer,
   sse,
   type Dialect,
   type RenderContext,
@@ -140,6 +143,32 @@ export const responses: Dialect = {
       then: "end",
     };
   },
+
+  isTerminal(event) {
+    const type = event.event ?? eventData(event).type;
+    return (
+      type === "response.completed" || type === "response.failed" || type === "response.incomplete"
+    );
+  },
+
+  readAnswer(events): RecordedAnswer {
+    const answer: RecordedAnswer = { text: "", calls: [] };
+    for (const event of events ?? []) {
+      const data = eventData(event);
+      if (data.type !== "response.output_item.done" || !isPlainObject(data.item)) continue;
+      const item = data.item;
+      if (item.type === "function_call") {
+        answer.calls.push({
+          namespace: typeof item.namespace === "string" ? item.namespace : null,
+          name: String(item.name ?? ""),
+          arguments: parseArguments(item.arguments),
+        });
+      } else if (item.type === "message") answer.text += messageText(item);
+    }
+    return answer;
+  },
+
+  authHeaders: (key) => ({ authorization: `Bearer ${key}` }),
 };
 
 function addTools(offered: OfferedTools, tools: unknown) {
