@@ -23,6 +23,56 @@ afterEach(async () => {
 const userLine = (text: string) =>
   `${JSON.stringify({ type: "user", message: { role: "user", content: text }, parent_tool_use_id: null, session_id: "" })}\n`;
 
+/** Starts Claude Code in stream-json mode on a fresh home, with the shipping server. */
+function launch(m: ScriptedModel, h: TempHome, tools: string[]): AgentProcess {
+  const mcp = {
+    mcpServers: {
+      shipping: {
+        type: "stdio",
+        command: process.execPath,
+        args: [SHIPPING_SERVER],
+        env: { SHIPPING_CALL_LOG: h.callLog },
+      },
+    },
+  };
+  writeFileSync(join(h.root, "mcp.json"), JSON.stringify(mcp));
+  return new AgentProcess(
+    agentBin("claude"),
+    [
+      "-p",
+      "--input-format",
+      "stream-json",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--mcp-config",
+      join(h.root, "mcp.json"),
+      "--strict-mcp-config",
+      "--setting-sources",
+      "",
+      ...tools,
+      "--allowedTools",
+      "mcp__shipping__shipping_quote",
+      "--model",
+      "scripted-model",
+    ],
+    {
+      cwd: h.workspace,
+      env: {
+        ...h.baseEnv(),
+        CLAUDE_CONFIG_DIR: h.dir("config"),
+        ANTHROPIC_BASE_URL: m.providerFor("anthropic-messages").baseUrl,
+        ANTHROPIC_API_KEY: "dummy",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_TELEMETRY: "1",
+        CLAUDE_CODE_MAX_RETRIES: "0",
+      },
+    },
+  );
+}
+
+const results = (events: Record<string, unknown>[]) => events.filter((e) => e.type === "result");
+
 test("Claude Code calls shipping_quote through the real MCP server on two turns", async () => {
   model = await startScriptedModel({
     rules: [
@@ -40,55 +90,10 @@ test("Claude Code calls shipping_quote through the real MCP server on two turns"
     ],
   });
   home = new TempHome();
-  const config = home.dir("config");
-  const mcp = {
-    mcpServers: {
-      shipping: {
-        type: "stdio",
-        command: process.execPath,
-        args: [SHIPPING_SERVER],
-        env: { SHIPPING_CALL_LOG: home.callLog },
-      },
-    },
-  };
-  writeFileSync(join(home.root, "mcp.json"), JSON.stringify(mcp));
   const provider = model.providerFor("anthropic-messages");
   expect(provider).toEqual({ name: "scripted", baseUrl: model.url, wireApi: "anthropic-messages" });
-  agent = new AgentProcess(
-    agentBin("claude"),
-    [
-      "-p",
-      "--input-format",
-      "stream-json",
-      "--output-format",
-      "stream-json",
-      "--verbose",
-      "--mcp-config",
-      join(home.root, "mcp.json"),
-      "--strict-mcp-config",
-      "--setting-sources",
-      "",
-      "--tools",
-      "",
-      "--allowedTools",
-      "mcp__shipping__shipping_quote",
-      "--model",
-      "scripted-model",
-    ],
-    {
-      cwd: home.workspace,
-      env: {
-        ...home.baseEnv(),
-        CLAUDE_CONFIG_DIR: config,
-        ANTHROPIC_BASE_URL: provider.baseUrl,
-        ANTHROPIC_API_KEY: "dummy",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-        DISABLE_TELEMETRY: "1",
-        CLAUDE_CODE_MAX_RETRIES: "0",
-      },
-    },
-  );
-  const results = (events: Record<string, unknown>[]) => events.filter((e) => e.type === "result");
+  // Only MCP tools: Claude Code then offers them inline.
+  agent = launch(model, home, ["--tools", ""]);
   agent.child.stdin.write(userLine("Please quote 2 kg local."));
   await agent.waitFor((events) => results(events).length >= 1, 60_000);
   agent.child.stdin.write(userLine("Now quote 3 kg regional."));
@@ -107,5 +112,38 @@ test("Claude Code calls shipping_quote through the real MCP server on two turns"
   expect(main.every((e) => e.dialect === "anthropic-messages")).toBe(true);
   expect(model.journal.decisions.map((d) => d.kind)).toEqual(["call", "reply", "call", "reply"]);
   expect(main[0]?.conversation?.offeredTools).toEqual(["shipping:shipping_quote"]);
+  model.journal.assertNoProblems();
+});
+
+test("with its built-in tools, Claude Code lists MCP tools as deferred: ToolSearch loads it first", async () => {
+  model = await startScriptedModel({
+    rules: [
+      {
+        when: { user: "quote" },
+        steps: [
+          { call: "shipping:shipping_quote", args: { weight_kg: 2, zone: "local" } },
+          { reply: "Shipping costs {{result.amount}} {{result.currency}}." },
+        ],
+      },
+    ],
+  });
+  home = new TempHome();
+  agent = launch(model, home, []);
+  agent.child.stdin.write(userLine("Please quote 2 kg local."));
+  await agent.waitFor((events) => results(events).length >= 1, 60_000);
+  agent.child.stdin.end();
+  expect(await agent.finish(15_000)).toBe(0);
+  expect(results(agent.events())[0]).toMatchObject({
+    is_error: false,
+    result: "Shipping costs 9 USD.",
+  });
+  expect(home.calls()).toEqual([
+    { tool: "shipping_quote", arguments: { weight_kg: 2, zone: "local" } },
+  ]);
+  expect(model.journal.decisions).toMatchObject([
+    { kind: "tool_search", query: "select:mcp__shipping__shipping_quote" },
+    { kind: "call", calls: [{ name: "mcp__shipping__shipping_quote" }] },
+    { kind: "reply" },
+  ]);
   model.journal.assertNoProblems();
 });
