@@ -150,7 +150,7 @@ function softly<T extends void | Promise<void>>(body: () => T): T {
         group.failures
           .map(
             (failure, index) =>
-              `${index + 1}.${locationOf(failure)} ${failure.message.split("\n").join("\n   ")}`,
+              `${index + 1}.${locationOf(failure)} ${failure.message.replace(/\n(?=.)/g, "\n   ")}`,
           )
           .join("\n\n"),
     );

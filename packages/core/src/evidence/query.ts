@@ -512,7 +512,14 @@ export interface NearMiss {
   readonly failed: readonly string[];
 }
 
-const FILTER_WEIGHT: Readonly<Record<string, number>> = { tool: 8, server: 4, turn: 4 };
+// A near miss that got the tool, where and what right is the more telling one.
+const FILTER_WEIGHT: Readonly<Record<string, number>> = {
+  tool: 8,
+  server: 4,
+  turn: 4,
+  arguments: 3,
+  result: 2,
+};
 
 function nearestOf(observed: readonly ToolCall[], filters: readonly Filter[]): NearMiss | null {
   let best: NearMiss | null = null;

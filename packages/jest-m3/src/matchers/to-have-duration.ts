@@ -24,12 +24,12 @@ function durationOf(
     if (snapshot && typeof snapshot.createdAt === "number") {
       const what = "turnId" in snapshot ? "turn" : "session";
       return typeof snapshot.finishedAt === "number"
-        ? { ms: snapshot.finishedAt - snapshot.createdAt, what }
+        ? { ms: Math.round(snapshot.finishedAt - snapshot.createdAt), what }
         : { ms: null, what, why: `the ${what} has not finished` };
     }
     if ("latencyMs" in received && "tool" in received) {
       const latency = (received as { latencyMs: unknown }).latencyMs;
-      if (typeof latency === "number") return { ms: latency, what: "tool call" };
+      if (typeof latency === "number") return { ms: Math.round(latency), what: "tool call" };
       return {
         ms: null,
         what: "tool call",

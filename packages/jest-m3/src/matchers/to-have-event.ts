@@ -62,7 +62,12 @@ export function toHaveEvent(
       `Events (${events.length}):\n${
         events.length === 0
           ? "  (none)"
-          : events.map((event) => `  ${event.server}  ${event.kind}  ${event.detail}`).join("\n")
+          : events
+              .map(
+                (event) =>
+                  `  ${event.server.padEnd(Math.max(...events.map((e) => e.server.length)))}  ${event.kind.padEnd(15)}  ${event.detail}`,
+              )
+              .join("\n")
       }`,
   };
 }

@@ -2,6 +2,14 @@ import { negotiatedProtocols } from "@jest-m3/core/runner";
 import { throwUsage } from "../format/messages.js";
 import { checkOptions, subjectFor, type MatcherResult, type M3MatcherContext } from "./context.js";
 
+function isAsymmetric(value: unknown): boolean {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { asymmetricMatch?: unknown }).asymmetricMatch === "function"
+  );
+}
+
 /**
  * `expect(result).toHaveProtocolVersion("2025-06-18", { server? })`: every connection (to
  * `server`, if given) negotiated this MCP protocol version, read from the `initialize`
@@ -15,7 +23,7 @@ export function toHaveProtocolVersion(
 ): MatcherResult {
   const name = "toHaveProtocolVersion";
   checkOptions(this, name, options, ["server"]);
-  if (typeof expected !== "string") {
+  if (typeof expected !== "string" && !isAsymmetric(expected)) {
     throwUsage(this, name, 'the version must be a string such as "2025-06-18"', {
       value: expected,
       label: "Expected",
@@ -32,7 +40,8 @@ export function toHaveProtocolVersion(
   const negotiated = negotiatedProtocols(subject).filter(
     (entry) => options.server === undefined || entry.server === options.server,
   );
-  const pass = negotiated.length > 0 && negotiated.every((entry) => entry.version === expected);
+  const pass =
+    negotiated.length > 0 && negotiated.every((entry) => this.equals(entry.version, expected));
   return {
     pass,
     message: () =>
@@ -42,7 +51,7 @@ export function toHaveProtocolVersion(
         negotiated.length === 0
           ? "(no initialize answer was observed)"
           : negotiated
-              .map((entry) => `${entry.connection} ${this.utils.printReceived(entry.version)}`)
+              .map((entry) => `${this.utils.printReceived(entry.version)} (${entry.server})`)
               .join(", ")
       }`,
   };

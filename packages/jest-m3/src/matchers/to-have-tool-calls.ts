@@ -107,8 +107,8 @@ export function toHaveToolCalls(
       const step = expected[index];
       const call = outcome.observed[index];
       out +=
-        `\n\nFirst difference at call ${index + 1}: expected ${step === undefined ? "no more calls" : utils.printExpected(describeStep(step))}, ` +
-        `received ${call === undefined ? "no call" : utils.printReceived(`${call.tool} ${shortValue(call.arguments)}`)}`;
+        `\n\nFirst difference at call ${index + 1}: expected ${step === undefined ? "no more calls" : utils.EXPECTED_COLOR(describeStep(step))}, ` +
+        `received ${call === undefined ? "no call" : utils.RECEIVED_COLOR(`${call.tool} ${shortValue(call.arguments)}`)}`;
     }
     const counts = mode !== "superset";
     if (counts && outcome.missing.length > 0) {
@@ -124,7 +124,7 @@ export function toHaveToolCalls(
             : { arguments: step.arguments, argumentsMatch: options.argumentsMatch },
           "closest unused call",
         ).replace(/^\n\n/, "");
-        if (near) out += `\n${near.replace(/^/gm, "     ")}`;
+        if (near) out += `\n${near.replace(/^(?=.)/gm, "     ")}`;
       }
     }
     if (mode !== "subset" && mode !== "inOrder" && outcome.unexpected.length > 0) {

@@ -1,5 +1,5 @@
 import { normalizeTrajectory } from "@jest-m3/core/runner";
-import { toMatchSnapshot, type Context } from "jest-snapshot";
+import type { expect as JestGlobalExpect } from "@jest/globals";
 import { throwUsage } from "../format/messages.js";
 import { redactValue } from "../format/values.js";
 import { subjectFor, type MatcherResult, type M3MatcherContext } from "./context.js";
@@ -49,13 +49,20 @@ export function toMatchTrajectorySnapshot(
     throwUsage(this, name, "the subject can still gain calls; snapshot session.result after close");
   }
   const text = trajectoryText(received, this);
-  const snapshotContext = this as unknown as Context;
-  if (!snapshotContext.snapshotState) {
-    throwUsage(this, name, "snapshots are only available inside a Jest test");
+  // Jest's own snapshot matcher does the storing, `-u` and the diff: same file, same rules.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded inside a test only
+  const jestExpect = (require("@jest/globals") as { expect: typeof JestGlobalExpect }).expect;
+  try {
+    jestExpect(text).toMatchSnapshot(hint ?? name);
+  } catch (error) {
+    const failure = error instanceof Error ? error.message : String(error);
+    return {
+      pass: false,
+      message: () =>
+        failure
+          .replace(/toMatchSnapshot\(hint\)/g, `${name}(hint)`)
+          .replace(/toMatchSnapshot/g, name),
+    };
   }
-  const result = toMatchSnapshot.call(snapshotContext, text, hint ?? name) as MatcherResult;
-  return {
-    pass: result.pass,
-    message: () => result.message().replace(/toMatchSnapshot/g, name),
-  };
+  return { pass: true, message: () => `${name}: the trajectory matches the snapshot` };
 }
