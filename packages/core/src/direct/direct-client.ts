@@ -96,6 +96,11 @@ export type SamplingHandler = (
 export interface DirectClientOptions {
   /** Default timeout of every request, in milliseconds (default 30 000). */
   readonly timeoutMs?: number;
+  /**
+   * Timeout of starting the server and the MCP handshake, in milliseconds (default: the
+   * larger of `timeoutMs` and 30 000, so a short request timeout does not fail a slow start).
+   */
+  readonly startTimeoutMs?: number;
   /** How the client introduces itself in `initialize`. */
   readonly clientInfo?: Implementation;
   /**
@@ -273,6 +278,7 @@ export class DirectClient {
   private readonly recorder = new TraceRecorder();
   private readonly client: Client;
   private readonly timeoutMs: number;
+  private readonly startTimeoutMs: number;
   private readonly release: () => void;
   private readonly hub: NotificationHub;
   private readonly validator = new SchemaValidator();
@@ -310,6 +316,7 @@ export class DirectClient {
       throw new InvalidArgument(`${where}: options must be an object.`);
     }
     checkTimeout(options.timeoutMs, where);
+    checkTimeout(options.startTimeoutMs, `${where} (startTimeoutMs)`);
     if (
       options.protocolVersion !== undefined &&
       !SUPPORTED_PROTOCOL_VERSIONS.includes(options.protocolVersion)
@@ -352,6 +359,7 @@ export class DirectClient {
         ? undefined
         : new ActivePlan(parseElicitationPlan(options.elicitation, `${where}: elicitation`));
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.startTimeoutMs = options.startTimeoutMs ?? Math.max(this.timeoutMs, DEFAULT_TIMEOUT_MS);
     this.validateByDefault = options.validateSchemas === true;
     this.requestedVersion = options.protocolVersion ?? SUPPORTED_PROTOCOL_VERSIONS[0]!;
     this.samplingHandler = options.sampling;
@@ -1045,7 +1053,7 @@ export class DirectClient {
           cause: error,
         });
       }
-      const message = redactText(error.message.replace(/^MCP error -?\d+: /, ""), this.secrets);
+      const message = redactText(error.message.replace(/^(MCP error -?\d+: )+/, ""), this.secrets);
       return new ProtocolError(
         this.server,
         `${operation} failed with JSON-RPC error ${error.code}: ${message}`,
@@ -1146,7 +1154,7 @@ export class DirectClient {
       where,
     );
     try {
-      await this.client.connect(transport, { timeout: this.timeoutMs });
+      await this.client.connect(transport, { timeout: this.startTimeoutMs });
     } catch (error) {
       throw await this.startFailure(error);
     }
