@@ -784,12 +784,19 @@ export function queryTrajectory(
   let assigned: Map<number, number>; // step index -> call index
   let firstDifference: number | null = null;
   if (mode === "strict") {
-    assigned = new Map();
     for (let i = 0; i < Math.max(steps.length, observed.length); i++) {
       const call = observed[i];
-      if (i < steps.length && call && fits(i, call)) assigned.set(i, i);
-      else if (firstDifference === null) firstDifference = i;
+      if (!(i < steps.length && call && fits(i, call))) {
+        firstDifference = i;
+        break;
+      }
     }
+    // What is missing or extra reads best as a multiset; the order shows in firstDifference.
+    assigned = perfectMatching(
+      steps.map((_, index) => index),
+      observed,
+      (i, call) => fits(i, call),
+    );
   } else if (mode === "inOrder") {
     assigned = new Map();
     let position = 0;
