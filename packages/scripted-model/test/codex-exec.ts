@@ -115,6 +115,9 @@ export class CodexHome {
       `args = [${q(SHIPPING_SERVER)}]`,
       `cwd = ${q(REPO_ROOT)}`,
       `default_tools_approval_mode = "approve"`,
+      // A loaded machine can take more than the default 10 s to start the server; Codex would
+      // then send the turn without its tools.
+      `startup_timeout_sec = 60`,
       ``,
     ].join("\n");
     writeFileSync(join(this.codexHome, "config.toml"), config);
