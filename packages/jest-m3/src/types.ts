@@ -4,6 +4,7 @@ import type { TrajectoryStep } from "@jest-m3/core/runner";
 import type { DurationOptions } from "./matchers/to-have-duration.js";
 import type { ToolCallOptions } from "./matchers/to-have-tool-call.js";
 import type { ToolCallsOptions } from "./matchers/to-have-tool-calls.js";
+import type { ElicitationOptions } from "./matchers/to-have-elicitation.js";
 
 /** The jest-m3 matchers, as every `expect` knows them. */
 export interface M3Matchers<R> {
@@ -189,6 +190,16 @@ export interface M3Matchers<R> {
 }
 
 declare module "expect" {
+  /**
+   * The server asked for an elicitation matching every given filter (at least one, or
+   * exactly `count`), read from the wire: on a direct client, a trace, or a session result.
+   *
+   * @example
+   * ```ts
+   * expect(client).toHaveElicitation({ message: "inputs", action: "accept", content: { name: "Ada" } });
+   * ```
+   */
+  toHaveElicitation(expected?: ElicitationOptions): R;
   // Declaration merging: the global and the imported `expect` both know the m3 matchers.
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unused-vars
   interface Matchers<R extends void | Promise<void>, T = unknown> extends M3Matchers<R> {}

@@ -2,6 +2,7 @@ import { toBeCompleted } from "./to-be-completed.js";
 import { toHaveCapability } from "./to-have-capability.js";
 import { toHaveContent } from "./to-have-content.js";
 import { toHaveDuration, toHaveDurationBetween } from "./to-have-duration.js";
+import { toHaveElicitation } from "./to-have-elicitation.js";
 import { toHaveError } from "./to-have-error.js";
 import { toHaveEvent } from "./to-have-event.js";
 import { toHaveLifecycle } from "./to-have-lifecycle.js";
@@ -35,4 +36,5 @@ export const m3Matchers = {
   toHaveCapability,
   toHaveEvent,
   toHaveTrace,
+  toHaveElicitation,
 };
