@@ -156,7 +156,10 @@ export interface M3Matchers<R> {
    * expect(session.result).toHaveProtocolVersion("2025-06-18");
    * ```
    */
-  toHaveProtocolVersion(version: string, options?: { readonly server?: string }): R;
+  toHaveProtocolVersion(
+    version: string | { asymmetricMatch(other: unknown): boolean },
+    options?: { readonly server?: string },
+  ): R;
   /**
    * A readiness report has this capability with this status (default `ready`).
    *
@@ -187,9 +190,6 @@ export interface M3Matchers<R> {
    * ```
    */
   toHaveTrace(options?: { readonly completeness?: "complete" | "partial" }): R;
-}
-
-declare module "expect" {
   /**
    * The server asked for an elicitation matching every given filter (at least one, or
    * exactly `count`), read from the wire: on a direct client, a trace, or a session result.
@@ -200,6 +200,9 @@ declare module "expect" {
    * ```
    */
   toHaveElicitation(expected?: ElicitationOptions): R;
+}
+
+declare module "expect" {
   // Declaration merging: the global and the imported `expect` both know the m3 matchers.
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unused-vars
   interface Matchers<R extends void | Promise<void>, T = unknown> extends M3Matchers<R> {}

@@ -18,7 +18,7 @@ function isAsymmetric(value: unknown): boolean {
 export function toHaveProtocolVersion(
   this: M3MatcherContext,
   received: unknown,
-  expected: string,
+  expected: string | { asymmetricMatch(other: unknown): boolean },
   options: { readonly server?: string } = {},
 ): MatcherResult {
   const name = "toHaveProtocolVersion";
