@@ -16,7 +16,9 @@ module.exports = {
   testMatch: ["**/?(*.)+(test).ts"],
   testPathIgnorePatterns: ["/node_modules/", "/dist/"],
   testTimeout: 180_000,
-  globalSetup: require.resolve("./dist/global-setup.js"),
+  // jest-m3's global setup, which also puts the reporter back when a user's `reporters`
+  // (which replace the preset's) leave it out.
+  globalSetup: require.resolve("./dist/report/reporter-wiring.js"),
   globalTeardown: require.resolve("./dist/global-teardown.js"),
   setupFilesAfterEnv: [require.resolve("./dist/setup-after-env.js")],
   reporters: ["default", require.resolve("./dist/reporter.js")],

@@ -1,5 +1,41 @@
-import type { ExecutionResult } from "@jest-m3/core";
+import type { ExecutionResult, ToolCall, TraceMessage } from "@jest-m3/core";
+import { isUnavailable } from "@jest-m3/core";
+import { toolErrorText } from "@jest-m3/core/runner";
 import { shortValue } from "./format/values.js";
+import { redactForReport, scrubText, secretValuesOf, type SecretValue } from "./report/redact.js";
+
+/** A JSON-RPC message behind a tool call, as the report shows it (redacted, clipped). */
+export interface TranscriptMessage {
+  readonly direction: "to_server" | "from_server";
+  readonly kind: string;
+  /** Milliseconds after the call's request was observed. */
+  readonly afterMs: number | null;
+  /** The message as JSON (redacted; clipped to a few kilobytes). */
+  readonly json: string;
+  /** `policy` when the wire capture answered it itself (a denied tool). */
+  readonly origin?: string;
+}
+
+/** One tool call of a turn, as kept for the reporter. */
+export interface TranscriptCall {
+  readonly server: string;
+  readonly tool: string;
+  /** One-line JSON of the arguments, redacted and shortened. */
+  readonly arguments: string;
+  readonly status: string;
+  readonly evidence: string;
+  /** The call's id within its session (`call-3`). */
+  readonly id?: string;
+  /** One-line JSON of the result, redacted and shortened; null when there was none. */
+  readonly result?: string | null;
+  /** The error text of a failed call (tool error, JSON-RPC error, missing response). */
+  readonly error?: string | null;
+  readonly latencyMs?: number | null;
+  /** When the request was observed, in milliseconds after the turn began. */
+  readonly offsetMs?: number | null;
+  /** The JSON-RPC messages behind the call: the request and its response. */
+  readonly messages?: readonly TranscriptMessage[];
+}
 
 /** A session, as kept for the reporter: small, redacted, JSON. */
 export interface TranscriptRecord {
@@ -8,9 +44,16 @@ export interface TranscriptRecord {
   readonly executionId: string;
   readonly agent: string;
   readonly model: string;
+  /** The harness's name (`codex`, `test`, ...). */
+  readonly harness?: string;
+  /** The harness's version as readiness found it. */
+  readonly version?: string | null;
   readonly sessionId: string | null;
   readonly outcome: string | null;
   readonly error: string | null;
+  /** The session's structured error code, when it has one. */
+  readonly errorCode?: string | null;
+  readonly durationMs?: number | null;
   readonly gaps: readonly string[];
   readonly turns: ReadonlyArray<{
     readonly number: number;
@@ -18,13 +61,9 @@ export interface TranscriptRecord {
     readonly prompt: string;
     readonly reply: string | null;
     readonly error: string | null;
-    readonly toolCalls: ReadonlyArray<{
-      readonly server: string;
-      readonly tool: string;
-      readonly arguments: string;
-      readonly status: string;
-      readonly evidence: string;
-    }>;
+    readonly durationMs?: number | null;
+    readonly gaps?: readonly string[];
+    readonly toolCalls: readonly TranscriptCall[];
   }>;
   /** Calls outside any turn (startup, close). */
   readonly outsideTurns: number;
@@ -33,36 +72,121 @@ export interface TranscriptRecord {
 const clip = (text: string, max: number): string =>
   text.length > max ? `${text.slice(0, max - 1)}…` : text;
 
+/** Longest JSON kept for one JSON-RPC message. */
+const MAX_MESSAGE = 4000;
+
+const numberOrNull = (value: unknown): number | null =>
+  typeof value === "number" && Number.isFinite(value) ? value : null;
+
+/** The JSON-RPC messages of a trace by server, connection and JSON-RPC id. */
+function messagesById(messages: readonly TraceMessage[]): Map<string, TraceMessage[]> {
+  const byId = new Map<string, TraceMessage[]>();
+  for (const message of messages) {
+    const id = (message.message as { id?: unknown } | undefined)?.id;
+    if (typeof id !== "string" && typeof id !== "number") continue;
+    const key = `${message.server}\u0000${message.connection}\u0000${typeof id}:${id}`;
+    const list = byId.get(key);
+    if (list) list.push(message);
+    else byId.set(key, [message]);
+  }
+  return byId;
+}
+
+function callMessages(
+  call: ToolCall,
+  byId: Map<string, TraceMessage[]>,
+  secrets: readonly SecretValue[],
+): TranscriptMessage[] {
+  if (isUnavailable(call.jsonrpcId)) return [];
+  const key = `${call.server}\u0000${call.connection}\u0000${typeof call.jsonrpcId}:${call.jsonrpcId}`;
+  const candidates = byId.get(key) ?? [];
+  // The tools/call request with this id, then the first answer after it.
+  const start = isUnavailable(call.startedAt) ? null : call.startedAt;
+  const request =
+    candidates.find(
+      (message) =>
+        message.direction === "to_server" &&
+        (message.message as { method?: unknown }).method === "tools/call" &&
+        (start === null || Math.abs(message.at - start) < 1),
+    ) ?? candidates.find((message) => message.direction === "to_server");
+  if (!request) return [];
+  const answer = candidates.find(
+    (message) => message.direction === "from_server" && message.seq > request.seq,
+  );
+  return [request, ...(answer ? [answer] : [])].map((message) => ({
+    direction: message.direction,
+    kind: message.kind,
+    afterMs: message.at - request.at,
+    json: clip(JSON.stringify(redactForReport(message.message, secrets)) ?? "", MAX_MESSAGE),
+    ...(message.origin ? { origin: message.origin } : {}),
+  }));
+}
+
+function toTranscriptCall(
+  call: ToolCall,
+  turnStart: number | null,
+  byId: Map<string, TraceMessage[]>,
+  secrets: readonly SecretValue[],
+): TranscriptCall {
+  const startedAt = numberOrNull(call.startedAt);
+  const error = toolErrorText(call);
+  return {
+    id: call.id,
+    server: call.server,
+    tool: call.tool,
+    arguments: scrubText(shortValue(call.arguments, 200), secrets),
+    status: call.status,
+    evidence: call.evidence,
+    result: isUnavailable(call.result) ? null : scrubText(shortValue(call.result, 400), secrets),
+    error: error === null ? null : scrubText(clip(error, 1000), secrets),
+    latencyMs: numberOrNull(call.latencyMs),
+    offsetMs: startedAt !== null && turnStart !== null ? startedAt - turnStart : null,
+    messages: callMessages(call, byId, secrets),
+  };
+}
+
 /** Makes the record the reporter prints for a finished session. */
 export function toTranscript(
   result: ExecutionResult,
   testPath: string,
   testName: string,
+  secrets: readonly SecretValue[] = secretValuesOf(),
 ): TranscriptRecord {
+  const scrub = (text: string): string => scrubText(text, secrets);
+  const byId = messagesById(result.trace.messages);
+  const { snapshot } = result;
   return {
     testPath,
     testName,
-    executionId: result.snapshot.executionId,
-    agent: result.snapshot.agent.name,
-    model: result.snapshot.agent.model,
-    sessionId: result.snapshot.sessionId,
-    outcome: result.snapshot.outcome,
+    executionId: snapshot.executionId,
+    agent: snapshot.agent.name,
+    model: snapshot.agent.model,
+    harness: snapshot.agent.harness,
+    version: snapshot.agent.version,
+    sessionId: snapshot.sessionId,
+    outcome: snapshot.outcome,
     error:
-      result.error === null ? null : clip(`${result.error.code}: ${result.error.message}`, 2000),
-    gaps: result.trace.gaps.map((gap) => `${gap.server}: ${gap.reason}`),
+      result.error === null
+        ? null
+        : scrub(clip(`${result.error.code}: ${result.error.message}`, 2000)),
+    errorCode: result.error?.code ?? null,
+    durationMs: snapshot.finishedAt === null ? null : snapshot.finishedAt - snapshot.createdAt,
+    gaps: result.trace.gaps.map((gap) => scrub(`${gap.server}: ${gap.reason}`)),
     turns: result.turns.map((turn) => ({
       number: turn.snapshot.number,
       outcome: turn.snapshot.outcome,
-      prompt: clip(turn.prompt, 500),
-      reply: turn.response === null ? null : clip(turn.response.text, 1000),
-      error: turn.error === null ? null : clip(`${turn.error.code}: ${turn.error.message}`, 1000),
-      toolCalls: turn.toolCalls.map((call) => ({
-        server: call.server,
-        tool: call.tool,
-        arguments: shortValue(call.arguments, 200),
-        status: call.status,
-        evidence: call.evidence,
-      })),
+      prompt: scrub(clip(turn.prompt, 500)),
+      reply: turn.response === null ? null : scrub(clip(turn.response.text, 1000)),
+      error:
+        turn.error === null ? null : scrub(clip(`${turn.error.code}: ${turn.error.message}`, 1000)),
+      durationMs:
+        turn.snapshot.finishedAt === null
+          ? null
+          : turn.snapshot.finishedAt - turn.snapshot.createdAt,
+      gaps: turn.gaps.map((gap) => scrub(`${gap.server}: ${gap.reason}`)),
+      toolCalls: turn.toolCalls.map((call) =>
+        toTranscriptCall(call, turn.snapshot.createdAt, byId, secrets),
+      ),
     })),
     outsideTurns: result.trace.toolCalls.filter((call) => call.turnId === null).length,
   };

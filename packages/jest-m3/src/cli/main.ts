@@ -1,0 +1,109 @@
+/**
+ * The `jest-m3` command line (`npx jest-m3 <command>`).
+ *
+ * @example
+ * ```sh
+ * npx jest-m3 show-report            # the latest run: prints its path and opens it
+ * npx jest-m3 show-report 2026-05 --serve --port 9323
+ * ```
+ */
+import { findReport, openInBrowser, ReportNotFound, serveReport } from "./show-report.js";
+
+const USAGE = `Usage: jest-m3 <command>
+
+Commands:
+  show-report [run]   print the path of a run's HTML report (the latest by default) and open it
+      run             a run id or its prefix, a run folder, or a report file
+      --results <dir> the results folder (default: resultsDir of m3.config.json, else .m3)
+      --no-open       only print the path
+      --serve         serve the report on 127.0.0.1 instead of opening the file
+      --port <n>      the port to serve on (default: any free port)
+  help                this text
+`;
+
+/** Where the command writes; a test passes its own. */
+export interface CliIo {
+  readonly cwd: string;
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const processIo: CliIo = {
+  cwd: process.cwd(),
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+};
+
+interface ShowReportArgs {
+  run?: string;
+  results?: string;
+  open: boolean;
+  serve: boolean;
+  port: number;
+}
+
+function parseShowReport(args: readonly string[]): ShowReportArgs | string {
+  const parsed: ShowReportArgs = { open: true, serve: false, port: 0 };
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index]!;
+    const value = (): string | undefined => args[++index];
+    if (arg === "--no-open") parsed.open = false;
+    else if (arg === "--serve") parsed.serve = true;
+    else if (arg === "--results") {
+      const dir = value();
+      if (!dir) return "--results needs a folder";
+      parsed.results = dir;
+    } else if (arg === "--port") {
+      const port = Number(value());
+      if (!Number.isInteger(port) || port < 0 || port > 65535) return "--port needs a port number";
+      parsed.port = port;
+    } else if (arg.startsWith("-")) return `unknown option ${arg}`;
+    else if (parsed.run === undefined) parsed.run = arg;
+    else return `unexpected argument ${arg}`;
+  }
+  return parsed;
+}
+
+async function showReport(args: ShowReportArgs, io: CliIo): Promise<number> {
+  const file = findReport(io.cwd, args.run, args.results);
+  io.out(`${file}\n`);
+  if (args.serve) {
+    const { url } = await serveReport(file, args.port);
+    io.out(`Serving the report at ${url} (Ctrl+C to stop)\n`);
+    return new Promise<number>(() => undefined); // until the process is stopped
+  }
+  if (args.open && !(await openInBrowser(file))) {
+    io.out("No desktop browser to open it here: open the file above, or use --serve.\n");
+  }
+  return 0;
+}
+
+/**
+ * Runs the command line with `argv` (without node and the script) and returns the exit
+ * code: 0 done, 1 nothing to show, 2 a usage mistake.
+ */
+export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === "help" || command === "--help" || command === "-h") {
+    io.out(USAGE);
+    return command ? 0 : 2;
+  }
+  if (command !== "show-report") {
+    io.err(`jest-m3: unknown command "${command}".\n\n${USAGE}`);
+    return 2;
+  }
+  const args = parseShowReport(rest);
+  if (typeof args === "string") {
+    io.err(`jest-m3 show-report: ${args}\n\n${USAGE}`);
+    return 2;
+  }
+  try {
+    return await showReport(args, io);
+  } catch (error) {
+    if (error instanceof ReportNotFound) {
+      io.err(`jest-m3: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * `jest-m3 show-report [run]`: finds a run's HTML report (the latest by default), prints its
+ * path, and opens it in the system's browser, or serves it on a loopback port.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { isAbsolute, join, resolve } from "node:path";
+import { loadConfig } from "../config.js";
+
+/** A report that was asked for and does not exist, said with what does. */
+export class ReportNotFound extends Error {
+  override readonly name = "ReportNotFound";
+  readonly code = "M3_REPORT_NOT_FOUND";
+}
+
+/** The runs folder of a project: `<resultsDir>/runs`. */
+export function runsFolder(cwd: string, resultsDir?: string): string {
+  const base = resultsDir ? resolve(cwd, resultsDir) : loadConfig(cwd).resultsDir;
+  return join(isAbsolute(base) ? base : resolve(cwd, base), "runs");
+}
+
+/** The run ids in `runs` that have an HTML report, oldest first (ids start with their time). */
+export function runsWithReports(runs: string): string[] {
+  if (!existsSync(runs)) return [];
+  return readdirSync(runs)
+    .filter((id) => existsSync(join(runs, id, "report.html")))
+    .sort();
+}
+
+/**
+ * The report file for `run`: a run id (or its unique prefix), a run folder, a report file,
+ * or, without `run`, the latest run's report.
+ *
+ * @throws {ReportNotFound} naming the folder searched and the runs it holds.
+ */
+export function findReport(cwd: string, run?: string, resultsDir?: string): string {
+  if (run) {
+    const direct = resolve(cwd, run);
+    if (existsSync(direct) && statSync(direct).isFile()) return direct;
+    if (existsSync(join(direct, "report.html"))) return join(direct, "report.html");
+  }
+  const runs = runsFolder(cwd, resultsDir);
+  const ids = runsWithReports(runs);
+  if (ids.length === 0) {
+    throw new ReportNotFound(
+      `No run report in ${runs}. Run your tests with preset "jest-m3" first (npx jest).`,
+    );
+  }
+  if (!run) return join(runs, ids[ids.length - 1]!, "report.html");
+  const matching = ids.filter((id) => id.startsWith(run));
+  if (matching.length === 1) return join(runs, matching[0]!, "report.html");
+  throw new ReportNotFound(
+    `${matching.length === 0 ? "No run" : "More than one run"} matches "${run}" in ${runs}. Runs with a report: ${ids.slice(-10).join(", ")}.`,
+  );
+}
+
+/** The command that opens a file in the desktop's browser, or null where there is none. */
+function opener(): { command: string; args: string[] } | null {
+  if (process.platform === "darwin") return { command: "open", args: [] };
+  if (process.platform === "win32") return { command: "cmd", args: ["/c", "start", '""'] };
+  if (!process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return null;
+  return { command: "xdg-open", args: [] };
+}
+
+/** Asks the desktop to open `file`; false when this machine has no desktop to ask. */
+export function openInBrowser(file: string): Promise<boolean> {
+  const how = opener();
+  if (!how) return Promise.resolve(false);
+  return new Promise((done) => {
+    const child = spawn(how.command, [...how.args, file], { stdio: "ignore", detached: true });
+    child.once("error", () => done(false));
+    child.once("spawn", () => {
+      child.unref();
+      done(true);
+    });
+  });
+}
+
+/** Serves `file` (and only it) on 127.0.0.1; resolves once listening. */
+export function serveReport(file: string, port = 0): Promise<{ server: Server; url: string }> {
+  const server = createServer((request, response) => {
+    if (request.method !== "GET" || !["/", "/report.html"].includes(request.url ?? "")) {
+      response.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+      return;
+    }
+    response
+      .writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" })
+      .end(readFileSync(file));
+  });
+  return new Promise((done, fail) => {
+    server.once("error", fail);
+    server.listen(port, "127.0.0.1", () => {
+      const address = server.address();
+      const actual = typeof address === "object" && address ? address.port : port;
+      done({ server, url: `http://127.0.0.1:${actual}/` });
+    });
+  });
+}

@@ -1,0 +1,174 @@
+/**
+ * Builds a run's {@link RunReport} from what Jest reported (tests, verdicts, failure
+ * messages) and what the workers recorded (the sessions of each test).
+ */
+import { createHash } from "node:crypto";
+import { relative } from "node:path";
+import type { TranscriptRecord } from "../transcript.js";
+import type { ReportTest, RunReport, Verdict } from "./model.js";
+import { scrubText, type SecretValue } from "./redact.js";
+
+/** One test as Jest's reporters receive it (the fields the report reads). */
+export interface JestAssertion {
+  readonly fullName: string;
+  readonly title: string;
+  readonly status: string;
+  readonly duration?: number | null;
+  readonly failureMessages?: readonly string[];
+}
+
+/** One test file as Jest's reporters receive it. */
+export interface JestFileResult {
+  readonly testFilePath: string;
+  readonly testResults: readonly JestAssertion[];
+  /** Set when the file itself failed to run (a syntax error, a throwing hook). */
+  readonly testExecError?: { readonly message?: string } | null;
+  readonly failureMessage?: string | null;
+}
+
+/** What run.json holds (written by global setup). */
+export interface RunFile {
+  readonly runId?: string;
+  readonly provider?: string | null;
+  readonly readiness?: Record<
+    string,
+    | {
+        readonly readiness?: {
+          readonly ready?: boolean;
+          readonly harness?: { readonly version?: string | null };
+        };
+      }
+    | { readonly error?: string }
+  >;
+}
+
+/** Everything a report is made of. */
+export interface ReportInput {
+  readonly rootDir: string;
+  readonly run: RunFile | null;
+  readonly files: readonly JestFileResult[];
+  readonly sessions: readonly TranscriptRecord[];
+  readonly success: boolean;
+  readonly startedAt: number | null;
+  readonly secrets: readonly SecretValue[];
+}
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
+
+/** Text without ANSI colour codes. */
+export function stripAnsi(text: string): string {
+  return text.replace(ANSI, "");
+}
+
+/**
+ * What the reporter puts between a failure message and the agent transcript it appends (for
+ * JUnit and other reporters); the HTML report shows the transcript its own way.
+ */
+export const TRANSCRIPT_MARKER = "\n\nWhat the agent did:\n";
+
+const withoutTranscript = (message: string): string => {
+  const at = message.indexOf(TRANSCRIPT_MARKER);
+  return at < 0 ? message : message.slice(0, at);
+};
+
+/** The stable id of a test: a short hash of its file (relative) and full name. */
+export function testId(file: string, fullName: string): string {
+  return createHash("sha1").update(`${file}\u0000${fullName}`).digest("hex").slice(0, 12);
+}
+
+function verdictOf(status: string): Verdict {
+  if (status === "passed" || status === "failed" || status === "todo") return status;
+  return "skipped";
+}
+
+function harnessLines(run: RunFile | null): RunReport["harnesses"] {
+  return Object.entries(run?.readiness ?? {}).map(([name, entry]) => {
+    if ("error" in entry && entry.error) return { name, status: `error: ${entry.error}` };
+    const readiness = "readiness" in entry ? entry.readiness : undefined;
+    const version = readiness?.harness?.version ?? "unknown version";
+    return { name, status: `${version}: ${readiness?.ready ? "ready" : "NOT ready"}` };
+  });
+}
+
+/** The report of a run. */
+export function buildRunReport(input: ReportInput): RunReport {
+  const scrub = (text: string): string => scrubText(stripAnsi(text), input.secrets);
+  const tests: ReportTest[] = [];
+  const used = new Set<string>();
+  const uniqueId = (file: string, name: string): string => {
+    const base = testId(file, name);
+    let id = base;
+    for (let n = 2; used.has(id); n += 1) id = `${base}-${n}`;
+    used.add(id);
+    return id;
+  };
+  const byFile = new Map<string, TranscriptRecord[]>();
+  for (const session of input.sessions) {
+    const list = byFile.get(session.testPath);
+    if (list) list.push(session);
+    else byFile.set(session.testPath, [session]);
+  }
+  for (const result of input.files) {
+    const file = relative(input.rootDir, result.testFilePath) || result.testFilePath;
+    const sessions = byFile.get(result.testFilePath) ?? [];
+    const claimed = new Set<TranscriptRecord>();
+    for (const assertion of result.testResults) {
+      const mine = sessions.filter((session) => session.testName === assertion.fullName);
+      mine.forEach((session) => claimed.add(session));
+      tests.push({
+        id: uniqueId(file, assertion.fullName),
+        file,
+        title: assertion.title,
+        fullName: assertion.fullName,
+        verdict: verdictOf(assertion.status),
+        durationMs: assertion.duration ?? null,
+        failureMessages: (assertion.failureMessages ?? []).map((message) =>
+          scrub(withoutTranscript(message)),
+        ),
+        sessions: mine,
+      });
+    }
+    const suiteFailed = Boolean(result.testExecError) || result.testResults.length === 0;
+    const orphans = sessions.filter((session) => !claimed.has(session));
+    if (orphans.length > 0 || (suiteFailed && result.failureMessage)) {
+      // Sessions of hooks (beforeAll, ...), and files that failed to run at all.
+      const name = `(${file}: outside any test)`;
+      tests.push({
+        id: uniqueId(file, name),
+        file,
+        title: name,
+        fullName: name,
+        verdict: suiteFailed && result.failureMessage ? "failed" : "passed",
+        durationMs: null,
+        failureMessages: result.failureMessage && suiteFailed ? [scrub(result.failureMessage)] : [],
+        sessions: orphans,
+      });
+    }
+  }
+  const count = (verdict: Verdict): number =>
+    tests.filter((test) => test.verdict === verdict).length;
+  const sessions = tests.flatMap((test) => test.sessions);
+  return {
+    schema: 1,
+    runId: input.run?.runId ?? null,
+    provider: input.run?.provider ?? null,
+    harnesses: harnessLines(input.run),
+    startedAt: input.startedAt === null ? null : new Date(input.startedAt).toISOString(),
+    finishedAt: new Date().toISOString(),
+    success: input.success,
+    totals: {
+      tests: tests.length,
+      passed: count("passed"),
+      failed: count("failed"),
+      skipped: count("skipped") + count("todo"),
+      sessions: sessions.length,
+      calls: sessions.reduce(
+        (sum, session) =>
+          sum + session.turns.reduce((inTurns, turn) => inTurns + turn.toolCalls.length, 0),
+        0,
+      ),
+    },
+    tests,
+  };
+}

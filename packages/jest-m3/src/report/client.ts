@@ -1,0 +1,287 @@
+/**
+ * The report page's own script and styles, inlined into every report (no network, no
+ * server). Plain ES2017 for any current browser; it reads the run from the page's
+ * `application/json` script tag. Lists are virtualized (tests) or paged (calls), so a run
+ * with thousands of calls opens and filters at once.
+ *
+ * Kept as text: the package compiles without DOM types, and the page must not depend on a
+ * bundler. It avoids backticks and template placeholders so it can live in `String.raw`.
+ */
+
+/** The page's CSS. */
+export const REPORT_STYLES = String.raw`
+:root { --fg:#1d2330; --muted:#5f6b7a; --line:#dde2ea; --bg:#f6f8fb; --pass:#137333; --fail:#c5221f; --skip:#8a6d00; --accent:#1a56db; }
+* { box-sizing: border-box; }
+body { margin:0; font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif; color:var(--fg); background:var(--bg); }
+header { padding:10px 16px; background:#fff; border-bottom:1px solid var(--line); }
+header h1 { font-size:16px; margin:0 8px 0 0; display:inline; }
+.meta { color:var(--muted); font-size:12px; margin-top:2px; }
+.totals span { margin-right:10px; font-weight:600; }
+.filters { display:flex; gap:8px; flex-wrap:wrap; align-items:center; padding:8px 16px; background:#fff; border-bottom:1px solid var(--line); }
+.filters select, .filters input { font:inherit; padding:3px 6px; border:1px solid var(--line); border-radius:4px; background:#fff; }
+.filters input[type=search] { min-width:260px; }
+#count { color:var(--muted); font-size:12px; }
+main { display:flex; height:calc(100vh - 104px); }
+#list { width:38%; min-width:280px; overflow:auto; position:relative; border-right:1px solid var(--line); background:#fff; }
+#list-inner { position:relative; }
+.row { position:absolute; left:0; right:0; height:48px; padding:4px 10px; border-bottom:1px solid #eef1f5; cursor:pointer; overflow:hidden; }
+.row:hover { background:#f1f5fd; }
+.row.selected { background:#e3ecfd; }
+.row .name { white-space:nowrap; overflow:hidden; text-overflow:ellipsis; }
+.row .sub { color:var(--muted); font-size:12px; white-space:nowrap; overflow:hidden; text-overflow:ellipsis; }
+#detail { flex:1; overflow:auto; padding:12px 18px 40px; }
+.v { display:inline-block; min-width:54px; text-align:center; font-size:11px; font-weight:700; border-radius:3px; padding:1px 4px; color:#fff; margin-right:6px; text-transform:uppercase; }
+.v-passed { background:var(--pass); } .v-failed { background:var(--fail); } .v-skipped, .v-todo { background:var(--skip); }
+h2 { font-size:17px; margin:4px 0; }
+h3 { font-size:15px; margin:16px 0 6px; }
+h4 { font-size:13px; margin:12px 0 4px; }
+pre { white-space:pre-wrap; word-break:break-word; background:#fff; border:1px solid var(--line); border-radius:4px; padding:8px; margin:4px 0; font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; }
+pre.failure { border-color:#f1b7b5; background:#fff6f5; }
+.session { background:#fff; border:1px solid var(--line); border-radius:6px; padding:8px 12px; margin:12px 0; }
+.turn { border-top:1px solid #eef1f5; margin-top:8px; padding-top:4px; }
+.label { color:var(--muted); font-size:12px; }
+table.calls { border-collapse:collapse; width:100%; font-size:12px; margin:4px 0; }
+table.calls th { text-align:left; color:var(--muted); font-weight:600; border-bottom:1px solid var(--line); padding:3px 4px; }
+table.calls td { border-bottom:1px solid #eef1f5; padding:3px 4px; vertical-align:top; }
+table.calls tr.call { cursor:pointer; }
+table.calls tr.call:hover { background:#f7f9fc; }
+td.args, td.res { font-family:ui-monospace,Menlo,Consolas,monospace; word-break:break-all; max-width:320px; }
+.bar { position:relative; height:8px; width:120px; background:#eef1f5; border-radius:2px; }
+.bar i { position:absolute; top:0; height:8px; background:var(--accent); border-radius:2px; min-width:2px; }
+.st-success { color:var(--pass); font-weight:600; } .st-bad { color:var(--fail); font-weight:600; }
+.ev { font-size:11px; border:1px solid var(--line); border-radius:3px; padding:0 3px; }
+.gap, .err { color:var(--fail); }
+button.more { font:inherit; margin:6px 0; }
+.empty { color:var(--muted); padding:20px; }
+`;
+
+/** The page's script. */
+export const REPORT_SCRIPT = String.raw`
+(function () {
+  'use strict';
+  var started = performance.now();
+  var data = JSON.parse(document.getElementById('m3-data').textContent);
+  var parsed = performance.now();
+  var tests = data.tests;
+  var ROW = 48, PAGE = 100;
+  var state = { verdict: '', agent: '', server: '', tool: '', q: '', selected: null };
+  var visible = [];
+  var byId = {};
+  var el = function (id) { return document.getElementById(id); };
+
+  function esc(text) {
+    return String(text == null ? '' : text).replace(/[&<>"']/g, function (c) {
+      return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c];
+    });
+  }
+  function agentLabel(s) {
+    return (s.harness || s.agent) + (s.version ? ' ' + s.version : '') + ' · ' + s.model;
+  }
+  function badStatus(status) { return status !== 'success'; }
+  function ms(value) { return value == null ? '' : value < 1000 ? Math.round(value) + ' ms' : (value / 1000).toFixed(2) + ' s'; }
+
+  // Per test, once: its agents, servers, tools and call count, for the filters.
+  var agents = {}, servers = {}, tools = {};
+  tests.forEach(function (t) {
+    byId[t.id] = t;
+    t._agents = {}; t._servers = {}; t._tools = {}; t._calls = 0;
+    t.sessions.forEach(function (s) {
+      var a = agentLabel(s); t._agents[a] = 1; agents[a] = 1;
+      s.turns.forEach(function (turn) {
+        turn.toolCalls.forEach(function (c) {
+          t._calls += 1; t._servers[c.server] = 1; servers[c.server] = 1; t._tools[c.tool] = 1; tools[c.tool] = 1;
+        });
+      });
+    });
+  });
+  function haystack(t) {
+    if (t._text === undefined) {
+      var parts = [t.fullName, t.file, t.verdict].concat(t.failureMessages);
+      t.sessions.forEach(function (s) {
+        parts.push(s.agent, s.model, s.harness || '', s.error || '');
+        s.turns.forEach(function (turn) {
+          parts.push(turn.prompt, turn.reply || '', turn.error || '');
+          turn.toolCalls.forEach(function (c) { parts.push(c.server, c.tool, c.arguments, c.result || '', c.error || ''); });
+        });
+      });
+      t._text = parts.join('\n').toLowerCase();
+    }
+    return t._text;
+  }
+  function fill(select, values, all) {
+    var html = '<option value="">' + esc(all) + '</option>';
+    Object.keys(values).sort().forEach(function (v) { html += '<option value="' + esc(v) + '">' + esc(v) + '</option>'; });
+    select.innerHTML = html;
+  }
+  fill(el('f-agent'), agents, 'all agents');
+  fill(el('f-server'), servers, 'all servers');
+  fill(el('f-tool'), tools, 'all tools');
+
+  function matches(t) {
+    if (state.verdict && t.verdict !== state.verdict) return false;
+    if (state.agent && !t._agents[state.agent]) return false;
+    if (state.server && !t._servers[state.server]) return false;
+    if (state.tool && !t._tools[state.tool]) return false;
+    if (state.q && haystack(t).indexOf(state.q) < 0) return false;
+    return true;
+  }
+  function callShown(c) {
+    return (!state.server || c.server === state.server) && (!state.tool || c.tool === state.tool);
+  }
+
+  // The test list: only the rows in view exist in the page.
+  var list = el('list'), inner = el('list-inner');
+  function renderRows() {
+    var top = list.scrollTop, height = list.clientHeight || 600;
+    var first = Math.max(0, Math.floor(top / ROW) - 5);
+    var last = Math.min(visible.length, Math.ceil((top + height) / ROW) + 5);
+    var html = '';
+    for (var i = first; i < last; i += 1) {
+      var t = visible[i];
+      var sub = t.file + ' · ' + Object.keys(t._agents).join(', ') + (t._calls ? ' · ' + t._calls + ' calls' : '');
+      html += '<div class="row' + (t.id === state.selected ? ' selected' : '') + '" style="top:' + i * ROW + 'px" data-test-id="' + esc(t.id) + '">' +
+        '<div class="name"><span class="v v-' + t.verdict + '">' + t.verdict + '</span>' + esc(t.fullName) + '</div>' +
+        '<div class="sub">' + esc(sub) + '</div></div>';
+    }
+    inner.innerHTML = html;
+  }
+  function applyFilters() {
+    visible = tests.filter(matches);
+    inner.style.height = visible.length * ROW + 'px';
+    el('count').textContent = visible.length + ' of ' + tests.length + ' tests';
+    renderRows();
+    if (state.selected) renderDetail(byId[state.selected]);
+  }
+  list.addEventListener('scroll', renderRows);
+  list.addEventListener('click', function (event) {
+    var row = event.target.closest('.row');
+    if (row) location.hash = 'test=' + row.getAttribute('data-test-id');
+  });
+
+  function callRows(calls, turnMs, from, to) {
+    var html = '';
+    for (var i = from; i < to; i += 1) {
+      var c = calls[i];
+      var span = turnMs && turnMs > 0 ? turnMs : null;
+      var left = span && c.offsetMs != null ? Math.min(100, Math.max(0, c.offsetMs / span * 100)) : 0;
+      var width = span && c.latencyMs != null ? Math.min(100 - left, c.latencyMs / span * 100) : 0;
+      html += '<tr class="call" data-call="' + i + '"><td>' + esc(c.id || i + 1) + '</td>' +
+        '<td><div class="bar" title="' + esc(ms(c.offsetMs)) + ' after the turn began"><i style="left:' + left.toFixed(1) + '%;width:' + width.toFixed(1) + '%"></i></div></td>' +
+        '<td>' + esc(c.server) + '</td><td>' + esc(c.tool) + '</td>' +
+        '<td class="args">' + esc(c.arguments) + '</td>' +
+        '<td class="res">' + (c.error ? '<span class="err">' + esc(c.error) + '</span>' : esc(c.result == null ? '' : c.result)) + '</td>' +
+        '<td class="' + (badStatus(c.status) ? 'st-bad' : 'st-success') + '">' + esc(c.status) + '</td>' +
+        '<td><span class="ev">' + esc(c.evidence) + '</span></td><td>' + esc(ms(c.latencyMs)) + '</td></tr>';
+    }
+    return html;
+  }
+  function messagesHtml(c) {
+    if (!c.messages || c.messages.length === 0) return '<span class="label">No JSON-RPC messages: the agent reported this call but it was not seen on the wire.</span>';
+    return c.messages.map(function (m) {
+      var text = m.json;
+      try { text = JSON.stringify(JSON.parse(m.json), null, 2); } catch (e) { /* clipped: shown as recorded */ }
+      return '<div class="label">' + (m.direction === 'to_server' ? '→ to server' : '← from server') + ' · ' + esc(m.kind) +
+        (m.afterMs ? ' · +' + esc(ms(m.afterMs)) : '') + (m.origin ? ' · answered by the wire capture (' + esc(m.origin) + ')' : '') + '</div><pre>' + esc(text) + '</pre>';
+    }).join('');
+  }
+  function turnHtml(s, si, turn, ti) {
+    var calls = turn.toolCalls.filter(callShown);
+    var html = '<div class="turn" id="s' + si + 't' + turn.number + '"><h4>Turn ' + turn.number + ' <span class="label">[' + esc(turn.outcome) + ']' + (turn.durationMs != null ? ' · ' + esc(ms(turn.durationMs)) : '') + '</span></h4>' +
+      '<div class="label">prompt</div><pre class="prompt">' + esc(turn.prompt) + '</pre>' +
+      '<div class="label">reply</div><pre class="reply">' + esc(turn.reply == null ? '(none)' : turn.reply) + '</pre>';
+    if (turn.error) html += '<div class="err">turn error: ' + esc(turn.error) + '</div>';
+    (turn.gaps || []).forEach(function (g) { html += '<div class="gap">evidence gap: ' + esc(g) + '</div>'; });
+    var filtered = calls.length !== turn.toolCalls.length ? ' (' + calls.length + ' of ' + turn.toolCalls.length + ' shown by the filters)' : '';
+    if (turn.toolCalls.length === 0) return html + '<div class="label">tool calls: none observed</div></div>';
+    html += '<div class="label">tool calls' + filtered + ' · click a call for its JSON-RPC messages</div>' +
+      '<table class="calls" data-session="' + si + '" data-turn="' + ti + '"><thead><tr><th>#</th><th>timeline</th><th>server</th><th>tool</th><th>arguments</th><th>result or error</th><th>status</th><th>evidence</th><th>latency</th></tr></thead><tbody>' +
+      callRows(calls, turn.durationMs, 0, Math.min(PAGE, calls.length)) + '</tbody></table>';
+    if (calls.length > PAGE) html += '<button class="more" data-session="' + si + '" data-turn="' + ti + '" data-shown="' + PAGE + '">show ' + Math.min(PAGE, calls.length - PAGE) + ' more of ' + (calls.length - PAGE) + '</button>';
+    return html + '</div>';
+  }
+  var current = null;
+  function renderDetail(t) {
+    var detail = el('detail');
+    current = t || null;
+    if (!t) { detail.innerHTML = '<div class="empty">Choose a test.</div>'; detail.removeAttribute('data-test-id'); return; }
+    detail.setAttribute('data-test-id', t.id);
+    var html = '<h2><span class="v v-' + t.verdict + '">' + t.verdict + '</span>' + esc(t.fullName) + '</h2>' +
+      '<div class="meta">' + esc(t.file) + (t.durationMs != null ? ' · ' + esc(ms(t.durationMs)) : '') +
+      (t.trials ? ' · trials ' + t.trials.passed + '/' + t.trials.total + ' passed (' + Math.round(t.trials.passed / t.trials.total * 100) + '%)' : '') +
+      ' · <a href="#test=' + esc(t.id) + '">link to this test</a></div>';
+    if (t.failureMessages.length > 0) {
+      html += '<h3>Failed assertion</h3>' + t.failureMessages.map(function (m) { return '<pre class="failure">' + esc(m) + '</pre>'; }).join('') +
+        (t.sessions.length ? '<div class="label">The calls the message lists are in the timeline of each turn below.</div>' : '');
+    }
+    if (t.sessions.length === 0) html += '<p class="label">This test ran no agent sessions.</p>';
+    t.sessions.forEach(function (s, si) {
+      var count = s.turns.reduce(function (n, turn) { return n + turn.toolCalls.length; }, 0);
+      html += '<div class="session"><h3>' + esc(s.agent) + '</h3><div class="meta agent">harness ' + esc(s.harness || s.agent) + (s.version ? ' ' + esc(s.version) : '') + ' · model ' + esc(s.model) +
+        ' · session ' + esc(s.sessionId || '(never opened)') + ' · outcome ' + esc(s.outcome) + ' · ' + count + ' calls' + (s.durationMs != null ? ' · ' + esc(ms(s.durationMs)) : '') + '</div>';
+      if (s.error) html += '<div class="err">session error: ' + esc(s.error) + '</div>';
+      s.gaps.forEach(function (g) { html += '<div class="gap">evidence gap: ' + esc(g) + '</div>'; });
+      if (s.outsideTurns) html += '<div class="label">' + s.outsideTurns + ' call(s) outside any turn</div>';
+      s.turns.forEach(function (turn, ti) { html += turnHtml(s, si, turn, ti); });
+      html += '</div>';
+    });
+    detail.innerHTML = html;
+  }
+  el('detail').addEventListener('click', function (event) {
+    if (!current) return;
+    var more = event.target.closest('button.more');
+    if (more) {
+      var si = +more.getAttribute('data-session'), ti = +more.getAttribute('data-turn'), shown = +more.getAttribute('data-shown');
+      var turn = current.sessions[si].turns[ti], calls = turn.toolCalls.filter(callShown);
+      var next = Math.min(calls.length, shown + PAGE);
+      var body = el('detail').querySelector('table.calls[data-session="' + si + '"][data-turn="' + ti + '"] tbody');
+      body.insertAdjacentHTML('beforeend', callRows(calls, turn.durationMs, shown, next));
+      if (next >= calls.length) more.remove();
+      else { more.setAttribute('data-shown', next); more.textContent = 'show ' + Math.min(PAGE, calls.length - next) + ' more of ' + (calls.length - next); }
+      return;
+    }
+    var row = event.target.closest('tr.call');
+    if (!row) return;
+    if (row.nextElementSibling && row.nextElementSibling.classList.contains('messages')) { row.nextElementSibling.remove(); return; }
+    var table = row.closest('table.calls');
+    var t2 = current.sessions[+table.getAttribute('data-session')].turns[+table.getAttribute('data-turn')];
+    var call = t2.toolCalls.filter(callShown)[+row.getAttribute('data-call')];
+    row.insertAdjacentHTML('afterend', '<tr class="messages"><td colspan="9">' + messagesHtml(call) + '</td></tr>');
+  });
+
+  function fromHash() {
+    var match = /test=([^&]+)/.exec(location.hash);
+    var id = match ? decodeURIComponent(match[1]) : null;
+    if (id && byId[id]) {
+      state.selected = id;
+      if (visible.indexOf(byId[id]) < 0) { // a deep link to a test the filters hide: clear them
+        state.verdict = state.agent = state.server = state.tool = state.q = '';
+        ['f-verdict', 'f-agent', 'f-server', 'f-tool', 'f-search'].forEach(function (f) { el(f).value = ''; });
+        applyFilters();
+      }
+      var index = visible.indexOf(byId[id]);
+      if (index >= 0 && (index * ROW < list.scrollTop || index * ROW > list.scrollTop + list.clientHeight - ROW)) list.scrollTop = index * ROW;
+      renderRows();
+      renderDetail(byId[id]);
+    }
+  }
+  window.addEventListener('hashchange', fromHash);
+  [['f-verdict', 'verdict'], ['f-agent', 'agent'], ['f-server', 'server'], ['f-tool', 'tool']].forEach(function (pair) {
+    el(pair[0]).addEventListener('change', function (event) { state[pair[1]] = event.target.value; applyFilters(); });
+  });
+  var timer = null;
+  el('f-search').addEventListener('input', function (event) {
+    clearTimeout(timer);
+    var value = event.target.value.trim().toLowerCase();
+    timer = setTimeout(function () { state.q = value; applyFilters(); }, 120);
+  });
+
+  applyFilters();
+  if (/test=/.test(location.hash)) fromHash();
+  else {
+    var first = visible.filter(function (t) { return t.verdict === 'failed'; })[0] || visible[0];
+    if (first) { state.selected = first.id; renderRows(); renderDetail(first); }
+  }
+  window.m3Report = { ready: true, parseMs: parsed - started, renderMs: performance.now() - parsed,
+    filter: function (next) { Object.keys(next).forEach(function (k) { state[k] = next[k]; }); applyFilters(); return visible.length; } };
+})();
+`;

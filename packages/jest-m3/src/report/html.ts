@@ -1,0 +1,70 @@
+/**
+ * The run report as one self-contained HTML file: styles and script inline, the run's data
+ * in a `<script type="application/json">` tag. It opens from disk, with no server and no
+ * network.
+ */
+import type { RunReport } from "./model.js";
+import { REPORT_SCRIPT, REPORT_STYLES } from "./client.js";
+
+/**
+ * JSON safe inside a `<script>` element: every `<` escaped, so no `</script>` or `<!--` in
+ * the data can end or change the element; U+2028/U+2029 escaped for older parsers.
+ */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, "\\u003c")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
+}
+
+const escapeHtml = (text: string): string =>
+  text.replace(
+    /[&<>"']/g,
+    (char) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[char]!,
+  );
+
+/**
+ * The report page of a run.
+ *
+ * @example
+ * ```ts
+ * writeFileSync(join(runDir, "report.html"), renderReportHtml(report));
+ * ```
+ */
+export function renderReportHtml(report: RunReport): string {
+  const { totals } = report;
+  const title = `jest-m3 run ${report.runId ?? ""}`.trim();
+  const harnesses = report.harnesses.map((entry) => `${entry.name} ${entry.status}`).join(" · ");
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+<title>${escapeHtml(title)}</title>
+<style>${REPORT_STYLES}</style>
+</head>
+<body>
+<header>
+<h1>${escapeHtml(title)}</h1>
+<span class="totals" id="totals"><span class="${report.success ? "st-success" : "st-bad"}">${report.success ? "passed" : "failed"}</span><span>${totals.tests} tests</span><span class="st-success">${totals.passed} passed</span><span class="st-bad">${totals.failed} failed</span><span>${totals.skipped} skipped</span><span>${totals.sessions} sessions</span><span>${totals.calls} tool calls</span></span>
+<div class="meta">${escapeHtml(`provider: ${report.provider ?? "unknown"}`)}${harnesses ? ` · ${escapeHtml(harnesses)}` : ""} · ${escapeHtml(report.finishedAt)}</div>
+</header>
+<div class="filters">
+<select id="f-verdict" aria-label="verdict"><option value="">all verdicts</option><option value="failed">failed</option><option value="passed">passed</option><option value="skipped">skipped</option><option value="todo">todo</option></select>
+<select id="f-agent" aria-label="agent"></select>
+<select id="f-server" aria-label="server"></select>
+<select id="f-tool" aria-label="tool"></select>
+<input id="f-search" type="search" placeholder="search tests, prompts, replies, calls" aria-label="search">
+<span id="count"></span>
+</div>
+<main>
+<div id="list"><div id="list-inner"></div></div>
+<section id="detail"><div class="empty">Choose a test.</div></section>
+</main>
+<script type="application/json" id="m3-data">${jsonForScript(report)}</script>
+<script>${REPORT_SCRIPT}</script>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,54 @@
+/**
+ * The data of a run report: what the HTML report embeds and renders. Plain JSON, already
+ * redacted, built once per run by the reporter.
+ */
+import type { TranscriptRecord } from "../transcript.js";
+
+/** Where a test ended. */
+export type Verdict = "passed" | "failed" | "skipped" | "todo";
+
+/** How many trials of a test passed, when the test ran trials. */
+export interface Trials {
+  readonly passed: number;
+  readonly total: number;
+}
+
+/** One test of the run, with every agent session it ran. */
+export interface ReportTest {
+  /** Stable across runs for the same file and name: the URL hash of a deep link (`#test=<id>`). */
+  readonly id: string;
+  /** The test file, relative to the Jest root folder. */
+  readonly file: string;
+  readonly title: string;
+  /** Describe blocks and title, joined by spaces, as Jest names it. */
+  readonly fullName: string;
+  readonly verdict: Verdict;
+  readonly durationMs: number | null;
+  /** Why it failed: the assertion messages, ANSI colours removed. */
+  readonly failureMessages: readonly string[];
+  readonly sessions: readonly TranscriptRecord[];
+  readonly trials?: Trials;
+}
+
+/** The whole run. */
+export interface RunReport {
+  /** Version of this shape; bumped when a field changes meaning. */
+  readonly schema: 1;
+  readonly runId: string | null;
+  /** The model provider line global setup printed. */
+  readonly provider: string | null;
+  /** Each configured harness's readiness line. */
+  readonly harnesses: ReadonlyArray<{ readonly name: string; readonly status: string }>;
+  readonly startedAt: string | null;
+  readonly finishedAt: string;
+  readonly success: boolean;
+  readonly totals: {
+    readonly tests: number;
+    readonly passed: number;
+    readonly failed: number;
+    readonly skipped: number;
+    readonly sessions: number;
+    readonly calls: number;
+  };
+  readonly tests: readonly ReportTest[];
+}

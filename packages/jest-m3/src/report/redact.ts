@@ -1,0 +1,75 @@
+/**
+ * What keeps credentials out of everything the reports write: fields with credential-looking
+ * names are replaced (core's `isSecretName`, through the matchers' `redactValue`), and the
+ * values of credential-named environment variables are replaced wherever they appear in a
+ * string (a server that echoes its key, a prompt that quotes it). Only names ever remain.
+ */
+import { isSecretName } from "@jest-m3/core/runner";
+import { redactValue } from "../format/values.js";
+
+/** A credential value to hide, and the variable name shown in its place. */
+export interface SecretValue {
+  readonly name: string;
+  readonly value: string;
+}
+
+/** Values shorter than this are not scrubbed from text: they would hide ordinary words. */
+const MIN_SECRET_LENGTH = 6;
+
+/** The values of the credential-named variables of `env`, longest first. */
+export function secretValuesOf(env: NodeJS.ProcessEnv = process.env): SecretValue[] {
+  return Object.entries(env)
+    .filter(
+      (entry): entry is [string, string] =>
+        isSecretName(entry[0]) &&
+        typeof entry[1] === "string" &&
+        entry[1].length >= MIN_SECRET_LENGTH,
+    )
+    .map(([name, value]) => ({ name, value }))
+    .sort((a, b) => b.value.length - a.value.length);
+}
+
+/** A JSON string member, `"name": "value"`, inside free text (a prompt, a failure message). */
+const JSON_MEMBER = /"([\w.-]{1,64})"(\s*:\s*)"(?:[^"\\]|\\.)*"/g;
+/** An environment-style assignment, `NAME=value`. */
+const ASSIGNMENT = /\b([A-Za-z_][\w]{0,63})=([^\s"',;]+)/g;
+
+/**
+ * `text` with every secret value replaced by `[redacted: NAME]`, and the value of every
+ * credential-named JSON member or `NAME=value` assignment in it replaced by `[redacted]`
+ * (a prompt that quotes a token, say).
+ */
+export function scrubText(text: string, secrets: readonly SecretValue[]): string {
+  let out = text;
+  for (const { name, value } of secrets) {
+    if (out.includes(value)) out = out.split(value).join(`[redacted: ${name}]`);
+  }
+  out = out.replace(JSON_MEMBER, (member: string, name: string, colon: string) =>
+    isSecretName(name) && !member.endsWith('"[redacted]"')
+      ? `"${name}"${colon}"[redacted]"`
+      : member,
+  );
+  return out.replace(ASSIGNMENT, (assignment: string, name: string) =>
+    isSecretName(name) ? `${name}=[redacted]` : assignment,
+  );
+}
+
+/**
+ * A copy of `value` safe to write: credential-named fields redacted at every depth, and
+ * secret values scrubbed from every string.
+ */
+export function redactForReport(value: unknown, secrets: readonly SecretValue[]): unknown {
+  const named = redactValue(value);
+  if (secrets.length === 0) return named;
+  const scrub = (entry: unknown): unknown => {
+    if (typeof entry === "string") return scrubText(entry, secrets);
+    if (Array.isArray(entry)) return entry.map(scrub);
+    if (typeof entry === "object" && entry !== null) {
+      const out: Record<string, unknown> = {};
+      for (const [key, inner] of Object.entries(entry)) out[key] = scrub(inner);
+      return out;
+    }
+    return entry;
+  };
+  return scrub(named);
+}

@@ -1,0 +1,222 @@
+// The HTML report of a real run (a user's project run by Jest as a child process, agent
+// sessions through the test harness making real MCP calls), opened from disk in headless
+// Chromium: content, a filter, a deep link, a screenshot; then `jest-m3 show-report`.
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Page } from "playwright-core";
+import { testId } from "../dist/report/build";
+import { withChromium } from "./support/chromium";
+import {
+  makeUserProject,
+  REPO,
+  removeTempDir,
+  runFolder,
+  runJest,
+  SHIPPING_SERVER,
+} from "./support/user-project";
+
+const testHarness = join(REPO, "packages", "core", "dist", "testing.js");
+const CLI = join(REPO, "packages", "jest-m3", "bin", "jest-m3.js");
+const serverSpec = `{ name: "shipping", command: process.execPath, args: [${JSON.stringify(SHIPPING_SERVER)}] }`;
+const PLANTED_KEY = "planted-key-value-5c1e9a";
+const PLANTED_TOKEN = "planted-token-value-77d2";
+
+const agentTest = (name: string, prompt: string, assertion: string): string => `
+test(${JSON.stringify(name)}, async () => {
+  await using kit = new MCPTestKit({ env: {}, harnesses: [testHarness()] });
+  const [agent] = kit.agents([{ harness: "test", models: ["scripted-1"] }]);
+  const session = agent!.session({ server: ${serverSpec} });
+  let turn;
+  {
+    await using open = await session.open();
+    turn = await open.send(${JSON.stringify(prompt)});
+  }
+  ${assertion}
+});
+`;
+
+const PROJECT = {
+  "report.test.ts": `
+import { MCPTestKit, expect } from "jest-m3";
+import { testHarness } from ${JSON.stringify(testHarness)};
+${agentTest(
+  "quotes a local parcel",
+  'call shipping:shipping_quote {"weight_kg":2,"zone":"local"}\nreply The quote is 9 USD.',
+  'expect(session.result).toHaveToolCall("shipping_quote", { turn, arguments: { weight_kg: 2, zone: "local" } });',
+)}
+${agentTest(
+  "asks for the wrong zone",
+  `call shipping:shipping_quote {"weight_kg":2,"zone":"local","api_token":"${PLANTED_TOKEN}"}\ncall shipping:shipping_quote {"weight_kg":5,"zone":"international"}\nreply Quoted with ${PLANTED_KEY}.`,
+  'expect(session.result).toHaveToolCall("shipping_quote", { turn, arguments: { weight_kg: 2, zone: "regional" } });',
+)}
+test("does not talk to an agent", () => {
+  expect(1 + 1).toBe(2);
+});
+`,
+};
+
+let project: string | undefined;
+let report: string;
+let output: string;
+let shots: string | undefined;
+
+beforeAll(() => {
+  project = makeUserProject(PROJECT);
+  const run = runJest(project, { env: { SHIPPING_API_KEY: PLANTED_KEY }, timeoutMs: 150_000 });
+  output = run.output;
+  expect(run.status).toBe(1); // one test fails on purpose
+  report = join(runFolder(project), "report.html");
+}, 180_000);
+
+afterAll(() => {
+  if (!process.env.M3_KEEP) removeTempDir(project);
+  removeTempDir(shots);
+});
+
+test("the run writes one self-contained report.html, with no secret in it", () => {
+  expect(output).toContain("report written to");
+  expect(existsSync(report)).toBe(true);
+  const html = readFileSync(report, "utf8");
+  expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)=/i); // nothing loaded from elsewhere
+  expect(html).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/); // no address to fetch
+  expect(html).not.toContain(PLANTED_KEY);
+  expect(html).not.toContain(PLANTED_TOKEN);
+  expect(html).toContain("[redacted: SHIPPING_API_KEY]");
+  // The embedded data cannot end its script element.
+  const data = /<script type="application\/json" id="m3-data">([\s\S]*?)<\/script>/.exec(html)![1]!;
+  expect(data).not.toContain("<");
+});
+
+test("Chromium shows the run: tests, the failed assertion, the call timeline, its JSON-RPC messages; filters and deep links work", async () => {
+  const url = pathToFileURL(report).href;
+  const passingId = testId("report.test.ts", "quotes a local parcel");
+  shots = mkdtempSync(join(tmpdir(), "m3-report-shots-"));
+  const screenshot = join(shots, "report.png");
+  await withChromium(async (browser) => {
+    const page = await browser.newPage();
+    const requests: string[] = [];
+    page.on("request", (request) => {
+      if (!request.url().startsWith("file:")) requests.push(request.url());
+    });
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await page.goto(url);
+    await textOf(page, "#count", "3 of 3 tests");
+
+    await expect(page.locator("#count").textContent()).resolves.toBe("3 of 3 tests");
+    await expect(page.locator("#totals").textContent()).resolves.toContain("1 failed");
+    // The failed test is shown first: its assertion, its agent, its turn and calls.
+    const detail = page.locator("#detail");
+    await expect(detail.locator("h2").textContent()).resolves.toContain("asks for the wrong zone");
+    const text = (await detail.textContent()) ?? "";
+    expect(text).toContain("Failed assertion");
+    expect(text).toContain('arguments {"weight_kg":2,"zone":"regional"}');
+    expect(text).toContain("harness test 1.0.0 · model scripted-1");
+    expect(text).toContain('call shipping:shipping_quote {"weight_kg":5,"zone":"international"}');
+    const rows = detail.locator("tr.call");
+    await expect(rows.count()).resolves.toBe(2);
+    const first = (await rows.nth(0).textContent()) ?? "";
+    expect(first).toContain("shipping_quote");
+    expect(first).toContain('"api_token":"[redacted]"');
+    expect(first).toContain("success");
+    expect(first).toContain("both");
+    expect(first).toMatch(/\d+ ms/);
+    await page.screenshot({ path: screenshot });
+    await rows.nth(1).click();
+    const messages = (await detail.locator("tr.messages").textContent()) ?? "";
+    expect(messages).toContain("→ to server");
+    expect(messages).toContain('"method": "tools/call"');
+    expect(messages).toContain("← from server");
+    expect(messages).toContain('"international"');
+
+    // A filter: only the failed test remains.
+    await page.selectOption("#f-verdict", "failed");
+    await expect(page.locator("#count").textContent()).resolves.toBe("1 of 3 tests");
+    await expect(page.locator("#list .row").count()).resolves.toBe(1);
+    await page.selectOption("#f-verdict", "");
+    await page.fill("#f-search", "does not talk");
+    await textOf(page, "#count", "1 of 3 tests");
+
+    // A deep link to the passing test, opened fresh.
+    await page.goto(`${url}#test=${passingId}`);
+    await textOf(page, "#count", "3 of 3 tests");
+    await expect(detail.getAttribute("data-test-id")).resolves.toBe(passingId);
+    await expect(detail.locator("h2").textContent()).resolves.toContain("quotes a local parcel");
+    await expect(page.locator(".row.selected").getAttribute("data-test-id")).resolves.toBe(
+      passingId,
+    );
+    expect(errors).toEqual([]);
+    expect(requests).toEqual([]);
+  });
+  expect(statSync(screenshot).size).toBeGreaterThan(10_000);
+  const keep = process.env.M3_REPORT_SCREENSHOT;
+  if (keep) writeFileSync(keep, readFileSync(screenshot));
+}, 120_000);
+
+test("npx jest-m3 show-report prints the latest report and serves it", async () => {
+  const printed = await runCli(["show-report", "--no-open"], project!);
+  expect(printed.code).toBe(0);
+  expect(printed.stdout.trim()).toBe(report);
+  const missing = await runCli(["show-report", "no-such-run", "--no-open"], project!);
+  expect(missing.code).toBe(1);
+  expect(missing.stderr).toContain('No run matches "no-such-run"');
+
+  const server = spawn(process.execPath, [CLI, "show-report", "--serve"], {
+    cwd: project!,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  try {
+    let stdout = "";
+    server.stdout.setEncoding("utf8");
+    const address = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no address in ${stdout}`)), 20_000);
+      server.stdout.on("data", (chunk: string) => {
+        stdout += chunk;
+        const match = /Serving the report at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stdout);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      });
+    });
+    const response = await fetch(address);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe(readFileSync(report, "utf8"));
+    expect((await fetch(`${address}../etc/passwd`)).status).toBe(404);
+  } finally {
+    server.kill("SIGTERM");
+  }
+}, 60_000);
+
+/** Waits until `selector`'s text is `text` (the page's CSP forbids eval'd predicates). */
+async function textOf(page: Page, selector: string, text: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  let seen: string | null = null;
+  while (Date.now() < deadline) {
+    seen = await page.locator(selector).textContent();
+    if (seen === text) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${selector} shows ${JSON.stringify(seen)}, not ${JSON.stringify(text)}`);
+}
+
+function runCli(
+  args: readonly string[],
+  cwd: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd,
+      env: { ...process.env, DISPLAY: "" },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
