@@ -204,7 +204,7 @@ export async function serve(
         });
         sendError(res, 404, message, "not_found");
       } else if (request.method === "POST" && !isPlainObject(request.json)) {
-        const message = `The request body is not a JSON object; a ${describeDialect(request.dialect.name)} request is expected.`;
+        const message = `The request body is not a JSON object; ${describeDialect(request.dialect.name)} request is expected.`;
         answer.record({
           decision: { kind: "rejected", status: 400, message },
           status: 400,

@@ -10,16 +10,16 @@ import { responses } from "./responses";
 /** The dialect modules. @internal */
 export const DIALECTS: readonly Dialect[] = [responses, chatCompletions, anthropicMessages, gemini];
 
-/** A dialect's name for messages, e.g. `Responses API`. @internal */
+/** A dialect's name for messages, with its article, e.g. `a Responses API`. @internal */
 export function describeDialect(dialect: ProviderDialect): string {
   switch (dialect) {
     case "responses":
-      return "Responses API";
+      return "a Responses API";
     case "chat-completions":
-      return "Chat Completions";
+      return "a Chat Completions";
     case "anthropic-messages":
-      return "Anthropic Messages";
+      return "an Anthropic Messages";
     case "gemini":
-      return "Gemini API";
+      return "a Gemini API";
   }
 }
