@@ -11,7 +11,6 @@ import {
   loadCassette,
   saveCassette,
   summarizeNeutral,
-  summarizeRequest,
   toJsonRegExps,
   toRegExps,
   type Cassette,
@@ -401,8 +400,8 @@ function sideOf(request: ModelRequest): SidePurpose | undefined {
 }
 
 function summarize(request: ModelRequest, patterns: RegExp[]): RequestSummary {
-  if (request.dialect.name === "responses") {
-    return summarizeRequest(request.path, request.json, patterns);
+  if (request.dialect.summarize !== undefined) {
+    return request.dialect.summarize(request.path, request.json, patterns);
   }
   return summarizeNeutral(request.path, neutralOf(request) ?? emptyNeutral(request), patterns);
 }

@@ -7,6 +7,7 @@ import type { ProviderDialect, SidePurpose } from "./names";
 import type { Decision } from "../decision";
 import type { NeutralRequest } from "../conversation";
 import type { SseEvent } from "../responses-stream";
+import type { RequestSummary } from "../cassette";
 
 export type { ProviderDialect, SidePurpose };
 
@@ -86,6 +87,11 @@ export interface Dialect {
   readAnswer(events: SseEvent[] | undefined, body: unknown): RecordedAnswer;
   /** The headers that authenticate a forwarded request with `key`. */
   authHeaders(key: string): Record<string, string>;
+  /**
+   * A dialect's own cassette summary of a request; without one, the summary is taken from
+   * the neutral conversation (`summarizeNeutral`).
+   */
+  summarize?(path: string, body: unknown, volatile: RegExp[]): RequestSummary;
 }
 
 /** A recorded answer read back: its text and its tool calls. @internal */

@@ -13,6 +13,7 @@ import {
   type NeutralRequest,
   type OfferedTools,
 } from "../conversation";
+import { summarizeRequest } from "../cassette";
 import type { Decision } from "../decision";
 import { encodeSse, errorBody, ResponseBuilder, type SseEvent } from "../responses-stream";
 import { isPlainObject } from "../script";
@@ -169,6 +170,9 @@ export const responses: Dialect = {
   },
 
   authHeaders: (key) => ({ authorization: `Bearer ${key}` }),
+
+  // Codex's own summary, kept as it was so cassettes recorded before dialects still replay.
+  summarize: summarizeRequest,
 };
 
 function addTools(offered: OfferedTools, tools: unknown) {
