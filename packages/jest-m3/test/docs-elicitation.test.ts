@@ -1,0 +1,45 @@
+// The examples of docs/elicitation.md, verbatim (packages/jest-m3/test/docs.test.ts checks it).
+import { ElicitationUnexpected, MCPTestKit, expect, type StdioServer } from "jest-m3";
+
+const everything: StdioServer = {
+  name: "everything",
+  command: process.execPath,
+  args: [require.resolve("@modelcontextprotocol/server-everything/dist/index.js"), "stdio"],
+};
+
+test("a plan answers server-everything's elicitations", async () => {
+  await using kit = new MCPTestKit({ env: {} });
+  const client = kit.direct(everything, {
+    elicitation: {
+      rules: [
+        {
+          when: { mode: "form", message: "inputs" },
+          answer: { action: "accept", content: { name: "Ada" } },
+          times: 1,
+        },
+        { when: { mode: "url" }, answer: { action: "decline" } },
+      ],
+      roundLimit: 3,
+    },
+  });
+  const accepted = await client.callTool("trigger-elicitation-request");
+  expect(JSON.stringify(accepted.content)).toContain("Name: Ada");
+  await client.callTool("trigger-url-elicitation", { url: "https://example.com/login" });
+  // A per-call plan overrides the client's for that call.
+  await client.callTool("trigger-elicitation-request", {}, { elicitation: { action: "cancel" } });
+
+  expect(client).toHaveElicitation({ mode: "form", action: "accept", content: { name: "Ada" } });
+  expect(client).toHaveElicitation({ mode: "url", action: "decline", count: 1 });
+  expect(client).toHaveElicitation({ action: "cancel" });
+});
+
+test("an elicitation the plan does not expect fails the call", async () => {
+  await using kit = new MCPTestKit({ env: {} });
+  const client = kit.direct(everything, {
+    elicitation: { rules: [{ when: { mode: "url" }, answer: { action: "accept" } }] },
+  });
+  await expect(client.callTool("trigger-elicitation-request")).rejects.toThrow(
+    ElicitationUnexpected,
+  );
+  expect(client).toHaveElicitation({ mode: "form", action: "error" });
+});
