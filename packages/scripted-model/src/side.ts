@@ -17,7 +17,7 @@ export function sideAnswer(purpose: SidePurpose, request: NeutralRequest | null)
     case "routing":
       return { purpose, text: JSON.stringify(sampleFromSchema(request?.schema, "")) };
     case "summary":
-      return { purpose, text: user.length > 0 ? `The user asked: ${user}` : "A scripted session." };
+      return { purpose, text: "A scripted conversation" };
     default:
       return { purpose, text: "" };
   }

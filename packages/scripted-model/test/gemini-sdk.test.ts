@@ -167,7 +167,14 @@ test("JSON mode (a router or classifier) and countTokens are side requests", asy
   });
   const counted = await ai.models.countTokens({ model: "m", contents: "how long?" });
   expect(counted.totalTokens).toBeGreaterThan(0);
+  // Gemini CLI's session summary: a tool-less request with its own prompt.
+  const summary = await ai.models.generateContent({
+    model: "m",
+    contents: "Summarize the user's primary intent or goal in this conversation in ONE sentence.",
+  });
+  expect(summary.text).toBe("A scripted conversation");
   expect(m.journal.entries.map((e) => [e.side, e.decision.kind])).toEqual([
+    [true, "side"],
     [true, "side"],
     [true, "side"],
   ]);

@@ -33,7 +33,18 @@ const ROUTE =
   /^\/(v1beta|v1|v1alpha)\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
 const UNTRUSTED = /^<untrusted_context>\n?([\s\S]*?)\n?<\/untrusted_context>$/;
 
+/** Gemini CLI's session summary prompt (a tool-less request). */
+const SUMMARY = /^Summarize the user's primary intent/;
+
 type Part = Record<string, unknown>;
+
+function lastUserText(items: NeutralItem[]): string {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i];
+    if (item?.type === "user") return item.text;
+  }
+  return "";
+}
 
 /** The Gemini dialect. */
 export const gemini: Dialect = {
@@ -119,6 +130,8 @@ export const gemini: Dialect = {
     if (config.responseMimeType === "application/json") {
       request.side = "routing";
       request.schema = config.responseJsonSchema ?? config.responseSchema;
+    } else if (offered.functions.size === 0 && SUMMARY.test(lastUserText(items))) {
+      request.side = "summary";
     }
     return request;
   },
