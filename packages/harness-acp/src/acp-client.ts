@@ -76,6 +76,11 @@ export class AcpClient {
   private spawnError: Error | undefined;
   private exit: string | undefined;
   private closing: Promise<void> | undefined;
+  /**
+   * Resolves when the agent itself has exited. `process.exited` waits for its stdio to
+   * close too, which the MCP servers it started may hold open (they inherit its stderr).
+   */
+  private readonly agentExited: Promise<void>;
 
   /**
    * @param agent - The agent's name for messages (`Gemini CLI`, `OpenCode`, `my-agent`).
@@ -89,6 +94,10 @@ export class AcpClient {
       this.spawnError = error instanceof Error ? error : new Error(String(error));
     });
     void process.exited.then((info) => this.exited(describeExit(info, this.spawnError)));
+    this.agentExited = new Promise<void>((resolve) => {
+      process.child.once("exit", () => resolve());
+      process.child.once("error", () => resolve());
+    });
   }
 
   /** Connects the SDK's client app to the agent's stdio. Call once, before any request. */
@@ -220,8 +229,8 @@ export class AcpClient {
 
   /**
    * Ends the agent: SIGTERM to the agent alone, or EOF on its stdin, as the agent needs
-   * (so it stops its own MCP servers); waits up to `graceMs`, then stops the whole process
-   * group (SIGTERM, then SIGKILL). Idempotent.
+   * (so it stops its own MCP servers); waits up to `graceMs` for the agent to exit, then
+   * stops what is left of its process group (SIGTERM, then SIGKILL). Idempotent.
    */
   close(stop: StopSignal, graceMs = 2000): Promise<void> {
     this.closing ??= (async () => {
@@ -235,7 +244,7 @@ export class AcpClient {
         } else {
           this.process.child.stdin.end();
         }
-        await Promise.race([this.process.exited, delay(graceMs)]);
+        await Promise.race([this.agentExited, delay(graceMs)]);
       }
       this.connection?.close();
       await this.process.stop(graceMs);

@@ -1,21 +1,14 @@
-import { join } from "node:path";
 import type { CapturedServer, ToolPolicy } from "@jest-m3/core/harness";
 import type { McpServer } from "./protocol.js";
-
-/** The shim that starts a stdio server in its own folder (see `server-cwd.ts`). */
-export const SERVER_CWD_PATH = join(__dirname, "server-cwd.js");
 
 /**
  * The session's MCP servers as `session/new` takes them: exactly the captured relay
  * commands and proxy URLs (so every message crosses the wire capture), never the
- * originals. A stdio server starts in its own folder through a small shim, since ACP gives
- * it none; its variables go as given, and each of `blank` (the agent's credentials, which
- * agents pass on to the servers they start) is set empty unless the server sets it.
+ * originals. ACP gives a stdio server no working directory and agents pass their own
+ * environment on; the relay takes care of both (it starts the server in its spec's folder,
+ * with the allow-listed environment and its spec's variables only).
  */
-export function sessionMcpServers(
-  servers: readonly CapturedServer[],
-  blank: readonly string[] = [],
-): McpServer[] {
+export function sessionMcpServers(servers: readonly CapturedServer[]): McpServer[] {
   return servers.map((server): McpServer => {
     if (server.kind === "http") {
       return {
@@ -27,12 +20,9 @@ export function sessionMcpServers(
     }
     return {
       name: server.name,
-      command: process.execPath,
-      args: [SERVER_CWD_PATH, server.cwd, server.command, ...server.args],
-      env: [
-        ...blank.filter((name) => !(name in server.env)).map((name) => ({ name, value: "" })),
-        ...Object.entries(server.env).map(([name, value]) => ({ name, value })),
-      ],
+      command: server.command,
+      args: [...server.args],
+      env: Object.entries(server.env).map(([name, value]) => ({ name, value })),
     };
   });
 }

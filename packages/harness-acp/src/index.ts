@@ -76,7 +76,7 @@ export {
   type VersionProbe,
 } from "./executable.js";
 export { createAgentHome, agentEnvironment, type AgentHome } from "./home.js";
-export { sessionMcpServers, allowedTools, SERVER_CWD_PATH } from "./config.js";
+export { sessionMcpServers, allowedTools } from "./config.js";
 export {
   parseToolName,
   identifyCall,

@@ -1,6 +1,5 @@
 import {
   HarnessStartError,
-  isSecretName,
   isToolAllowed,
   type AdapterTurn,
   type AdapterTurnRequest,
@@ -125,13 +124,7 @@ export function openAcpSession<O extends ResolvedCommonOptions>(
       }
       const session = await client.request(
         "session/new",
-        {
-          cwd: launch.workspace,
-          mcpServers: sessionMcpServers(
-            launch.servers,
-            Object.keys(plan.env).filter((name) => isSecretName(name)),
-          ),
-        },
+        { cwd: launch.workspace, mcpServers: sessionMcpServers(launch.servers) },
         wait,
       );
       if (typeof session.sessionId !== "string" || session.sessionId === "") {
