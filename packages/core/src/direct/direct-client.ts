@@ -87,12 +87,26 @@ import {
   type HttpAuth,
 } from "./secrets.js";
 
-/** Answers a server's `sampling/createMessage` request in place of a model. */
+/**
+ * Answers a server's `sampling/createMessage` request in place of a model.
+ *
+ * @example
+ * ```ts
+ * const sampling: SamplingHandler = () => ({ model: "stub", role: "assistant", content: { type: "text", text: "ok" } });
+ * ```
+ */
 export type SamplingHandler = (
   params: CreateMessageRequest["params"],
 ) => CreateMessageResult | Promise<CreateMessageResult>;
 
-/** Options of {@link MCPTestKit.direct}. */
+/**
+ * Options of {@link MCPTestKit.direct}.
+ *
+ * @example
+ * ```ts
+ * const client = kit.direct(server, { timeoutMs: 5000, protocolVersion: "2025-06-18", validateSchemas: true });
+ * ```
+ */
 export interface DirectClientOptions {
   /** Default timeout of every request, in milliseconds (default 30 000). */
   readonly timeoutMs?: number;
@@ -141,7 +155,14 @@ export interface CallOptions {
   readonly meta?: Readonly<Record<string, unknown>>;
 }
 
-/** Options of {@link DirectClient.callTool}. */
+/**
+ * Options of {@link DirectClient.callTool}.
+ *
+ * @example
+ * ```ts
+ * await client.callTool("slow", {}, { timeoutMs: 60_000, resetTimeoutOnProgress: true, onProgress: (p) => console.log(p.progress) });
+ * ```
+ */
 export interface ToolCallOptions extends CallOptions {
   /** Called with each progress notification the server sends for this call. */
   readonly onProgress?: (progress: Progress) => void;
@@ -164,10 +185,24 @@ export interface ServerIdentity {
   readonly requestedProtocolVersion: string;
 }
 
-/** What a completion refers to: a prompt by name, or a resource template by URI template. */
+/**
+ * What a completion refers to: a prompt by name, or a resource template by URI template.
+ *
+ * @example
+ * ```ts
+ * await client.complete({ resourceTemplate: "demo://resource/dynamic/text/{resourceId}" }, { name: "resourceId", value: "1" });
+ * ```
+ */
 export type CompletionRef = { readonly prompt: string } | { readonly resourceTemplate: string };
 
-/** A request the server sent the client, and what became of it. */
+/**
+ * A request the server sent the client, and what became of it.
+ *
+ * @example
+ * ```ts
+ * expect(client.serverRequests).toEqual([expect.objectContaining({ method: "roots/list", status: "answered" })]);
+ * ```
+ */
 export interface ServerRequestRecord {
   /** `sampling/createMessage`, `roots/list`, `elicitation/create`, or anything else. */
   readonly method: string;

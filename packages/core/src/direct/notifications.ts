@@ -1,7 +1,14 @@
 import { ClientClosed, InvalidArgument, NotificationTimeout } from "../errors.js";
 import { monotonicNow } from "../evidence/clock.js";
 
-/** A notification the server sent, as the direct client received it. */
+/**
+ * A notification the server sent, as the direct client received it.
+ *
+ * @example
+ * ```ts
+ * const progress = client.notifications.filter((entry) => entry.method === "notifications/progress");
+ * ```
+ */
 export interface ReceivedNotification {
   /** The JSON-RPC method, e.g. `notifications/resources/updated`. */
   readonly method: string;

@@ -27,7 +27,14 @@ export function secretFromEnv(name: string): SecretRef {
   return { env: name };
 }
 
-/** How a direct client authenticates to an HTTP server; every value is a {@link SecretRef}. */
+/**
+ * How a direct client authenticates to an HTTP server; every value is a {@link SecretRef}.
+ *
+ * @example
+ * ```ts
+ * const auth: HttpAuth = { bearer: secretFromEnv("TOKEN"), headers: { "x-team": secretFromEnv("TEAM") } };
+ * ```
+ */
 export interface HttpAuth {
   /** Sent as `Authorization: Bearer <value>`. */
   readonly bearer?: SecretRef;

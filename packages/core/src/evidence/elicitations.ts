@@ -98,7 +98,14 @@ export function elicitationsOf(subject: Trace | { readonly trace: Trace }): Elic
   });
 }
 
-/** What `toHaveElicitation` looks for; every given field must match. */
+/**
+ * What `toHaveElicitation` looks for; every given field must match.
+ *
+ * @example
+ * ```ts
+ * expect(client).toHaveElicitation({ message: /address/, action: "accept", count: 1 });
+ * ```
+ */
 export interface ElicitationQuery {
   /** A substring of the message, a pattern, or any value Jest's equality accepts. */
   readonly message?: unknown;
@@ -114,6 +121,11 @@ export interface ElicitationQuery {
 /**
  * Whether `elicitation` fits `query`; `equals` is the test runner's deep equality (so
  * asymmetric matchers work).
+ *
+ * @example
+ * ```ts
+ * const accepted = elicitationsOf(trace).filter((entry) => elicitationMatchesQuery(entry, { action: "accept" }, isDeepStrictEqual));
+ * ```
  */
 export function elicitationMatchesQuery(
   elicitation: Elicitation,

@@ -28,7 +28,14 @@ export type Fault = (
   | { readonly kind: "reorder" }
 ) & { readonly onCalls?: readonly number[] };
 
-/** Faults for a wrapped server: per tool, and a crash after a number of calls. */
+/**
+ * Faults for a wrapped server: per tool, and a crash after a number of calls.
+ *
+ * @example
+ * ```ts
+ * const plan: FaultPlan = { tools: { echo: { kind: "delay", ms: 500, onCalls: [1] } }, crashAfterCalls: 10 };
+ * ```
+ */
 export interface FaultPlan {
   /** Faults by tool name. */
   readonly tools?: Readonly<Record<string, Fault>>;

@@ -183,7 +183,15 @@ export function mockServer(options: MockServerOptions): MockServer {
   return new MockServer(options);
 }
 
-/** A running (or ready to run) mock server; see {@link mockServer}. Close it when done. */
+/**
+ * A running (or ready to run) mock server; see {@link mockServer}. Close it when done.
+ *
+ * @example
+ * ```ts
+ * await using mock = mockServer({ name: "echo", tools: [{ name: "echo", handler: (args) => JSON.stringify(args) }] });
+ * const overHttp = kit.direct(await mock.http());
+ * ```
+ */
 export class MockServer implements AsyncDisposable {
   private readonly recorded: MockCall[] = [];
   private socketDir: string | undefined;

@@ -124,12 +124,27 @@ export function recordingFromTrace(
   };
 }
 
-/** Writes a recording as JSON. */
+/**
+ * Writes a recording as JSON.
+ *
+ * @example
+ * ```ts
+ * await saveRecording(recordingFromTrace(client.finalTrace), "recordings/weather.json");
+ * ```
+ */
 export async function saveRecording(recording: Recording, path: string): Promise<void> {
   await writeFile(path, JSON.stringify(recording, null, 2) + "\n");
 }
 
-/** Reads a recording written by {@link saveRecording}; a file that is not one throws {@link RecordingError}. */
+/**
+ * Reads a recording written by {@link saveRecording}; a file that is not one throws {@link RecordingError}.
+ *
+ * @example
+ * ```ts
+ * const recording = await loadRecording("recordings/weather.json");
+ * expect(recording.exchanges.length).toBeGreaterThan(0);
+ * ```
+ */
 export async function loadRecording(path: string): Promise<Recording> {
   let text: string;
   try {
