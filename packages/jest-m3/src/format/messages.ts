@@ -141,6 +141,11 @@ export function nearMissSection(
       resultProjection(call),
       asked.resultMatch !== "exact",
     );
+    out +=
+      "\n  compared: the result as m3 projects it ({ content, structuredContent?, isError? })" +
+      (asked.resultMatch === "exact"
+        ? ', every key (resultMatch: "partial" compares only the keys given)'
+        : ", the keys given");
   }
   const error = toolErrorText(call);
   if (error) out += `\n  tool error: ${shortText(error, 300)}`;
