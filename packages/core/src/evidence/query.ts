@@ -378,7 +378,15 @@ function turnIdOf(turn: TurnRef, subject: QuerySubject): string {
   );
 }
 
-/** A turn's number for messages: `1` for a TurnResult or snapshot of turn 1, else as given. */
+/**
+ * A turn's number for messages: `1` for a TurnResult or snapshot of turn 1, else as given.
+ *
+ * @example
+ * ```ts
+ * describeTurn(first); // "1"
+ * describeTurn("exec-1/turn-2"); // "\"exec-1/turn-2\""
+ * ```
+ */
 export function describeTurn(turn: TurnRef): string {
   if (isTurnResult(turn)) return String(turn.snapshot.number);
   if (isTurnSnapshot(turn)) return String(turn.number);
