@@ -3,7 +3,7 @@
  * messages) and what the workers recorded (the sessions of each test).
  */
 import { createHash } from "node:crypto";
-import { relative } from "node:path";
+import { relative, sep } from "node:path";
 import type { TranscriptRecord } from "../transcript.js";
 import type { ReportTest, RunReport, Verdict } from "./model.js";
 import { scrubText, type SecretValue } from "./redact.js";
@@ -93,7 +93,10 @@ function harnessLines(run: RunFile | null): RunReport["harnesses"] {
 
 /** The report of a run. */
 export function buildRunReport(input: ReportInput): RunReport {
-  const scrub = (text: string): string => scrubText(stripAnsi(text), input.secrets);
+  // Stack frames relative to the project, as the file names in the report are.
+  const root = input.rootDir.endsWith(sep) ? input.rootDir : `${input.rootDir}${sep}`;
+  const scrub = (text: string): string =>
+    scrubText(stripAnsi(text).split(root).join(""), input.secrets);
   const tests: ReportTest[] = [];
   const used = new Set<string>();
   const uniqueId = (file: string, name: string): string => {
