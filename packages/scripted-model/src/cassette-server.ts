@@ -24,7 +24,7 @@ import type { JournalConversation } from "./journal";
 import { journalConversation } from "./scripted-server";
 import { SseReader, type SseEvent } from "./responses-stream";
 import { describe, type JsonRegExp } from "./script";
-import { noTools, type NeutralRequest } from "./conversation";
+import { emptyRequest, type NeutralRequest } from "./conversation";
 import { DIALECTS } from "./dialects";
 import {
   PROVIDER_DIALECTS,
@@ -275,7 +275,7 @@ export async function startReplayModel(options: ReplayOptions): Promise<Scripted
         model: neutral?.model || request.route.model || "scripted",
         stream: neutral?.stream ?? false,
         inputTokens: estimateTokens(request.raw.toString("utf8")),
-        request: neutral ?? (emptyNeutral(request) as NeutralRequest),
+        request: neutral ?? emptyNeutral(request),
       });
       answer.record({
         decision: { kind: "side", purpose: side, text: text.text },
@@ -383,15 +383,7 @@ function neutralOf(request: ModelRequest): NeutralRequest | null {
 }
 
 function emptyNeutral(request: ModelRequest): NeutralRequest {
-  return {
-    dialect: request.dialect.name,
-    items: [],
-    offered: noTools(),
-    model: request.route.model ?? "",
-    stream: false,
-    body: {},
-    conversationKey: "default",
-  };
+  return emptyRequest(request.dialect.name, request.route.model ?? "");
 }
 
 function sideOf(request: ModelRequest): SidePurpose | undefined {

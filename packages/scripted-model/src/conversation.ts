@@ -77,6 +77,19 @@ export function noTools(listNames = true): OfferedTools {
   };
 }
 
+/** A request with no conversation (a probe, a model list): nothing said, nothing offered. */
+export function emptyRequest(dialect: ProviderDialect, model: string): NeutralRequest {
+  return {
+    dialect,
+    items: [],
+    offered: noTools(),
+    model,
+    stream: false,
+    body: {},
+    conversationKey: "default",
+  };
+}
+
 /** Where the scripted model stands in the current turn, read back from its own call ids. */
 export interface TurnPosition {
   /** The rule index (-1 = fallback) of the latest scripted call in this turn. */

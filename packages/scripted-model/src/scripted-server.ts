@@ -1,13 +1,18 @@
 /**
  * Script mode: a model server that answers from a script, in every dialect at once.
  */
-import { offeredMcpTools, readConversation, type NeutralRequest } from "./conversation";
+import {
+  emptyRequest,
+  offeredMcpTools,
+  readConversation,
+  type NeutralRequest,
+} from "./conversation";
 import { decide } from "./decision";
 import { estimateTokens, type RenderContext } from "./dialects/dialect";
 import type { JournalConversation } from "./journal";
 import { compileScript, loadScript, type Script } from "./script";
 import { sideAnswer } from "./side";
-import { serve, sleep, type ModelRequest, type ScriptedModel, type ServerOptions } from "./server";
+import { serve, sleep, type ScriptedModel, type ServerOptions } from "./server";
 
 /** Options of {@link startScriptedModel}. */
 export type ScriptedModelOptions = ServerOptions;
@@ -56,7 +61,7 @@ export async function startScriptedModel(
       model: neutral?.model || route.model || "scripted",
       stream: neutral?.stream ?? false,
       inputTokens: estimateTokens(request.raw.toString("utf8")),
-      request: neutral ?? emptyRequest(request),
+      request: neutral ?? emptyRequest(request.dialect.name, route.model ?? ""),
     };
     const purpose = route.kind === "side" ? route.purpose : neutral?.side;
     if (purpose !== undefined) {
@@ -105,24 +110,5 @@ export function journalConversation(
     turnResults: read.conversation.turnResults,
     offeredTools: offeredMcpTools(read.offered, refs),
     toolSearch: read.offered.search !== null,
-  };
-}
-
-function emptyRequest(request: ModelRequest): NeutralRequest {
-  return {
-    dialect: request.dialect.name,
-    items: [],
-    offered: {
-      namespaces: new Map(),
-      functions: new Set(),
-      deferred: new Set(),
-      search: null,
-      searchTool: null,
-      listNames: true,
-    },
-    model: request.route.model ?? "",
-    stream: false,
-    body: {},
-    conversationKey: "default",
   };
 }
