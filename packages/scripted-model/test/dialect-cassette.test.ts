@@ -144,6 +144,11 @@ test("record, replay, refuse another dialect, and turn the cassette into a scrip
       },
     ],
   });
+  // docs/scripted-model.md shows this very output.
+  const doc = readFileSync(resolve(__dirname, "../../../docs/scripted-model.md"), "utf8");
+  const section = doc.slice(doc.indexOf("### From a recording to a script"));
+  const shown = /```json\n([\s\S]*?)```/.exec(section)?.[1] ?? "null";
+  expect(JSON.parse(shown)).toEqual(script);
   const printed = execFileSync(process.execPath, [BIN, cassette], { encoding: "utf8" });
   expect(JSON.parse(printed)).toEqual(script);
   const scripted = await startScriptedModel(script);
