@@ -342,11 +342,14 @@ describe("sessions against awkward adapters", () => {
   test("close() while open() is still starting the harness: the session ends cancelled, open() says so, the late harness is closed", async () => {
     const base = testHarness();
     let lateClosed = false;
+    let innerOpened: () => void = () => undefined;
+    const opened = new Promise<void>((resolve) => (innerOpened = resolve));
     const slow = defineHarness({
       name: "slow",
       readiness: base.readiness,
       async open(launch) {
         const inner = await base.open(launch);
+        innerOpened(); // the harness is up; it just has not answered open() yet
         await new Promise((resolve) => setTimeout(resolve, 300));
         return {
           ...inner,
@@ -362,7 +365,7 @@ describe("sessions against awkward adapters", () => {
       const [agent] = kit.agents([{ harness: "slow", models: ["m"] }]);
       const session = agent!.session({ server: shipping, timeout: 10_000 });
       const opening = session.open().catch((error: unknown) => error);
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await opened;
       await session.close();
       expect(await opening).toBeInstanceOf(SessionClosed);
       expect(session.result.snapshot.outcome).toBe("cancelled");

@@ -157,6 +157,38 @@ export class TraceRecorder {
     }
   }
 
+  /**
+   * Records a tool call the capture kept from the server without a JSON-RPC answer to pair
+   * it with (no id it could answer, or a payload it could not read): `policy_denied`, with
+   * what was asked as far as it could be read.
+   */
+  refused(call: { tool: string; arguments?: unknown }, reason: string, where: Observation): void {
+    const at = where.at ?? monotonicNow();
+    const args = call.arguments;
+    this.calls.push({
+      id: `call-${this.nextCall++}`,
+      turnId: this.turn,
+      server: where.server,
+      connection: where.connection,
+      tool: call.tool,
+      arguments:
+        args === undefined
+          ? unavailable("the request carried no arguments")
+          : isRecord(args)
+            ? args
+            : unavailable(`arguments were not an object: ${JSON.stringify(args)}`),
+      result: unavailable(`refused by the wire capture: ${reason}`),
+      error: null,
+      status: "policy_denied",
+      evidence: "wire",
+      jsonrpcId: unavailable("the request had no id the capture could answer"),
+      startedAt: at,
+      endedAt: at,
+      latencyMs: 0,
+    });
+    this.event("policy_refused", `${call.tool || "(unknown tool)"}: ${reason}`, where);
+  }
+
   /** The call sent under `tag`, if a `tools/call` was recorded with it. */
   callFor(tag: object): ToolCall | undefined {
     return this.tagged.get(tag);
@@ -203,7 +235,7 @@ export class TraceRecorder {
         tool: typeof params.name === "string" ? params.name : "",
         arguments:
           args === undefined
-            ? {}
+            ? unavailable("the request carried no arguments")
             : isRecord(args)
               ? args
               : unavailable(`arguments were not an object: ${JSON.stringify(args)}`),

@@ -108,6 +108,7 @@ export interface TraceEvent {
     | "process_exit"
     | "transport_error"
     | "malformed"
+    | "policy_refused"
     | "stderr"
     | "channel_lost"
     | "approval"

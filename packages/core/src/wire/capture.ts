@@ -279,12 +279,28 @@ export class WireCapture {
         return;
       case "msg": {
         const at = { ...where, at: frame.at, ...(frame.origin ? { origin: frame.origin } : {}) };
+        if (frame.invalidUtf8) {
+          this.recorder.recordMalformed(
+            frame.d,
+            `base64:${frame.raw}`,
+            "not valid UTF-8 (kept as its bytes, in base64): no client could read it as JSON-RPC",
+            at,
+          );
+          return;
+        }
         for (const parsed of parseJsonRpcPayload(frame.raw)) {
           if (parsed.ok) this.recorder.record(frame.d, parsed.message, at);
           else this.recorder.recordMalformed(frame.d, frame.raw, parsed.problem, at);
         }
         return;
       }
+      case "refused":
+        if (frame.calls.length === 0) {
+          this.recorder.event("policy_refused", frame.reason, { ...where, at: frame.at });
+        }
+        for (const call of frame.calls)
+          this.recorder.refused(call, frame.reason, { ...where, at: frame.at });
+        return;
       case "stderr":
         this.recorder.event("stderr", frame.data, { ...where, at: frame.at });
         return;

@@ -12,7 +12,8 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { monotonicNow } from "../evidence/clock.js";
 import type { TraceRecorder } from "../evidence/recorder.js";
 import { parseJsonRpcPayload } from "./json-rpc.js";
-import { policyRefusal } from "./channel-protocol.js";
+import { vouchFor, type RefusedCall } from "./channel-protocol.js";
+import { isUtf8 } from "node:buffer";
 import { redactHeaders } from "./redaction.js";
 
 const HOP_BY_HOP = new Set([
@@ -97,6 +98,45 @@ export class HttpCaptureProxy {
     }
   }
 
+  /** Why the body cannot be read as the UTF-8 JSON a server would read, or undefined. */
+  private undecodable(req: IncomingMessage, body: Buffer): string | undefined {
+    const encoding = req.headers["content-encoding"];
+    if (encoding !== undefined && encoding.toLowerCase() !== "identity") {
+      return `it is sent with Content-Encoding ${JSON.stringify(encoding)}`;
+    }
+    const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers["content-type"] ?? "")?.[1];
+    if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+      return `it declares charset ${JSON.stringify(charset)}, not UTF-8`;
+    }
+    if (!isUtf8(body)) return "it is not valid UTF-8";
+    if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf)
+      return "it starts with a UTF-8 byte order mark";
+    return undefined;
+  }
+
+  /** Keeps a request from the server: answers 400 with a JSON-RPC error, records why. */
+  private refuse(
+    res: ServerResponse,
+    connection: string,
+    reason: string,
+    calls: readonly RefusedCall[],
+  ): void {
+    const where = { server: this.name, connection };
+    if (calls.length === 0) this.recorder.event("policy_refused", reason, where);
+    for (const call of calls) this.recorder.refused(call, reason, where);
+    res.writeHead(400, { "content-type": "application/json" });
+    res.end(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: null,
+        error: {
+          code: -32600,
+          message: `Refused by the test's wire capture: ${reason}. Nothing was sent to server "${this.name}".`,
+        },
+      }),
+    );
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -119,33 +159,50 @@ export class HttpCaptureProxy {
     }
     let requestIds: Array<string | number> = [];
     if (req.method === "POST" && body.length > 0) {
-      const text = body.toString("utf8");
-      this.recordBody("to_server", text, connection, monotonicNow());
-      let parsedBody: unknown;
-      try {
-        parsedBody = JSON.parse(text);
-      } catch {
-        parsedBody = undefined;
-      }
-      requestIds = (Array.isArray(parsedBody) ? parsedBody : [parsedBody])
-        .map((item: { id?: unknown; method?: unknown } | null) =>
-          item && "method" in item ? item.id : undefined,
-        )
-        .filter((id): id is string | number => typeof id === "string" || typeof id === "number");
-      const refusal = policyRefusal(parsedBody, this.allowed, this.name);
-      const denial =
-        refusal === undefined ? undefined : Array.isArray(refusal) ? refusal : [refusal];
-      if (refusal && denial) {
-        for (const message of denial as JSONRPCMessage[]) {
-          this.recorder.record("from_server", message, {
-            server: this.name,
+      const at = monotonicNow();
+      const undecodable = this.undecodable(req, body);
+      if (undecodable) {
+        this.recorder.recordMalformed(
+          "to_server",
+          isUtf8(body) ? body.toString("utf8") : `base64:${body.toString("base64")}`,
+          undecodable,
+          { server: this.name, connection, at },
+        );
+        if (this.allowed) {
+          // Servers decode more than this proxy does: what it cannot read, it cannot vouch for.
+          this.refuse(
+            res,
             connection,
-            origin: "policy",
-          });
+            `the body cannot be checked against the allow-list: ${undecodable}`,
+            [],
+          );
+          return;
         }
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify(refusal));
-        return;
+      } else {
+        const text = body.toString("utf8");
+        this.recordBody("to_server", text, connection, at);
+        requestIds = requestIdsOf(text);
+        const verdict = vouchFor(text, this.allowed, this.name);
+        if (!verdict.forward) {
+          if (verdict.reply === undefined) {
+            this.refuse(res, connection, verdict.reason, verdict.calls);
+            return;
+          }
+          for (const call of verdict.calls) {
+            this.recorder.refused(call, verdict.reason, { server: this.name, connection });
+          }
+          const replies = Array.isArray(verdict.reply) ? verdict.reply : [verdict.reply];
+          for (const message of replies as JSONRPCMessage[]) {
+            this.recorder.record("from_server", message, {
+              server: this.name,
+              connection,
+              origin: "policy",
+            });
+          }
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(JSON.stringify(verdict.reply));
+          return;
+        }
       }
     }
 
@@ -217,7 +274,14 @@ export class HttpCaptureProxy {
     const out: Buffer[] = [];
     for await (const chunk of response) out.push(chunk as Buffer);
     const payload = Buffer.concat(out);
-    if (type.includes("application/json") && payload.length > 0) {
+    if (type.includes("application/json") && payload.length > 0 && !isUtf8(payload)) {
+      this.recorder.recordMalformed(
+        "from_server",
+        `base64:${payload.toString("base64")}`,
+        "not valid UTF-8 (kept as its bytes, in base64): no client could read it as JSON-RPC",
+        { server: this.name, connection, at: monotonicNow() },
+      );
+    } else if (type.includes("application/json") && payload.length > 0) {
       this.recordBody("from_server", payload.toString("utf8"), connection, monotonicNow());
     }
     if ((response.statusCode ?? 0) >= 400) {
@@ -229,4 +293,19 @@ export class HttpCaptureProxy {
     }
     res.end(payload);
   }
+}
+
+/** The ids of the requests in a body, to end their calls if the server cannot be reached. */
+function requestIdsOf(text: string): Array<string | number> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  return (Array.isArray(parsed) ? parsed : [parsed])
+    .map((item: { id?: unknown; method?: unknown } | null) =>
+      item && typeof item === "object" && "method" in item ? item.id : undefined,
+    )
+    .filter((id): id is string | number => typeof id === "string" || typeof id === "number");
 }

@@ -17,8 +17,13 @@
 import { spawn } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { performance } from "node:perf_hooks";
-import { policyRefusal, type FlushFrame, type RelayFrame } from "./channel-protocol.js";
-import { LineSplitter } from "./line-splitter.js";
+import {
+  callsInFragments,
+  vouchFor,
+  type FlushFrame,
+  type RelayFrame,
+} from "./channel-protocol.js";
+import { LineSplitter, type DecodedLine } from "./line-splitter.js";
 import { childEnvironment } from "../processes/environment.js";
 
 const STDERR_MIRROR_LIMIT = 256 * 1024;
@@ -67,6 +72,13 @@ function parseArgs(argv: string[]): RelayArgs {
 }
 
 const now = (): number => performance.timeOrigin + performance.now();
+
+/** A line as mirrored: its text, or its bytes in base64 when it is not valid UTF-8. */
+function mirrored(d: "from_server" | "to_server", at: number, line: DecodedLine): RelayFrame {
+  return line.valid
+    ? { t: "msg", d, at, raw: line.text }
+    : { t: "msg", d, at, raw: line.bytes.toString("base64"), invalidUtf8: true };
+}
 
 function main(): void {
   const options = parseArgs(process.argv.slice(2));
@@ -165,7 +177,7 @@ function relay(options: RelayArgs, connected: Socket): void {
   const fromServer = new LineSplitter();
   child.stdout.on("data", (chunk: Buffer) => {
     const at = now();
-    for (const raw of fromServer.push(chunk)) send({ t: "msg", d: "from_server", at, raw });
+    for (const line of fromServer.pushLines(chunk)) send(mirrored("from_server", at, line));
     process.stdout.write(chunk);
   });
 
@@ -184,33 +196,54 @@ function relay(options: RelayArgs, connected: Socket): void {
     }
   });
 
-  // Every line is checked before it is forwarded: a call outside the allow-list is answered
-  // here (escaped method names and batches included) and never reaches the server.
-  const forward = (raw: string, terminator: string): void => {
-    send({ t: "msg", d: "to_server", at: now(), raw });
-    let refusal;
-    if (options.allowed) {
-      try {
-        refusal = policyRefusal(JSON.parse(raw), options.allowed, options.server);
-      } catch {
-        refusal = undefined; // not JSON: recorded as malformed, forwarded as it is
+  // Every line is checked before it is forwarded. With an allow-list, only what the relay
+  // can vouch for reaches the server (see vouchFor): a call outside it is answered here,
+  // and a line it cannot read, or a call it cannot answer, is kept back and recorded.
+  const forward = (line: DecodedLine, terminator: string): void => {
+    if (!line.valid) {
+      send({
+        t: "msg",
+        d: "to_server",
+        at: now(),
+        raw: line.bytes.toString("base64"),
+        invalidUtf8: true,
+      });
+      if (options.allowed) {
+        send({
+          t: "refused",
+          at: now(),
+          reason: "the line is not valid UTF-8",
+          calls: callsInFragments(line.bytes.toString("latin1")),
+        });
+        return;
       }
+      if (child.stdin.writable)
+        child.stdin.write(Buffer.concat([line.bytes, Buffer.from(terminator)]));
+      return;
     }
-    if (refusal) {
-      const reply = JSON.stringify(refusal);
-      send({ t: "msg", d: "from_server", at: now(), raw: reply, origin: "policy" });
-      process.stdout.write(reply + "\n");
+    const raw = line.text;
+    send({ t: "msg", d: "to_server", at: now(), raw });
+    const verdict = vouchFor(raw, options.allowed, options.server);
+    if (!verdict.forward) {
+      if (verdict.calls.length > 0 || verdict.reply === undefined) {
+        send({ t: "refused", at: now(), reason: verdict.reason, calls: verdict.calls });
+      }
+      if (verdict.reply !== undefined) {
+        const reply = JSON.stringify(verdict.reply);
+        send({ t: "msg", d: "from_server", at: now(), raw: reply, origin: "policy" });
+        process.stdout.write(reply + "\n");
+      }
       return;
     }
     if (child.stdin.writable) child.stdin.write(raw + terminator);
   };
   const fromClient = new LineSplitter();
   process.stdin.on("data", (chunk: Buffer) => {
-    for (const raw of fromClient.push(chunk)) forward(raw, "\n");
+    for (const line of fromClient.pushLines(chunk)) forward(line, "\n");
   });
   process.stdin.on("end", () => {
     clientClosed = true;
-    const rest = fromClient.rest();
+    const rest = fromClient.restLine();
     if (rest) forward(rest, "");
     child.stdin.end();
     const term = setTimeout(() => child.kill("SIGTERM"), STOP_GRACE_MS);
@@ -222,8 +255,8 @@ function relay(options: RelayArgs, connected: Socket): void {
   process.stdout.on("error", () => undefined);
 
   child.on("close", (code, signal) => {
-    const rest = fromServer.rest();
-    if (rest) send({ t: "msg", d: "from_server", at: now(), raw: rest });
+    const rest = fromServer.restLine();
+    if (rest) send(mirrored("from_server", now(), rest));
     finish(code, clientClosed ? null : signal, clientClosed ? "client_closed" : "server_exited");
   });
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
