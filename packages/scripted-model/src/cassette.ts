@@ -18,7 +18,7 @@ import {
   toolOutputText,
   type NeutralRequest,
 } from "./conversation";
-import type { ProviderDialect, SidePurpose } from "./dialects/dialect";
+import type { ProviderDialect, SidePurpose } from "./dialects/names";
 import { InvalidCassette } from "./errors";
 import type { SseEvent } from "./responses-stream";
 import { describe, isPlainObject, type JsonRegExp } from "./script";

@@ -21,6 +21,7 @@ import {
 } from "../harness.js";
 import { connectCaptured } from "./captured-client.js";
 
+/** Options of {@link testHarness}. */
 export interface TestHarnessOptions {
   /** Capabilities to report as unavailable, with their reasons. */
   readonly unavailable?: Readonly<Record<string, string>>;
@@ -28,6 +29,19 @@ export interface TestHarnessOptions {
   readonly onOpen?: (process: ManagedProcess) => void;
 }
 
+/**
+ * A deterministic harness named `test` for tests of sessions, matchers and reports: it
+ * follows instructions in the prompt (`call server:tool {json}`, `reply text`, `fail`,
+ * `hang`, `die`, ...) and makes real MCP calls through the captured servers, so the wire
+ * evidence is real. Not a stand-in for a real agent.
+ *
+ * @example
+ * ```ts
+ * await using kit = new MCPTestKit({ env: {}, harnesses: [testHarness()] });
+ * const [agent] = kit.agents([{ harness: "test", models: ["m"] }]);
+ * const result = await agent!.run('call shipping:shipping_quote {"weight_kg":2,"zone":"local"}', { server });
+ * ```
+ */
 export function testHarness(options: TestHarnessOptions = {}): HarnessDefinition {
   return defineHarness({
     name: "test",
