@@ -4,7 +4,14 @@
  * test:examples`), from their folder, so they read their own m3.config.json as a user's
  * project does.
  */
-const packages = ["core", "scripted-model", "harness-codex", "harness-claude-code", "harness-acp", "jest-m3"];
+const packages = [
+  "core",
+  "scripted-model",
+  "harness-codex",
+  "harness-claude-code",
+  "harness-acp",
+  "jest-m3",
+];
 
 module.exports = {
   // Global options are not taken from a project's preset; name the reporter here too.
