@@ -1,4 +1,5 @@
 import { InvalidSelection } from "../errors.js";
+import { INHERITED_ENV } from "../processes/environment.js";
 import {
   PROVIDER_DIALECTS,
   type HarnessDefinition,
@@ -32,6 +33,18 @@ export interface AgentSelectionInput {
   readonly provider?: ModelProvider;
   /** Adapter-specific options. */
   readonly options?: Readonly<Record<string, unknown>>;
+}
+
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** An http(s) URL with a host. */
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
 }
 
 /** The dialects a harness speaks, preferred first (`responses` when it declares none). */
@@ -68,6 +81,15 @@ function checkCredentials(
       );
     }
     for (const [child, parent] of Object.entries(credentialEnv)) {
+      if (!VARIABLE_NAME.test(child) || (INHERITED_ENV as readonly string[]).includes(child)) {
+        throw new InvalidSelection(
+          index,
+          `credentialEnv.${child}`,
+          VARIABLE_NAME.test(child)
+            ? `names ${child}, which the harness's environment already takes from the host; map credentials to their own variables (e.g. OPENAI_API_KEY).`
+            : "is not a variable name (letters, digits and _, not starting with a digit).",
+        );
+      }
       if (typeof parent !== "string" || parent === "") {
         throw new InvalidSelection(
           index,
@@ -120,11 +142,11 @@ function checkProvider(
       `must be letters, digits, _ or -, got ${describe(record.name)}.`,
     );
   }
-  if (typeof record.baseUrl !== "string" || !/^https?:\/\//.test(record.baseUrl)) {
+  if (typeof record.baseUrl !== "string" || !isHttpUrl(record.baseUrl)) {
     throw new InvalidSelection(
       index,
       "provider.baseUrl",
-      `must be an http(s) URL, got ${describe(record.baseUrl)}.`,
+      `must be an http(s) URL with a host, got ${describe(record.baseUrl)}.`,
     );
   }
   if (!spoken.includes(record.wireApi as ProviderDialect)) {

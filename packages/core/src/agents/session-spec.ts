@@ -35,7 +35,10 @@ export interface SessionSpec {
 const SESSION_KEYS = ["server", "servers", "tools", "timeout"];
 const DEFAULT_TIMEOUT_MS = 120_000;
 
-/** A positive number of milliseconds, or undefined when not given. */
+/** The longest timer Node keeps: a longer one fires after 1 ms. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/** A positive number of milliseconds (at most {@link MAX_TIMEOUT_MS}), or undefined when not given. */
 export function positiveMs(value: unknown, field: string): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
@@ -44,7 +47,36 @@ export function positiveMs(value: unknown, field: string): number | undefined {
       `must be a positive number of milliseconds, got ${JSON.stringify(value)}.`,
     );
   }
+  if (value > MAX_TIMEOUT_MS) {
+    throw new InvalidSessionOptions(
+      field,
+      `must be at most ${MAX_TIMEOUT_MS} ms (about 24.8 days; Node fires longer timers at once), got ${value}.`,
+    );
+  }
   return value;
+}
+
+const SEND_KEYS = ["timeout"];
+
+/**
+ * Checks `send()` options before the turn starts.
+ *
+ * @throws {@link InvalidSessionOptions} for an unknown option or a bad timeout.
+ */
+export function resolveSendOptions(options: unknown): { timeoutMs: number | undefined } {
+  if (options === undefined) return { timeoutMs: undefined };
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new InvalidSessionOptions("(send options)", "send() takes { timeout? } as its options.");
+  }
+  for (const key of Object.keys(options)) {
+    if (!SEND_KEYS.includes(key)) {
+      throw new InvalidSessionOptions(
+        key,
+        `is not a send() option; the options are ${SEND_KEYS.join(", ")}.`,
+      );
+    }
+  }
+  return { timeoutMs: positiveMs((options as SendOptions).timeout, "timeout") };
 }
 
 /**
@@ -74,6 +106,13 @@ export function resolveSessionOptions(options: unknown, cwd: string): SessionSpe
   const specs = record.servers ?? (record.server !== undefined ? [record.server] : []);
   if (!Array.isArray(specs)) {
     throw new InvalidSessionOptions("servers", "must be an array of server specs.");
+  }
+  if (specs.length === 0) {
+    throw new InvalidSessionOptions(
+      record.servers !== undefined ? "servers" : "server",
+      "names no server: a session tests an MCP server, so give `server` (or a non-empty `servers`). " +
+        "Without one, every assertion that a call did not happen would pass for nothing.",
+    );
   }
   const servers = resolveServers(specs, cwd);
   return {

@@ -18,7 +18,7 @@ import { assertReadyFor } from "./readiness-gate.js";
 import type { ExecutionResult, TurnResult } from "./results.js";
 import type { AgentServices, SessionAgent } from "./services.js";
 import {
-  positiveMs,
+  resolveSendOptions,
   resolveSessionOptions,
   type SendOptions,
   type SessionOptions,
@@ -178,7 +178,7 @@ export class AgentSession implements AsyncDisposable {
         this.state === Lifecycle.CREATED ? "not open yet (call open() first)" : this.state,
       );
     }
-    const timeoutMs = positiveMs(options.timeout, "timeout") ?? this.spec.timeoutMs;
+    const timeoutMs = resolveSendOptions(options).timeoutMs ?? this.spec.timeoutMs;
     const harness = this.harnessSession;
     const capture = this.capture;
     const number = this.turns.length + 1;

@@ -42,6 +42,44 @@ export interface MCPTestKitOptions {
   readonly runtime?: M3Runtime;
 }
 
+const KIT_OPTIONS = ["env", "cwd", "killGraceMs", "harnesses", "runtime"];
+const MAX_KILL_GRACE_MS = 60_000;
+
+/** Checks `new MCPTestKit(options)`: a misspelt option must not silently mean the default. */
+function checkKitOptions(options: unknown): void {
+  const bad = (option: string, problem: string): never => {
+    throw new InvalidArgument(`new MCPTestKit(): option "${option}" ${problem}`);
+  };
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    bad("(options)", `must be an object { ${KIT_OPTIONS.join(", ")} }.`);
+  }
+  const record = options as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (!KIT_OPTIONS.includes(key))
+      bad(key, `is unknown; the options are ${KIT_OPTIONS.join(", ")}.`);
+  }
+  const { env, cwd, killGraceMs, harnesses } = record;
+  if (env !== undefined && (typeof env !== "object" || env === null || Array.isArray(env))) {
+    bad("env", "must be an object of variables ({} ignores the ambient M3_* variables).");
+  }
+  if (cwd !== undefined && (typeof cwd !== "string" || cwd === "")) bad("cwd", "must be a path.");
+  if (
+    killGraceMs !== undefined &&
+    (typeof killGraceMs !== "number" ||
+      !Number.isFinite(killGraceMs) ||
+      killGraceMs < 0 ||
+      killGraceMs > MAX_KILL_GRACE_MS)
+  ) {
+    bad(
+      "killGraceMs",
+      `must be a number of milliseconds from 0 to ${MAX_KILL_GRACE_MS}, got ${String(killGraceMs)}.`,
+    );
+  }
+  if (harnesses !== undefined && !Array.isArray(harnesses)) {
+    bad("harnesses", "must be an array of adapters made with defineHarness().");
+  }
+}
+
 /** Options of {@link MCPTestKit.agents}. */
 export interface AgentsOptions {
   /** Runs of each model (default 1): `trials: 3` gives three selections per model. */
@@ -92,6 +130,7 @@ export class MCPTestKit implements AsyncDisposable {
   private connections = 0;
 
   constructor(options: MCPTestKitOptions = {}) {
+    checkKitOptions(options);
     for (const harness of options.harnesses ?? []) this.registered.set(harness.name, harness);
     this.runtime = options.runtime ?? defaultRuntime();
     this.runtime.kitOpened(this);

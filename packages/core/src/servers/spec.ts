@@ -79,7 +79,24 @@ function describe(value: unknown): string {
   return `${typeof value} ${JSON.stringify(value)}`;
 }
 
-function stringMap(label: string, field: string, value: unknown): Record<string, string> {
+/** Names a process environment can hold: no `=`, no NUL, not empty. */
+// eslint-disable-next-line no-control-regex -- NUL is exactly what must be refused
+const ENV_NAME = /^[^=\u0000]+$/;
+/** An HTTP header name (an RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Rejects a NUL byte, which no process argument or environment entry can carry. */
+function noNul(label: string, field: string, value: string): void {
+  if (value.includes("\u0000")) {
+    throw new InvalidServerSpec(label, field, "contains a NUL byte, which no process can receive.");
+  }
+}
+
+function stringMap(
+  label: string,
+  field: "env" | "headers",
+  value: unknown,
+): Record<string, string> {
   if (value === undefined) return {};
   if (!isRecord(value)) {
     throw new InvalidServerSpec(
@@ -95,6 +112,32 @@ function stringMap(label: string, field: string, value: unknown): Record<string,
         `${field}.${key}`,
         `must be a string, got ${describe(entry)}.`,
       );
+    }
+    if (field === "env") {
+      if (!ENV_NAME.test(key)) {
+        throw new InvalidServerSpec(
+          label,
+          `env.${JSON.stringify(key)}`,
+          "is not a valid environment variable name (it must be non-empty, without = or NUL).",
+        );
+      }
+      noNul(label, `env.${key}`, entry);
+    } else {
+      if (!HEADER_NAME.test(key)) {
+        throw new InvalidServerSpec(
+          label,
+          `headers.${JSON.stringify(key)}`,
+          "is not a valid HTTP header name (letters, digits and !#$%&'*+.^_`|~-).",
+        );
+      }
+      // eslint-disable-next-line no-control-regex -- CR, LF and NUL are what must be refused
+      if (/[\r\n\u0000]/.test(entry)) {
+        throw new InvalidServerSpec(
+          label,
+          `headers.${key}`,
+          "contains CR, LF or NUL, which would split or corrupt the HTTP request.",
+        );
+      }
     }
   }
   return { ...(value as Record<string, string>) };
@@ -174,6 +217,7 @@ export function resolveServer(spec: unknown, baseDir: string): ResolvedServer {
         `must be an array of strings, got ${describe(args)}.`,
       );
     }
+    noNul(label, "command", command);
     (args ?? []).forEach((arg: unknown, index: number) => {
       if (typeof arg !== "string") {
         throw new InvalidServerSpec(
@@ -182,6 +226,7 @@ export function resolveServer(spec: unknown, baseDir: string): ResolvedServer {
           `must be a string, got ${describe(arg)}.`,
         );
       }
+      noNul(label, `args[${index}]`, arg);
     });
     if (cwd !== undefined && (typeof cwd !== "string" || cwd === "")) {
       throw new InvalidServerSpec(
@@ -229,6 +274,9 @@ export function resolveServer(spec: unknown, baseDir: string): ResolvedServer {
       "url",
       `must be an http: or https: URL, got ${JSON.stringify(parsed.protocol)}.`,
     );
+  }
+  if (parsed.hostname === "") {
+    throw new InvalidServerSpec(label, "url", `has no host: ${JSON.stringify(url)}.`);
   }
   return { kind: "http", name, url: parsed, headers: stringMap(label, "headers", spec.headers) };
 }
