@@ -133,3 +133,33 @@ describe("errors", () => {
     expect(session.result.error?.code).toBe("M3_TURN_TIMEOUT");
   });
 });
+
+describe("secrets by value", () => {
+  test("a credential a harness or provider echoes back is scrubbed from the turn's texts and errors", async () => {
+    const planted = "sk-planted-0123456789";
+    process.env.M3_TEST_PLANTED_KEY = planted;
+    try {
+      const runtime = new M3Runtime();
+      await using kit = new MCPTestKit({ env: {}, harnesses: [testHarness()], runtime });
+      const [agent] = kit.agents([
+        {
+          harness: "test",
+          models: ["m"],
+          credentialEnv: { OPENAI_API_KEY: "M3_TEST_PLANTED_KEY" },
+        },
+      ]);
+      const session = agent!.session({ server: shipping });
+      {
+        await using open = await session.open();
+        const turn = await open.send(`fail invalid key: Bearer ${planted}`);
+        expect(turn.error?.message).toContain("[redacted: M3_TEST_PLANTED_KEY]");
+        expect(JSON.stringify(turn)).not.toContain(planted);
+      }
+      expect(JSON.stringify(session.result.turns)).not.toContain(planted);
+      expect(session.result.error?.message).not.toContain(planted);
+      expect(runtime.secrets()).toEqual([{ name: "M3_TEST_PLANTED_KEY", value: planted }]);
+    } finally {
+      delete process.env.M3_TEST_PLANTED_KEY;
+    }
+  });
+});

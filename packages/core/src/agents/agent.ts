@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type {
   HarnessDefinition,
   Readiness,
@@ -17,9 +18,15 @@ export function readinessKeyFor(harness: HarnessDefinition, context: ReadinessCo
     context.selection.executable ?? null,
     [...context.credentialNames].sort(),
     context.selection.provider?.baseUrl ?? null,
+    // Names and a digest of the values: the key lands in run.json and reports, and an M3_*
+    // variable may hold something secret.
     Object.entries(context.config)
       .filter(([name]) => name.startsWith("M3_"))
-      .sort(),
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, value]) => [
+        name,
+        value === undefined ? null : createHash("sha256").update(value).digest("hex").slice(0, 12),
+      ]),
   ]);
 }
 

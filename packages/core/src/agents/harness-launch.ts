@@ -23,11 +23,15 @@ export class HarnessOpenTimeout extends M3Error {
 export function harnessEnvironment(
   agent: SessionAgent,
   parentEnv: Readonly<Record<string, string | undefined>>,
+  onSecret?: (name: string, value: string) => void,
 ): Record<string, string> {
   const env = childEnvironment();
   for (const [child, parent] of Object.entries(agent.spec.credentialEnv)) {
     const value = parentEnv[parent];
-    if (value !== undefined) env[child] = value;
+    if (value !== undefined) {
+      env[child] = value;
+      onSecret?.(parent, value);
+    }
   }
   return env;
 }
@@ -50,7 +54,9 @@ export async function buildLaunch(
     servers: session.servers,
     toolPolicy: session.policy,
     workspace: await services.tempDir("m3-workspace-"),
-    env: harnessEnvironment(agent, services.parentEnv),
+    env: harnessEnvironment(agent, services.parentEnv, (name, value) =>
+      services.runtime.registerSecret(name, value),
+    ),
     credentials: Object.keys(agent.spec.credentialEnv),
     ...(agent.spec.provider ? { provider: agent.spec.provider } : {}),
     signal: session.signal,

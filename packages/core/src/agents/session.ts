@@ -153,6 +153,7 @@ export class AgentSession implements AsyncDisposable {
         );
       }
       const failure = withServerStderr(error, this.capture?.trace);
+      if (failure instanceof Error) failure.message = this.services.runtime.scrub(failure.message);
       this.error = toResultError(failure, "M3_HARNESS_START");
       await this.finish(ExecutionOutcome.FAILED);
       throw failure;
@@ -194,7 +195,7 @@ export class AgentSession implements AsyncDisposable {
 
     const ending = await runTurn(harness, { text, turnId, timeoutMs }, cancelled);
     await capture.endTurn();
-    const result = buildTurnResult({
+    const built = buildTurnResult({
       turnId,
       sessionId: harness.id,
       number,
@@ -206,6 +207,7 @@ export class AgentSession implements AsyncDisposable {
       policy: this.spec.policy,
       nextReportedId: () => `reported-${++this.reportedIds}`,
     });
+    const result = this.scrubbed(built);
     this.turns.push(result);
     this.running = undefined;
     turnDone();
@@ -283,6 +285,20 @@ export class AgentSession implements AsyncDisposable {
     return this.result;
   }
 
+  /**
+   * A turn result with the secret values the kit handed out scrubbed from the texts a
+   * harness or provider may echo them into (an error quoting a key, a reply).
+   */
+  private scrubbed(result: TurnResult): TurnResult {
+    const scrub = (text: string) => this.services.runtime.scrub(text);
+    return {
+      ...result,
+      prompt: scrub(result.prompt),
+      response: result.response && { text: scrub(result.response.text) },
+      error: result.error && { ...result.error, message: scrub(result.error.message) },
+    };
+  }
+
   /** Throws when close() or cancel() ended the session while open() was still starting it. */
   private stopIfClosedWhileOpening(): void {
     if (this.finishing) {
@@ -318,6 +334,8 @@ export class AgentSession implements AsyncDisposable {
         .close()
         .catch((error: unknown) => problems.push(`closing the capture: ${String(error)}`));
     }
+    if (this.error)
+      this.error = { ...this.error, message: this.services.runtime.scrub(this.error.message) };
     if (problems.length > 0) {
       const message = [this.error?.message, ...problems].filter(Boolean).join("\n");
       this.error = this.error

@@ -12,6 +12,7 @@ import {
 } from "../servers/spec.js";
 import { parseToolPolicy, type ToolPolicy } from "../servers/tool-policy.js";
 import { WireCapture } from "../wire/capture.js";
+import { isSecretName } from "../wire/redaction.js";
 import type { CapturedServer } from "../wire/captured-server.js";
 import type { KitContext, OwnedResource } from "./context.js";
 import { defaultRuntime, type M3Runtime } from "../runtime/runtime.js";
@@ -280,6 +281,12 @@ export class MCPTestKit implements AsyncDisposable {
         this.runtime.notify((observer) => observer.processStarted?.(started)),
     });
     this.captures.push(capture);
+    for (const server of resolved) {
+      if (server.kind !== "http") continue;
+      for (const [name, value] of Object.entries(server.headers)) {
+        if (isSecretName(name)) this.runtime.registerSecret(`${server.name} header ${name}`, value);
+      }
+    }
     const servers: CapturedServer[] = [];
     for (const server of resolved) servers.push(await capture.wrap(server));
     return { capture, servers };

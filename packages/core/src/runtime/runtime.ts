@@ -73,6 +73,7 @@ export class M3Runtime {
   private readonly probes = new WeakMap<HarnessDefinition, Map<string, Promise<Readiness>>>();
   private readonly primed = new Map<string, Readiness>();
   private runProvider: RunProvider | undefined;
+  private readonly secretValues = new Map<string, string>();
 
   constructor(options: RuntimeOptions = {}) {
     this.runProvider = options.provider;
@@ -108,6 +109,31 @@ export class M3Runtime {
         // Observers report; they must not change what the test sees.
       }
     }
+  }
+
+  /**
+   * Remembers a secret value the kit handed out (a credential, a secret header), by the
+   * name it came from, so everything the run writes or prints can be scrubbed of it.
+   * Values shorter than 6 characters are ignored: scrubbing them would hide ordinary words.
+   */
+  registerSecret(name: string, value: string): void {
+    if (value.length >= 6) this.secretValues.set(value, name);
+  }
+
+  /** Every secret value registered, longest first, with the name it came from. */
+  secrets(): { readonly name: string; readonly value: string }[] {
+    return [...this.secretValues]
+      .map(([value, name]) => ({ name, value }))
+      .sort((a, b) => b.value.length - a.value.length);
+  }
+
+  /** `text` with every registered secret value replaced by `[redacted: NAME]`. */
+  scrub(text: string): string {
+    let out = text;
+    for (const { name, value } of this.secrets()) {
+      if (out.includes(value)) out = out.split(value).join(`[redacted: ${name}]`);
+    }
+    return out;
   }
 
   /** The provider for selections that name none, if the run configured one. */
