@@ -4,17 +4,27 @@
  *
  * TypeScript tests run through ts-jest; agent turns take seconds, so the default test
  * timeout is long. The setup file registers the matchers and closes kits a test left
- * open; the serializer keeps trace snapshots stable.
+ * open; the serializer keeps trace snapshots stable. The results folder (`.m3`, or the
+ * configuration's `resultsDir`) is never a test, a module or a reason to rerun in watch mode.
  */
+const { resultsIgnorePatterns, TS_JEST_OPTIONS } = require("./dist/preset-paths.js");
+
+const results = resultsIgnorePatterns(process.cwd());
+
 module.exports = {
   // Jest's node environment, plus a guard that stops a worker's processes if Jest dies.
   testEnvironment: require.resolve("./dist/environment.js"),
   transform: {
-    "^.+\\.tsx?$": [require.resolve("ts-jest"), {}],
+    "^.+\\.tsx?$": [require.resolve("ts-jest"), TS_JEST_OPTIONS],
+    // JavaScript tests (and the project's own modules they import) in CommonJS whatever the
+    // package's "type": an ESM project's `.test.js` runs without --experimental-vm-modules.
+    "^(?!.*[\\\\/](node_modules|dist)[\\\\/]).+\\.jsx?$": require.resolve("./dist/js-transform.js"),
   },
   moduleFileExtensions: ["ts", "tsx", "js", "mjs", "cjs", "json"],
-  testMatch: ["**/?(*.)+(test).ts"],
-  testPathIgnorePatterns: ["/node_modules/", "/dist/"],
+  testMatch: ["**/?(*.)+(test).ts", "**/?(*.)+(test).js", "**/?(*.)+(test).cjs"],
+  testPathIgnorePatterns: ["/node_modules/", "/dist/", ...results],
+  modulePathIgnorePatterns: results,
+  watchPathIgnorePatterns: results,
   testTimeout: 180_000,
   // jest-m3's global setup, which also puts the reporter back when a user's `reporters`
   // (which replace the preset's) leave it out.

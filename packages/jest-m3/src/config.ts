@@ -141,6 +141,17 @@ function validate(raw: unknown, source: string, rootDir: string): M3Config {
   };
 }
 
+/** `:line:column` of a JSON.parse error in `text` (from its position), or "" without one. */
+function jsonErrorPlace(text: string, message: string): string {
+  const lineColumn = /line (\d+) column (\d+)/.exec(message);
+  if (lineColumn) return `:${lineColumn[1]}:${lineColumn[2]}`;
+  const position = /at position (\d+)/.exec(message);
+  if (!position) return text.trim() === "" ? ":1:1" : "";
+  const before = text.slice(0, Number(position[1]));
+  const line = before.split("\n").length;
+  return `:${line}:${before.length - before.lastIndexOf("\n")}`;
+}
+
 /**
  * Loads the configuration for a project rooted at `rootDir`: `m3.config.json` there, else
  * the `"jest-m3"` key of its package.json, else defaults.
@@ -151,13 +162,14 @@ export function loadConfig(rootDir: string): M3Config {
   const file = join(rootDir, "m3.config.json");
   if (existsSync(file)) {
     let raw: unknown;
+    const text = readFileSync(file, "utf8");
     try {
-      raw = JSON.parse(readFileSync(file, "utf8"));
+      raw = JSON.parse(text);
     } catch (error) {
       throw new InvalidConfig(
-        "m3.config.json",
+        `${file}${jsonErrorPlace(text, (error as Error).message)}`,
         "(file)",
-        `is not valid JSON: ${(error as Error).message}`,
+        `is not valid JSON: ${(error as Error).message.replace(/ in JSON at position \d+.*$/, "")}`,
       );
     }
     return validate(raw, file, dirname(file));

@@ -41,6 +41,19 @@ function guardWorker(): void {
   });
 }
 
+/** True when Jest's own timeout ended the test (its error is "Exceeded timeout of ..."). */
+function timedOut(errors: readonly unknown[]): boolean {
+  return errors.some((entry) =>
+    (Array.isArray(entry) ? entry : [entry]).some(
+      // The error comes from the test's sandbox (another realm): no instanceof.
+      (error) =>
+        /^Exceeded timeout of/.test(
+          String(typeof error === "object" && error !== null ? (error as Error).message : error),
+        ),
+    ),
+  );
+}
+
 /** `testEnvironment` of the preset. Replace it only with one that extends it. */
 export default class M3Environment extends NodeEnvironment {
   constructor(...args: ConstructorParameters<typeof NodeEnvironment>) {
@@ -50,9 +63,13 @@ export default class M3Environment extends NodeEnvironment {
   }
 
   /** After a test's afterEach hooks: the setup file closes the kits it left open. */
-  async handleTestEvent(event: { name: string }): Promise<void> {
+  async handleTestEvent(event: { name: string; test?: { errors?: unknown[] } }): Promise<void> {
     if (event.name !== "test_done") return;
     const hook = (this.global as unknown as Record<symbol, unknown>)[TEST_DONE_HOOK];
-    if (typeof hook === "function") await (hook as () => Promise<void>)();
+    if (typeof hook === "function") {
+      await (hook as (done: { timedOut: boolean }) => Promise<void>)({
+        timedOut: timedOut(event.test?.errors ?? []),
+      });
+    }
   }
 }

@@ -72,7 +72,6 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
   } else {
     provider =
       "each selection's own provider, credentials, or the harness's login (no scriptedModel configured)";
-    console.log(`\njest-m3: model provider: ${provider}`);
   }
 
   // One probe per configured harness; workers receive it through run.json and do not probe
@@ -85,6 +84,10 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
       ? parseAgentsVariable(variable)
       : (config.agents ?? []);
   const probed = [...new Set([...config.harnesses, ...agentEntries.map((entry) => entry.harness)])];
+  // A project that names no agent (direct tests only) hears nothing about models.
+  if (!live && !config.scriptedModel && probed.length > 0) {
+    console.log(`\njest-m3: model provider: ${provider}`);
+  }
   for (const name of probed) {
     try {
       const harness = resolveHarness(name, new Map(), process.env, config.rootDir);

@@ -35,8 +35,29 @@ interface AggregatedResult {
   readonly numTotalTests: number;
   readonly numPassedTests: number;
   readonly numFailedTests: number;
+  readonly numFailedTestSuites?: number;
+  readonly numRuntimeErrorTestSuites?: number;
+  readonly snapshot?: { readonly failure?: boolean };
+  readonly runExecError?: unknown;
+  readonly wasInterrupted?: boolean;
   readonly success: boolean;
   readonly startTime?: number;
+}
+
+/**
+ * Whether the run succeeded. Jest sets `success` only after its reporters' `onRunComplete`,
+ * so a reporter reads `false` there on every run; this is Jest's own rule, computed from
+ * the counts it has already set (a reporter's own errors aside).
+ */
+function runSucceeded(results: AggregatedResult): boolean {
+  return (
+    results.numFailedTests === 0 &&
+    (results.numFailedTestSuites ?? 0) === 0 &&
+    (results.numRuntimeErrorTestSuites ?? 0) === 0 &&
+    results.snapshot?.failure !== true &&
+    !results.runExecError &&
+    results.wasInterrupted !== true
+  );
 }
 
 /** The reporter's options, as the second element of its entry in `reporters`. */
@@ -87,6 +108,7 @@ class M3Reporter {
       ? (JSON.parse(readFileSync(join(dir, "run.json"), "utf8")) as RunFile)
       : null;
     const sessions = transcripts(dir);
+    const success = runSucceeded(results);
     const report = {
       run,
       tests: {
@@ -94,7 +116,7 @@ class M3Reporter {
         passed: results.numPassedTests,
         failed: results.numFailedTests,
       },
-      success: results.success,
+      success,
       sessions,
       failedWithTranscripts: this.failed,
     };
@@ -105,7 +127,7 @@ class M3Reporter {
         run,
         files: this.files,
         sessions,
-        success: results.success,
+        success,
         startedAt: results.startTime ?? null,
         secrets: secretValuesOf(),
       }),

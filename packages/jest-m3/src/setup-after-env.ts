@@ -70,7 +70,7 @@ beforeEach(() => {
 });
 
 /** Closes the kits this test left open, and says so. */
-async function closeKitsLeftOpen(): Promise<void> {
+async function closeKitsLeftOpen(done?: { timedOut: boolean }): Promise<void> {
   const leftOpen = runtime.openKits<MCPTestKit>().filter((kit) => !before.has(kit));
   if (leftOpen.length === 0) return;
   const name = expect.getState().currentTestName ?? "this test";
@@ -78,6 +78,16 @@ async function closeKitsLeftOpen(): Promise<void> {
     kit.processes.map((child) => `${child.label} (pid ${child.pid})`),
   );
   await Promise.all(leftOpen.map((kit) => kit.close().catch(() => undefined)));
+  const stopped = processes.length > 0 ? `, stopping ${processes.join(", ")}` : "";
+  if (done?.timedOut) {
+    // The test was still running when Jest gave up on it: `await using` had not reached
+    // the end of its block, so advice to use it would be wrong.
+    console.warn(
+      `jest-m3: "${name}" exceeded Jest's test timeout while ${leftOpen.length} MCPTestKit(s) were still in use; closed them${stopped}. ` +
+        "Give the test more time (test(name, fn, ms) or testTimeout), or give its sessions and turns a timeout shorter than the test's so they fail with a result first.",
+    );
+    return;
+  }
   console.warn(
     `jest-m3: "${name}" left ${leftOpen.length} MCPTestKit(s) open; closed ${
       processes.length > 0 ? `them, stopping ${processes.join(", ")}` : "them"
@@ -90,4 +100,4 @@ async function closeKitsLeftOpen(): Promise<void> {
 // Under another environment, an afterEach hook is the best there is.
 const hooks = globalThis as Record<symbol, unknown>;
 if (hooks[ENVIRONMENT_MARK]) hooks[TEST_DONE_HOOK] = closeKitsLeftOpen;
-else afterEach(closeKitsLeftOpen);
+else afterEach(() => closeKitsLeftOpen());

@@ -37,10 +37,17 @@ function stableRecord(record: Record<string, unknown>): Record<string, unknown> 
   for (const [key, value] of Object.entries(record)) {
     if (VOLATILE.has(key)) continue;
     // A message's own JSON-RPC id is volatile; its params and result are the payload.
-    out[key] =
-      key === "message" && typeof value === "object" && value !== null
-        ? Object.fromEntries(Object.entries(value).filter(([name]) => name !== "id"))
-        : value;
+    if (key === "message" && typeof value === "object" && value !== null) {
+      out[key] = Object.fromEntries(Object.entries(value).filter(([name]) => name !== "id"));
+    } else if (key === "reported" && typeof value === "object" && value !== null) {
+      // What the harness reported for an agent's call: its ids and times change every run
+      // too; its arguments and result are the payload.
+      const reported = Object.fromEntries(
+        Object.entries(value).filter(([name]) => !VOLATILE.has(name)),
+      );
+      serialized.add(reported);
+      out[key] = reported;
+    } else out[key] = value;
   }
   serialized.add(out);
   return out;

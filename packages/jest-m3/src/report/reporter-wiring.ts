@@ -61,5 +61,36 @@ export function ensureM3Reporter(config: ReporterConfig): "present" | "added" | 
 /** The preset's `globalSetup`: the reporter kept in the run, then jest-m3's global setup. */
 export default async function globalSetupWithReporter(globalConfig: ReporterConfig): Promise<void> {
   ensureM3Reporter(globalConfig);
-  await globalSetup(globalConfig);
+  try {
+    await globalSetup(globalConfig);
+  } catch (error) {
+    throw withoutRunnerStack(error);
+  }
+}
+
+/**
+ * An error of global setup as the user should read it. Jest prints a global setup error's
+ * `stack`: a screen of Jest's own frames under a message that is the whole story for a
+ * configuration mistake. jest-m3's own errors (those with a `code`, and those whose
+ * message starts with `jest-m3`) keep only their message; any other keeps the frames that
+ * are not Jest's or Node's.
+ */
+export function withoutRunnerStack(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const ours = "code" in error || error.message.startsWith("jest-m3");
+  const message = error.message.startsWith("jest-m3") ? error.message : `jest-m3: ${error.message}`;
+  const frames = ours
+    ? []
+    : (error.stack ?? "")
+        .split("\n")
+        .filter((line) => /^\s+at /.test(line))
+        .filter(
+          (line) => !/node:internal|[/\\]node_modules[/\\](@jest|jest-[a-z-]+)[/\\]/.test(line),
+        );
+  // Set before Jest reads it: V8 formats `stack` once, so Jest's "Got error running
+  // globalSetup" prefix on the message no longer reaches what it prints.
+  error.stack = [`${error.name === "Error" ? "" : `${error.name}: `}${message}`, ...frames].join(
+    "\n",
+  );
+  return error;
 }

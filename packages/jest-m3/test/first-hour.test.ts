@@ -1,0 +1,147 @@
+// Issue #21, "a new user's first hour": each defect, in a user's project run by Jest as a
+// child process (the project links this repository's node_modules; install.test.ts does
+// the same from packed packages).
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  makeUserProject,
+  REPO,
+  removeTempDir,
+  runFolder,
+  runJest,
+  SHIPPING_SERVER,
+  startJest,
+  waitUntil,
+} from "./support/user-project";
+
+const testHarness = join(REPO, "packages", "core", "dist", "testing.js");
+const serverSpec = `{ name: "shipping", command: process.execPath, args: [${JSON.stringify(SHIPPING_SERVER)}] }`;
+
+const directTest = `
+import { MCPTestKit, expect } from "jest-m3";
+test("quotes", async () => {
+  await using kit = new MCPTestKit({ env: {} });
+  const result = await kit.direct(${serverSpec}).callTool("shipping_quote", { weight_kg: 2, zone: "local" });
+  expect(result).toHaveStructuredContent({ amount: 9, currency: "USD" });
+});
+`;
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach(removeTempDir));
+const project = (files: Record<string, string>): string => {
+  const dir = makeUserProject(files);
+  dirs.push(dir);
+  return dir;
+};
+
+test("watch mode runs once and waits: the results folder never triggers a run", async () => {
+  const dir = project({ "quote.test.ts": directTest });
+  const runs = (): number =>
+    existsSync(join(dir, ".m3", "runs")) ? readdirSync(join(dir, ".m3", "runs")).length : 0;
+  const jest = startJest(dir, { args: ["--watchAll"], timeoutMs: 90_000 });
+  try {
+    // The first run ends with its report; then nothing changes for 15 s.
+    expect(await waitUntil(() => /report written to/.test(jest.output()), 60_000)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 15_000));
+    expect(jest.output()).toContain("1 passed");
+    expect(runs()).toBe(1);
+  } finally {
+    if (!jest.exited) process.kill(jest.pid, "SIGKILL");
+    await jest.done;
+  }
+});
+
+test("a green run's report.json says success, and a direct-only run prints no model-provider line", () => {
+  const dir = project({ "quote.test.ts": directTest });
+  const run = runJest(dir, { timeoutMs: 120_000 });
+  expect(run.output).toContain("1 passed");
+  expect(run.status).toBe(0);
+  const report = JSON.parse(readFileSync(join(runFolder(dir), "report.json"), "utf8"));
+  expect(report.success).toBe(true);
+  expect(run.output).not.toContain("model provider");
+});
+
+test("a failing run's report.json says it failed", () => {
+  const dir = project({ "fails.test.ts": 'test("fails", () => { expect(1).toBe(2); });\n' });
+  const run = runJest(dir, { timeoutMs: 120_000 });
+  expect(run.status).toBe(1);
+  const report = JSON.parse(readFileSync(join(runFolder(dir), "report.json"), "utf8"));
+  expect(report.success).toBe(false);
+});
+
+test("a trace snapshot of an agent session is the same on every run", () => {
+  const dir = project({
+    "snap.test.ts": `
+import { MCPTestKit, expect } from "jest-m3";
+import { testHarness } from ${JSON.stringify(testHarness)};
+test("snapshot", async () => {
+  await using kit = new MCPTestKit({ env: {}, harnesses: [testHarness()] });
+  const [agent] = kit.agents([{ harness: "test", models: ["m"] }]);
+  const result = await agent!.run('call shipping:shipping_quote {"weight_kg":2,"zone":"local"}\\nreply done', { server: ${serverSpec} });
+  expect(result.turns[0]!.toolCalls).toMatchSnapshot();
+});
+`,
+  });
+  // The first run writes the snapshot (outside CI mode); the second must match it.
+  const first = runJest(dir, { args: ["--ci=false"], timeoutMs: 120_000 });
+  expect(first.output).toContain("1 snapshot written");
+  const snapshot = readFileSync(join(dir, "__snapshots__", "snap.test.ts.snap"), "utf8");
+  expect(snapshot).toContain('"tool": "shipping_quote"');
+  expect(snapshot).toContain('"reported"');
+  expect(snapshot).not.toMatch(/startedAt|endedAt|latencyMs/);
+  const second = runJest(dir, { timeoutMs: 120_000 });
+  expect(second.output).toContain("1 passed");
+  expect(second.status).toBe(0);
+});
+
+test("invalid JSON in m3.config.json is reported with its line and column, without Jest's stack", () => {
+  const dir = project({
+    "m3.config.json": '{\n  "harnesses": ["codex"],\n}\n',
+    "noop.test.ts": 'test("noop", () => undefined);\n',
+  });
+  const run = runJest(dir, { timeoutMs: 60_000 });
+  expect(run.status).not.toBe(0);
+  expect(run.output).toContain(`${join(dir, "m3.config.json")}:3:1`);
+  expect(run.output).toContain("is not valid JSON");
+  expect(run.output).not.toMatch(/node_modules[/\\]@jest[/\\]core/);
+  expect(run.output).not.toContain("Got error running globalSetup");
+});
+
+test("a test killed by Jest's timeout is not told to use `await using kit`", () => {
+  const dir = project({
+    "slow.test.ts": `
+import { MCPTestKit } from "jest-m3";
+test("hangs with its kit in use", async () => {
+  await using kit = new MCPTestKit({ env: {} });
+  await kit.direct(${serverSpec}).ping();
+  await new Promise(() => undefined);
+}, 3_000);
+`,
+  });
+  const run = runJest(dir, { timeoutMs: 120_000 });
+  expect(run.status).toBe(1);
+  expect(run.output).toContain("Exceeded timeout of 3000 ms");
+  expect(run.output).toContain(
+    "exceeded Jest's test timeout while 1 MCPTestKit(s) were still in use",
+  );
+  expect(run.output).not.toContain("Use `await using kit");
+});
+
+test('an ESM project ("type": "module") runs .test.ts and .test.js files', () => {
+  const dir = project({
+    "package.json": JSON.stringify({ name: "todo", private: true, type: "module" }),
+    "quote.test.ts": directTest,
+    "plain.test.js": `
+import { MCPTestKit, expect } from "jest-m3";
+test("js", async () => {
+  await using kit = new MCPTestKit({ env: {} });
+  expect(kit.closed).toBe(false);
+});
+`,
+  });
+  // An ESM project's Jest configuration is an ES module.
+  writeFileSync(join(dir, "jest.config.js"), 'export default { preset: "jest-m3" };\n');
+  const run = runJest(dir, { timeoutMs: 120_000 });
+  expect(run.output).toContain("2 passed");
+  expect(run.status).toBe(0);
+});
