@@ -13,7 +13,10 @@
 // and a process-group stop that waits until nothing of the session is left. Rounds alternate
 // the order of the sides; the figures are medians.
 //
-// Run on its own: `npx tsx bench/acp-session.ts` (after `npm run build`).
+// Close is timed until every process of the session is gone, on both sides (the kit's
+// close() guarantees it; after Gemini CLI's SIGTERM its MCP server outlives it briefly).
+//
+// Run on its own: `npx tsx bench/acp-session.ts [gemini] [opencode]` (after `npm run build`).
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -293,8 +296,9 @@ async function bareRound(agent: Agent, model: ScriptedModel): Promise<Round> {
   const used = memory(bare.child.pid!);
   const t4 = performance.now();
   await bare.close();
-  const t5 = performance.now();
+  // Closed means nothing of the session is left, as the kit's close() guarantees.
   await gone(used.pids, `${agent.name} bare`);
+  const t5 = performance.now();
   check(`${agent.name} bare`, 1, first.reply, first.calls);
   check(`${agent.name} bare`, 2, second.reply, second.calls);
   return {
@@ -332,8 +336,8 @@ async function kitRound(agent: Agent, model: ScriptedModel): Promise<Round> {
     const t4 = performance.now();
     await session.close();
     await kit.close();
-    const t5 = performance.now();
     await gone(used.pids, `${agent.name} kit`);
+    const t5 = performance.now();
     [first, second].forEach((turn, index) => {
       const quotes = turn.toolCalls.filter(
         (call) => call.status === "success" && call.evidence === "both",
@@ -416,15 +420,21 @@ async function benchAgent(agent: Agent, rounds: number): Promise<void> {
  * alternating order. Every round checks the replies, one successful quote per turn, and
  * that every process of the session is gone, by pid.
  */
-export async function benchAcpSession({ rounds = 3 } = {}): Promise<void> {
-  for (const agent of AGENTS) await benchAgent(agent, rounds);
+export async function benchAcpSession({
+  rounds = 3,
+  agents = AGENTS.map((agent) => agent.name),
+}: { rounds?: number; agents?: readonly string[] } = {}): Promise<void> {
+  for (const agent of AGENTS.filter((one) => agents.includes(one.name))) {
+    await benchAgent(agent, rounds);
+  }
   console.log(
     "  every round: replies checked (2 kg, then 3 kg), one successful quote per turn, every process gone by pid",
   );
 }
 
 if (require.main === module) {
-  benchAcpSession().catch((error: unknown) => {
+  const agents = process.argv.slice(2);
+  benchAcpSession(agents.length > 0 ? { agents } : {}).catch((error: unknown) => {
     console.error(error);
     process.exitCode = 1;
   });
