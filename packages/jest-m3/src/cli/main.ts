@@ -5,8 +5,13 @@
  * ```sh
  * npx jest-m3 show-report            # the latest run: prints its path and opens it
  * npx jest-m3 show-report 2026-05 --serve --port 9323
+ * npx jest-m3 init --server "node server.js"
+ * npx jest-m3 doctor
  * ```
  */
+import { createInterface } from "node:readline/promises";
+import { doctor } from "./doctor.js";
+import { init } from "./init.js";
 import { findReport, openInBrowser, ReportNotFound, serveReport } from "./show-report.js";
 
 const USAGE = `Usage: jest-m3 <command>
@@ -18,6 +23,13 @@ Commands:
       --no-open       only print the path
       --serve         serve the report on 127.0.0.1 instead of opening the file
       --port <n>      the port to serve on (default: any free port)
+  init --server "<command>"   scaffold jest-m3 here: jest.config.js, tsconfig.json (if none),
+                      m3.config.json, a model script, a first direct test and agent test
+      --name <name>   the server's name in tests (default: the package's name)
+      --force, --yes  overwrite files that differ without asking (otherwise asked in a
+                      terminal, kept when no one can answer)
+  doctor              versions, model providers, and every installed harness's readiness,
+                      with the fix for each problem
   help                this text
 `;
 
@@ -78,6 +90,53 @@ async function showReport(args: ShowReportArgs, io: CliIo): Promise<number> {
   return 0;
 }
 
+async function runInit(args: readonly string[], io: CliIo): Promise<number> {
+  let server: string | undefined;
+  let name: string | undefined;
+  let force = false;
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index]!;
+    if (arg === "--force" || arg === "--yes" || arg === "-y") force = true;
+    else if (arg === "--server") server = args[++index];
+    else if (arg === "--name") name = args[++index];
+    else {
+      io.err(`jest-m3 init: unexpected argument ${arg}\n\n${USAGE}`);
+      return 2;
+    }
+  }
+  if (!server) {
+    io.err(
+      'jest-m3 init: --server "<command>" is required: the command that starts your MCP server over stdio, e.g. --server "node dist/server.js".\n',
+    );
+    return 2;
+  }
+  const interactive = io === processIo && process.stdin.isTTY === true;
+  const confirm = interactive
+    ? async (question: string): Promise<boolean> => {
+        const prompt = createInterface({ input: process.stdin, output: process.stdout });
+        try {
+          return /^y(es)?$/i.test((await prompt.question(`${question} [y/N] `)).trim());
+        } finally {
+          prompt.close();
+        }
+      }
+    : undefined;
+  const steps = await init(io.cwd, {
+    server,
+    force,
+    ...(name ? { name } : {}),
+    ...(confirm ? { confirm } : {}),
+  });
+  for (const step of steps) {
+    io.out(`  ${step.action.padEnd(11)} ${step.file}${step.note ? `  (${step.note})` : ""}\n`);
+  }
+  io.out(
+    "\nNext: npx jest   (npx jest-m3 doctor says what is missing for agent tests)\n" +
+      "Tests need @types/jest and @types/node: npm install --save-dev @types/jest @types/node\n",
+  );
+  return 0;
+}
+
 /**
  * Runs the command line with `argv` (without node and the script) and returns the exit
  * code: 0 done, 1 nothing to show, 2 a usage mistake.
@@ -88,6 +147,12 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     io.out(USAGE);
     return command ? 0 : 2;
   }
+  if (command === "doctor") {
+    const { lines, problems } = await doctor(io.cwd);
+    io.out(`${lines.join("\n")}\n`);
+    return problems === 0 ? 0 : 1;
+  }
+  if (command === "init") return runInit(rest, io);
   if (command !== "show-report") {
     io.err(`jest-m3: unknown command "${command}".\n\n${USAGE}`);
     return 2;

@@ -1,0 +1,247 @@
+/**
+ * `npx jest-m3 doctor`: on one screen, whether this project can run its tests: the
+ * versions that matter, every installed harness's readiness with the reason and the fix
+ * for each capability that is not ready, and which model providers a run would use.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import type { ModelProvider, ProviderDialect, Readiness } from "@jest-m3/core";
+import { harnessDialects, resolveHarness } from "@jest-m3/core/runner";
+import { loadConfig, type M3Config } from "../config.js";
+import { providersOf } from "../run-state.js";
+
+/** A harness jest-m3 knows, the package that brings it, and what else it needs. */
+interface KnownHarness {
+  readonly name: string;
+  readonly packageName: string;
+  readonly install: string;
+  /** Variables that carry a credential for a live run (names only, never values). */
+  readonly credentials: readonly string[];
+}
+
+/** The harnesses jest-m3 publishes. Third-party ones are probed when the configuration names them. */
+export const KNOWN_HARNESSES: readonly KnownHarness[] = [
+  {
+    name: "codex",
+    packageName: "@jest-m3/harness-codex",
+    install: "npm install --save-dev @jest-m3/harness-codex @openai/codex@0.171.0",
+    credentials: ["OPENAI_API_KEY"],
+  },
+  {
+    name: "claude-code",
+    packageName: "@jest-m3/harness-claude-code",
+    install: "npm install --save-dev @jest-m3/harness-claude-code @anthropic-ai/claude-code",
+    credentials: ["ANTHROPIC_API_KEY"],
+  },
+  {
+    name: "gemini",
+    packageName: "@jest-m3/harness-acp",
+    install: "npm install --save-dev @jest-m3/harness-acp @google/gemini-cli",
+    credentials: ["GEMINI_API_KEY"],
+  },
+  {
+    name: "opencode",
+    packageName: "@jest-m3/harness-acp",
+    install: "npm install --save-dev @jest-m3/harness-acp opencode-ai",
+    credentials: ["OPENAI_API_KEY"],
+  },
+];
+
+/** What a fix for a capability that is not ready usually is. */
+function fixFor(harness: KnownHarness | undefined, capability: string, reason: string): string {
+  if (/not installed|not found|cannot find|ENOENT|no executable/i.test(reason) && harness) {
+    return harness.install;
+  }
+  if (capability === "credentials") {
+    return harness
+      ? `sign in with the agent's own login, set ${harness.credentials.join(" or ")}, or configure a scriptedModel in m3.config.json (offline)`
+      : "sign in with the agent's own login, or configure a scriptedModel in m3.config.json";
+  }
+  if (/version/i.test(reason) && harness) return harness.install;
+  return "see docs/troubleshooting.md for this reason";
+}
+
+function versionOf(require: NodeJS.Require, name: string): string | null {
+  try {
+    const path = require.resolve(`${name}/package.json`);
+    return (JSON.parse(readFileSync(path, "utf8")) as { version?: string }).version ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function installed(require: NodeJS.Require, name: string): boolean {
+  return versionOf(require, name) !== null;
+}
+
+/** One harness's readiness: a status line, then each reason once with the fix. */
+function readinessLines(
+  name: string,
+  known: KnownHarness | undefined,
+  readiness: Readiness,
+): string[] {
+  const at = readiness.harness.version ?? "unknown version";
+  const where = readiness.harness.executable ? ` (${readiness.harness.executable})` : "";
+  const lines = [
+    `  ${readiness.ready ? "✓" : "✗"} ${name} ${at}${where}: ${readiness.ready ? "ready" : "NOT ready"}`,
+  ];
+  // Capabilities that share a reason (one missing login blocks several) are listed together.
+  const byReason = new Map<string, { status: string; names: string[] }>();
+  for (const [capability, value] of Object.entries(readiness.capabilities)) {
+    if (!value || value.status === "ready" || value.status === "unsupported") continue;
+    const key = `${value.status}\u0000${value.reason ?? ""}`;
+    const entry = byReason.get(key) ?? { status: value.status, names: [] };
+    entry.names.push(capability);
+    byReason.set(key, entry);
+  }
+  for (const [key, entry] of byReason) {
+    const reason = key.split("\u0000")[1] ?? "";
+    lines.push(`      ${entry.names.join(", ")}: ${entry.status}${reason ? ` — ${reason}` : ""}`);
+    if (entry.status !== "degraded") {
+      const capability = entry.names.includes("credentials") ? "credentials" : entry.names[0]!;
+      lines.push(`        fix: ${fixFor(known, capability, reason)}`);
+    }
+  }
+  return lines;
+}
+
+/** The lines of the doctor's report for the project in `cwd`, and whether it found a problem. */
+export async function doctor(
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<{ lines: string[]; problems: number }> {
+  const projectRequire = createRequire(join(cwd, "package.json"));
+  const lines: string[] = [];
+  let problems = 0;
+  const version = (name: string): string => versionOf(projectRequire, name) ?? "not installed";
+
+  lines.push(
+    `jest-m3 doctor — ${cwd}`,
+    "",
+    "versions",
+    `  node ${process.versions.node}   jest ${version("jest")}   jest-m3 ${version("jest-m3")}   typescript ${version("typescript")}   ts-jest ${version("ts-jest")}`,
+  );
+  if (!installed(projectRequire, "jest")) {
+    problems += 1;
+    lines.push("  ✗ jest is not installed — fix: npm install --save-dev jest jest-m3");
+  }
+
+  let config: M3Config | null = null;
+  try {
+    config = loadConfig(cwd);
+    lines.push(
+      `  configuration: ${config.source === "defaults" ? "defaults (no m3.config.json)" : config.source}`,
+    );
+  } catch (error) {
+    problems += 1;
+    lines.push(`  ✗ configuration: ${(error as Error).message}`);
+  }
+
+  lines.push("", "model providers");
+  if (env.M3_PROVIDER === "live") {
+    lines.push("  M3_PROVIDER=live: each harness uses its own login or credentials");
+  } else if (config?.scriptedModel) {
+    lines.push(`  scripted model (offline) from ${config.scriptedModel.script}`);
+    if (!installed(projectRequire, "@jest-m3/scripted-model")) {
+      problems += 1;
+      lines.push(
+        "  ✗ @jest-m3/scripted-model is not installed — fix: npm install --save-dev @jest-m3/scripted-model",
+      );
+    }
+  } else {
+    lines.push(
+      "  none configured: agent tests use each harness's own login (add a scriptedModel to m3.config.json to run offline)",
+    );
+  }
+  const credentials = [...new Set(KNOWN_HARNESSES.flatMap((harness) => harness.credentials))];
+  lines.push(
+    `  credentials in the environment: ${credentials.map((name) => `${name} ${env[name] ? "set" : "not set"}`).join(", ")}`,
+  );
+
+  lines.push("", "harnesses");
+  const configured = new Set([
+    ...(config?.harnesses ?? []),
+    ...(config?.agents ?? []).map((entry) => entry.harness),
+  ]);
+  const names = [
+    ...KNOWN_HARNESSES.filter(
+      (harness) => installed(projectRequire, harness.packageName) || configured.has(harness.name),
+    ).map((harness) => harness.name),
+    ...[...configured].filter((name) => !KNOWN_HARNESSES.some((harness) => harness.name === name)),
+  ];
+  if (names.length === 0) {
+    lines.push(
+      "  none installed: direct tests need none; for agent tests, e.g.",
+      `    ${KNOWN_HARNESSES[0]!.install} @jest-m3/scripted-model`,
+    );
+  }
+  // With a scripted model configured, probe as a run would: with its provider.
+  let providers: Partial<Record<ProviderDialect, ModelProvider>> | undefined;
+  let stopModel: (() => Promise<void>) | undefined;
+  if (config?.scriptedModel && env.M3_PROVIDER !== "live" && names.length > 0) {
+    try {
+      const scripted = await import("@jest-m3/scripted-model");
+      const model = await scripted.startScriptedModel(config.scriptedModel.script);
+      providers = providersOf(model);
+      stopModel = () => model.close();
+    } catch (error) {
+      problems += 1;
+      lines.push(
+        `  ✗ the scripted model does not start: ${(error as Error).message.split("\n")[0]}`,
+      );
+    }
+  }
+  const reports = await Promise.all(
+    [...new Set(names)].map(async (name) => {
+      const known = KNOWN_HARNESSES.find((harness) => harness.name === name);
+      if (known && !installed(projectRequire, known.packageName)) {
+        return {
+          bad: true,
+          lines: [`  ✗ ${name}: ${known.packageName} is not installed — fix: ${known.install}`],
+        };
+      }
+      let readiness: Readiness;
+      try {
+        const harness = resolveHarness(name, new Map(), env, cwd);
+        const provider = providers
+          ? harnessDialects(harness)
+              .map((dialect) => providers[dialect])
+              .find((one) => one !== undefined)
+          : undefined;
+        readiness = await harness.readiness({
+          selection: {
+            harness: name,
+            model: "readiness-probe",
+            name,
+            credentialEnv: {},
+            options: {},
+            ...(provider ? { provider } : {}),
+          },
+          config: env,
+          credentialNames: [],
+        });
+      } catch (error) {
+        return { bad: true, lines: [`  ✗ ${name}: ${(error as Error).message.split("\n")[0]}`] };
+      }
+      return { bad: !readiness.ready, lines: readinessLines(name, known, readiness) };
+    }),
+  );
+  await stopModel?.().catch(() => undefined);
+  for (const report of reports) {
+    if (report.bad) problems += 1;
+    lines.push(...report.lines);
+  }
+  if (!existsSync(join(cwd, "jest.config.js")) && !existsSync(join(cwd, "jest.config.ts"))) {
+    const manifest = join(cwd, "package.json");
+    const inManifest =
+      existsSync(manifest) &&
+      (JSON.parse(readFileSync(manifest, "utf8")) as { jest?: unknown }).jest;
+    if (!inManifest) {
+      problems += 1;
+      lines.push("", '✗ no Jest configuration with preset "jest-m3" — fix: npx jest-m3 init');
+    }
+  }
+  lines.push("", problems === 0 ? "All set." : `${problems} problem(s) found.`);
+  return { lines, problems };
+}

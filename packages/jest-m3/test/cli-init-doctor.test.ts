@@ -1,0 +1,119 @@
+// `npx jest-m3 init` and `npx jest-m3 doctor` in a user's project, run as child processes.
+import { spawnSync } from "node:child_process";
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  makeUserProject,
+  REPO,
+  removeTempDir,
+  runJest,
+  SHIPPING_SERVER,
+} from "./support/user-project";
+
+const CLI = join(REPO, "packages", "jest-m3", "bin", "jest-m3.js");
+
+function cli(dir: string, args: readonly string[], env: Record<string, string> = {}) {
+  const run = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: dir,
+    encoding: "utf8",
+    env: { ...process.env, M3_RUN_DIR: "", M3_PROVIDER: "", ...env },
+    timeout: 120_000,
+  });
+  return { status: run.status, output: `${run.stdout}${run.stderr}` };
+}
+
+/** A server project with nothing of jest-m3 yet: its package.json and its server. */
+function serverProject(): string {
+  const dir = makeUserProject({
+    "package.json": JSON.stringify({
+      name: "todo-server",
+      version: "1.0.0",
+      scripts: { test: 'echo "Error: no test specified" && exit 1' },
+    }),
+  });
+  // makeUserProject writes the preset's files; a new user's folder has neither.
+  for (const file of ["jest.config.js", "tsconfig.json"]) {
+    spawnSync("rm", [join(dir, file)]);
+  }
+  copyFileSync(SHIPPING_SERVER, join(dir, "server.mjs"));
+  return dir;
+}
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach(removeTempDir));
+
+test("init scaffolds a project whose direct and agent tests pass, and a second init changes nothing", () => {
+  const dir = serverProject();
+  dirs.push(dir);
+  const first = cli(dir, ["init", "--server", "node server.mjs"]);
+  expect(first.status).toBe(0);
+  for (const file of [
+    "jest.config.js",
+    "tsconfig.json",
+    "m3.config.json",
+    "test/model-script.json",
+    "test/todo-server.direct.test.ts",
+    "test/todo-server.agent.test.ts",
+  ]) {
+    expect(first.output).toMatch(new RegExp(`created\\s+${file.replace(/\./g, "\\.")}`));
+  }
+  expect(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).scripts.test).toBe("jest");
+
+  const before = readFileSync(join(dir, "test", "todo-server.agent.test.ts"), "utf8");
+  const second = cli(dir, ["init", "--server", "node server.mjs"]);
+  expect(second.status).toBe(0);
+  expect(second.output).not.toMatch(/created|overwritten|updated/);
+  expect(readFileSync(join(dir, "test", "todo-server.agent.test.ts"), "utf8")).toBe(before);
+
+  const run = runJest(dir, { timeoutMs: 240_000 });
+  expect(run.output).toContain("2 passed");
+  expect(run.status).toBe(0);
+});
+
+test("init never overwrites a file of the user's without being told to", () => {
+  const dir = serverProject();
+  dirs.push(dir);
+  writeFileSync(join(dir, "jest.config.js"), "module.exports = { verbose: true };\n");
+  const kept = cli(dir, ["init", "--server", "node server.mjs"]);
+  expect(kept.status).toBe(0);
+  expect(kept.output).toContain('kept        jest.config.js  (add preset: "jest-m3" to it)');
+  expect(readFileSync(join(dir, "jest.config.js"), "utf8")).toBe(
+    "module.exports = { verbose: true };\n",
+  );
+  const forced = cli(dir, ["init", "--server", "node server.mjs", "--force"]);
+  expect(forced.output).toContain("overwritten jest.config.js");
+  expect(readFileSync(join(dir, "jest.config.js"), "utf8")).toContain('preset: "jest-m3"');
+});
+
+test("init without a server command says what it needs", () => {
+  const dir = serverProject();
+  dirs.push(dir);
+  const run = cli(dir, ["init"]);
+  expect(run.status).toBe(2);
+  expect(run.output).toContain('--server "<command>" is required');
+});
+
+test("doctor: versions, providers and every installed harness's readiness, on one screen", () => {
+  const dir = serverProject();
+  dirs.push(dir);
+  // Without a scripted model or a login, the harnesses are not ready: reasons and fixes.
+  const bare = cli(dir, ["doctor"], { HOME: dir, OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "" });
+  expect(bare.status).toBe(1);
+  expect(bare.output).toMatch(/node \d+\.\d+\.\d+ +jest 30\.\d+\.\d+ +jest-m3 \d/);
+  expect(bare.output).toContain("none configured: agent tests use each harness's own login");
+  expect(bare.output).toMatch(/✗ codex 0\.171\.0 .*NOT ready/);
+  expect(bare.output).toContain(
+    "fix: sign in with the agent's own login, set OPENAI_API_KEY, or configure a scriptedModel in m3.config.json (offline)",
+  );
+  expect(bare.output).toContain(
+    'no Jest configuration with preset "jest-m3" — fix: npx jest-m3 init',
+  );
+  expect(bare.output.trim().split("\n").length).toBeLessThanOrEqual(50);
+
+  cli(dir, ["init", "--server", "node server.mjs"]);
+  const ready = cli(dir, ["doctor"], { HOME: dir });
+  expect(ready.output).toContain("scripted model (offline) from");
+  expect(ready.output).toMatch(/✓ codex 0\.171\.0 .*: ready/);
+  expect(ready.output).toContain("All set.");
+  expect(ready.status).toBe(0);
+});
