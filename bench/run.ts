@@ -2,6 +2,7 @@
 import { benchDirect } from "./direct";
 import { benchSession } from "./session";
 import { benchClaudeCodeSession } from "./claude-code-session";
+import { benchAcpSession } from "./acp-session";
 import { benchWire } from "./wire";
 
 async function main(): Promise<void> {
@@ -9,6 +10,7 @@ async function main(): Promise<void> {
   await benchWire();
   await benchSession();
   await benchClaudeCodeSession();
+  await benchAcpSession();
 }
 
 main().catch((error: unknown) => {
