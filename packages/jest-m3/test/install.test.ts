@@ -1,0 +1,202 @@
+// The documented install, as a new user runs it: `npm install --save-dev jest jest-m3
+// @types/jest @types/node` and the documented tsconfig.json, in an empty folder, from this
+// repository's packages packed as npm would publish them. TypeScript comes as ts-jest's
+// peer (6.x today) or pinned to 5; CommonJS and ESM ("type": "module") projects; .test.ts
+// and .test.js files. Needs the npm registry for jest and the @types packages.
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { REPO, removeTempDir, runJest, SHIPPING_SERVER } from "./support/user-project";
+
+const PACKAGES = ["core", "scripted-model", "jest-m3"];
+
+/** The documented tsconfig.json (docs/getting-started.md). */
+const TSCONFIG = {
+  compilerOptions: {
+    target: "ES2022",
+    lib: ["ES2022", "ESNext.Disposable"],
+    module: "commonjs",
+    strict: true,
+    esModuleInterop: true,
+    skipLibCheck: true,
+    types: ["node", "jest"],
+  },
+};
+
+const directTest = `import { join } from "node:path";
+import { MCPTestKit, expect, type StdioServer } from "jest-m3";
+
+const server: StdioServer = {
+  name: "shipping",
+  command: process.execPath,
+  args: [join(__dirname, "shipping-server.mjs")],
+  cwd: __dirname,
+};
+
+test("quotes a parcel with structured content", async () => {
+  await using kit = new MCPTestKit({ env: {} });
+  const shipping = kit.direct(server);
+  const result = await shipping.callTool("shipping_quote", { weight_kg: 2, zone: "local" });
+  expect(result.isError).toBeFalsy();
+  expect(result.structuredContent).toEqual({ amount: 9, currency: "USD" });
+});
+`;
+
+const jsTest = (esm: boolean): string =>
+  `${esm ? 'import { MCPTestKit, expect } from "jest-m3";' : 'const { MCPTestKit, expect } = require("jest-m3");'}
+test("a JavaScript test", async () => {
+  await using kit = new MCPTestKit({ env: {} });
+  expect(kit.closed).toBe(false);
+});
+`;
+
+function sh(command: string, args: readonly string[], cwd: string): string {
+  const run = spawnSync(command, args, { cwd, encoding: "utf8", timeout: 300_000 });
+  if (run.status !== 0) {
+    throw new Error(
+      `${command} ${args.join(" ")} failed (${run.status}):\n${run.stdout}\n${run.stderr}`,
+    );
+  }
+  return run.stdout;
+}
+
+let root: string;
+let tarballs: string[];
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), "jest-m3-install-"));
+  const packs = join(root, "packs");
+  mkdirSync(packs);
+  tarballs = PACKAGES.map((name) =>
+    join(
+      packs,
+      sh("npm", ["pack", "--silent", "--pack-destination", packs], join(REPO, "packages", name))
+        .trim()
+        .split("\n")
+        .pop()!,
+    ),
+  );
+});
+afterAll(() => removeTempDir(root));
+
+/** A folder with the documented install done in it; the registry's jest-m3 is the packed one. */
+function install(name: string, extra: readonly string[]): string {
+  const dir = join(root, name);
+  mkdirSync(dir);
+  writeFileSync(
+    join(dir, "package.json"),
+    JSON.stringify({ name, version: "1.0.0", private: true }),
+  );
+  sh(
+    "npm",
+    [
+      "install",
+      "--save-dev",
+      "--no-audit",
+      "--no-fund",
+      "jest",
+      ...tarballs,
+      "@types/jest",
+      "@types/node",
+      ...extra,
+    ],
+    dir,
+  );
+  return dir;
+}
+
+/** A project beside an installed one, sharing its node_modules. */
+function project(
+  installed: string,
+  name: string,
+  esm: boolean,
+  files: Record<string, string>,
+): string {
+  const dir = join(root, name);
+  mkdirSync(dir);
+  symlinkSync(join(installed, "node_modules"), join(dir, "node_modules"), "dir");
+  writeFileSync(
+    join(dir, "package.json"),
+    JSON.stringify({ name, version: "1.0.0", private: true, ...(esm ? { type: "module" } : {}) }),
+  );
+  writeFileSync(
+    join(dir, "jest.config.js"),
+    esm ? 'export default { preset: "jest-m3" };\n' : 'module.exports = { preset: "jest-m3" };\n',
+  );
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify(TSCONFIG, null, 2));
+  writeFileSync(join(dir, "shipping-server.mjs"), readFileSync(SHIPPING_SERVER, "utf8"));
+  for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
+  return dir;
+}
+
+const typescriptVersion = (dir: string): string =>
+  (
+    JSON.parse(readFileSync(join(dir, "node_modules", "typescript", "package.json"), "utf8")) as {
+      version: string;
+    }
+  ).version;
+
+function expectGreen(dir: string, tests: number): void {
+  const run = runJest(dir, { timeoutMs: 180_000 });
+  expect(run.output).toContain(`${tests} passed`);
+  expect(run.output).not.toContain("ts-jest[");
+  expect(run.output).not.toContain("esModuleInterop");
+  expect(run.status).toBe(0);
+}
+
+describe("the documented install, with the TypeScript npm picks (6)", () => {
+  let installed: string;
+  beforeAll(() => {
+    installed = install("ts-default", []);
+  });
+
+  test("npm picked TypeScript 6", () => {
+    expect(typescriptVersion(installed)).toMatch(/^6\./);
+  });
+
+  test("a CommonJS project runs .test.ts and .test.js", () => {
+    expectGreen(
+      project(installed, "cjs-6", false, {
+        "direct.test.ts": directTest,
+        "plain.test.js": jsTest(false),
+      }),
+      2,
+    );
+  });
+
+  test('an ESM project ("type": "module") runs .test.ts and .test.js', () => {
+    expectGreen(
+      project(installed, "esm-6", true, {
+        "direct.test.ts": directTest,
+        "plain.test.js": jsTest(true),
+      }),
+      2,
+    );
+  });
+});
+
+describe("the documented install with TypeScript 5", () => {
+  let installed: string;
+  beforeAll(() => {
+    installed = install("ts-5", ["typescript@5"]);
+  });
+
+  test("a CommonJS and an ESM project run .test.ts and .test.js", () => {
+    expect(typescriptVersion(installed)).toMatch(/^5\./);
+    expectGreen(
+      project(installed, "cjs-5", false, {
+        "direct.test.ts": directTest,
+        "plain.test.js": jsTest(false),
+      }),
+      2,
+    );
+    expectGreen(
+      project(installed, "esm-5", true, {
+        "direct.test.ts": directTest,
+        "plain.test.js": jsTest(true),
+      }),
+      2,
+    );
+  });
+});
