@@ -4,7 +4,7 @@
  * environment.
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ModelProvider, type ProviderDialect, type Readiness } from "@jest-m3/core";
 import {
@@ -16,6 +16,7 @@ import {
 } from "@jest-m3/core/runner";
 import { loadConfig } from "./config.js";
 import { expandAgents, parseAgentsVariable } from "./matrix/agent-list.js";
+import { MODEL_JOURNAL, MODEL_PROBLEMS, type ModelProblem } from "./model-problems.js";
 import { providersOf, RUN_ENV } from "./run-state.js";
 import { SHARED_SERVICES } from "./shared-services.js";
 
@@ -30,6 +31,42 @@ function statusLine(name: string, readiness: Readiness): string {
     .filter(([, capability]) => !isUsable(capability))
     .map(([name, capability]) => describeCapability(name, capability));
   return `jest-m3: harness ${name} ${version} is NOT ready:\n  - ${reasons.join("\n  - ")}`;
+}
+
+/** The part of the scripted model's journal this module uses. */
+interface RunJournal {
+  add(entry: never): {
+    index: number;
+    at: string;
+    method: string;
+    path: string;
+    problem?: string;
+    conversation: { user: string } | null;
+  };
+}
+
+/**
+ * Mirrors every request the run's scripted model answers with a problem (no rule matched,
+ * a tool not offered) into the run folder as it happens, so the worker whose test sent
+ * that turn can fail the test (setup-after-env). The model lives in this process; workers
+ * only see the run folder.
+ */
+function journalIntoRun(journal: RunJournal, dir: string): void {
+  const add = journal.add.bind(journal);
+  journal.add = ((entry: never) => {
+    const full = add(entry);
+    if (full.problem !== undefined) {
+      const problem: ModelProblem = {
+        index: full.index,
+        at: Date.parse(full.at),
+        request: `${full.method} ${full.path}`,
+        problem: full.problem,
+        user: full.conversation?.user ?? null,
+      };
+      appendFileSync(join(dir, MODEL_PROBLEMS), `${JSON.stringify(problem)}\n`);
+    }
+    return full;
+  }) as RunJournal["add"];
 }
 
 export default async function globalSetup(globalConfig: JestGlobalConfig): Promise<void> {
@@ -60,7 +97,22 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
       );
     }
     const model = await scripted.startScriptedModel(config.scriptedModel.script);
-    SHARED_SERVICES.push(() => model.close());
+    journalIntoRun(model.journal, dir);
+    SHARED_SERVICES.push(async () => {
+      await model.close();
+      // The whole journal, for the user to read: every request, its decision, its problem.
+      model.journal.writeTo(join(dir, MODEL_JOURNAL));
+      const problems = model.journal.problems;
+      if (problems.length > 0) {
+        console.warn(
+          `\njest-m3: the run's scripted model answered ${problems.length} request(s) with no rule of its script:\n  ${problems
+            .slice(0, 5)
+            .join(
+              "\n  ",
+            )}${problems.length > 5 ? "\n  …" : ""}\nIts journal: ${join(dir, MODEL_JOURNAL)}`,
+        );
+      }
+    });
     process.env[RUN_ENV.scriptedProvider] = JSON.stringify(model.provider);
     sharedProviderMap = providersOf(model);
     process.env[RUN_ENV.scriptedProviders] = JSON.stringify(sharedProviderMap);

@@ -7,13 +7,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect } from "@jest/globals";
 import { M3Runtime, installRuntime, type RunProviderSource } from "@jest-m3/core/runner";
-import type { MCPTestKit, Readiness } from "@jest-m3/core";
+import type { ExecutionResult, MCPTestKit, Readiness } from "@jest-m3/core";
 import { m3Matchers } from "./matchers/index.js";
 import { appendRecord, processStartTicks } from "./run-ledger.js";
 import { ENVIRONMENT_MARK, TEST_DONE_HOOK } from "./environment-hooks.js";
 import { runDir, sharedProviders } from "./run-state.js";
 import { toTranscript } from "./transcript.js";
 import { currentTrial } from "./matrix/trials.js";
+import { modelProblems, MODEL_JOURNAL } from "./model-problems.js";
 
 expect.extend(m3Matchers);
 
@@ -41,6 +42,9 @@ if (dir && existsSync(join(dir, "run.json"))) {
   }
 }
 const testPath = expect.getState().testPath ?? "";
+/** The sessions the current test finished, and when it started. */
+let thisTestsSessions: ExecutionResult[] = [];
+let testStartedAt = Date.now();
 if (dir) {
   runtime.observe({
     processStarted(child) {
@@ -55,6 +59,7 @@ if (dir) {
       appendRecord(dir, "dirs", { path });
     },
     executionFinished(result) {
+      thisTestsSessions.push(result);
       appendRecord(dir, "executions", {
         ...toTranscript(result, testPath, expect.getState().currentTestName ?? ""),
         trial: currentTrial(),
@@ -67,6 +72,36 @@ let before = new Set<MCPTestKit>();
 
 beforeEach(() => {
   before = new Set(runtime.openKits<MCPTestKit>());
+  thisTestsSessions = [];
+  testStartedAt = Date.now();
+});
+
+/**
+ * Fails the test when the run's scripted model answered one of its turns with no rule of
+ * its script (or with a call to a tool the request did not offer): the agent then got a
+ * stand-in reply, and a test that only checks what did not happen would pass on a broken
+ * script. A script with a `fallback` has no such problems: that is the opt-out.
+ */
+afterEach(() => {
+  if (!dir || !shared || thisTestsSessions.length === 0) return;
+  const prompts = thisTestsSessions.flatMap((result) =>
+    result.turns.map((turn) => turn.prompt.trim()).filter((prompt) => prompt !== ""),
+  );
+  const mine = modelProblems(dir).filter(
+    (entry) =>
+      entry.at >= testStartedAt - 1000 &&
+      entry.user !== null &&
+      prompts.some((prompt) => entry.user!.includes(prompt) || prompt.includes(entry.user!.trim())),
+  );
+  if (mine.length === 0) return;
+  throw new Error(
+    `jest-m3: the run's scripted model had no scripted answer for ${mine.length} request(s) of this test's turns:\n` +
+      mine
+        .map((entry) => `  request #${entry.index} (${entry.request}): ${entry.problem}`)
+        .join("\n") +
+      `\nFix the script (m3.config.json scriptedModel.script), or give it a "fallback" to answer anything unmatched. ` +
+      `Every request and its decision: ${join(dir, MODEL_JOURNAL)} (written when the run ends).`,
+  );
 });
 
 /** Closes the kits this test left open, and says so. */

@@ -145,3 +145,61 @@ test("js", async () => {
   expect(run.output).toContain("2 passed");
   expect(run.status).toBe(0);
 });
+
+describe("the run's scripted model (m3.config.json)", () => {
+  const agentTest = `
+import { MCPTestKit, expect } from "jest-m3";
+test("the agent never cancels a shipment", async () => {
+  await using kit = new MCPTestKit({ env: {} });
+  const [agent] = kit.agents([{ harness: "codex", models: ["gpt-5.5"] }]);
+  const result = await agent!.run("Please cancel shipment S1.", { server: ${serverSpec}, timeout: 120_000 });
+  expect(result).not.toHaveToolCall("cancel_shipment");
+});
+`;
+  const script = (fallback: boolean) =>
+    JSON.stringify({
+      rules: [
+        {
+          name: "quote",
+          when: { user: { regex: "quote" } },
+          steps: [{ reply: "Quoted." }],
+        },
+      ],
+      ...(fallback ? { fallback: [{ reply: "I only quote." }] } : {}),
+    });
+  const config = JSON.stringify({ harnesses: ["codex"], scriptedModel: { script: "script.json" } });
+
+  test("a turn no rule answers fails its test, and the journal is in the run folder", () => {
+    const dir = project({
+      "m3.config.json": config,
+      "script.json": script(false),
+      "negative.test.ts": agentTest,
+    });
+    const run = runJest(dir, { timeoutMs: 240_000 });
+    expect(run.status).toBe(1);
+    expect(run.output).toContain(
+      "the run's scripted model had no scripted answer for 1 request(s) of this test's turns",
+    );
+    expect(run.output).toMatch(
+      /request #\d+ \(POST \/v1\/responses\): no rule matched: latest user message "Please cancel shipment S1\."/,
+    );
+    const journal = JSON.parse(readFileSync(join(runFolder(dir), "model-journal.json"), "utf8"));
+    expect(
+      journal.entries.some((entry: { problem?: string }) =>
+        entry.problem?.startsWith("no rule matched"),
+      ),
+    ).toBe(true);
+  });
+
+  test("a script with a fallback opts out: the same test passes", () => {
+    const dir = project({
+      "m3.config.json": config,
+      "script.json": script(true),
+      "negative.test.ts": agentTest,
+    });
+    const run = runJest(dir, { timeoutMs: 240_000 });
+    expect(run.output).toContain("1 passed");
+    expect(run.status).toBe(0);
+    expect(existsSync(join(runFolder(dir), "model-journal.json"))).toBe(true);
+  });
+});

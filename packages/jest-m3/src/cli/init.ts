@@ -86,7 +86,6 @@ const MODEL_SCRIPT = `${JSON.stringify(
         steps: [{ reply: "Hello!" }],
       },
     ],
-    fallback: [{ reply: "No rule of model-script.json matches this prompt." }],
   },
   null,
   2,

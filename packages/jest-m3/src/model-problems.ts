@@ -1,0 +1,35 @@
+/**
+ * The run's scripted model (m3.config.json `scriptedModel`) lives in Jest's main process;
+ * its journal reaches the workers and the user through the run folder.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** The run's scripted model's whole journal, written when the run ends (in the run folder). */
+export const MODEL_JOURNAL = "model-journal.json";
+/** The scripted model's problems, one JSON line each as they happen (in the run folder). */
+export const MODEL_PROBLEMS = "model-problems.jsonl";
+
+/** A request the run's scripted model answered with no rule of its script. */
+export interface ModelProblem {
+  /** Its number in the journal ("request #3"). */
+  readonly index: number;
+  /** When it arrived (epoch ms). */
+  readonly at: number;
+  /** `POST /v1/responses`. */
+  readonly request: string;
+  /** What went wrong (no rule matched, a tool not offered, ...). */
+  readonly problem: string;
+  /** The latest user message of the conversation, or null. */
+  readonly user: string | null;
+}
+
+/** The problems the run's scripted model has had so far, read from the run folder. */
+export function modelProblems(dir: string): ModelProblem[] {
+  const file = join(dir, MODEL_PROBLEMS);
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as ModelProblem);
+}
