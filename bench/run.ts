@@ -4,10 +4,12 @@ import { benchSession } from "./session";
 import { benchClaudeCodeSession } from "./claude-code-session";
 import { benchAcpSession } from "./acp-session";
 import { benchWire } from "./wire";
+import { benchRelay } from "./relay";
 
 async function main(): Promise<void> {
   await benchDirect();
   await benchWire();
+  await benchRelay();
   await benchSession();
   await benchClaudeCodeSession();
   await benchAcpSession();

@@ -49,6 +49,12 @@ export {
   type CapturedStdioServer,
   type CapturedHttpServer,
 } from "./wire/captured-server.js";
+export {
+  stdioRelayLaunch,
+  NATIVE_RELAY_PATH,
+  STDIO_RELAY_VARIABLE,
+  type StdioRelayLaunch,
+} from "./wire/relay-launch.js";
 export { parseToolPolicy, type ToolPolicy } from "./servers/tool-policy.js";
 export { correlateTurn } from "./evidence/correlation.js";
 export type { ToolCallStatus } from "./evidence/trace.js";

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { InvalidToolPolicy, isUnavailable, MCPTestKit, type CapturedServer } from "@jest-m3/core";
-import { POLICY_DENIED_CODE, STDIO_RELAY_PATH } from "@jest-m3/core/harness";
+import { POLICY_DENIED_CODE, STDIO_RELAY_PATH, stdioRelayLaunch } from "@jest-m3/core/harness";
 import { connectCaptured } from "@jest-m3/core/testing";
 import { isRunning } from "./support/processes";
 import {
@@ -53,12 +53,11 @@ describe("wire capture through the stdio relay", () => {
     await direct.close();
 
     const { capture, servers } = await kit.capture({ servers: [shipping] });
-    expect(servers[0]).toMatchObject({
-      kind: "stdio",
-      name: "shipping",
-      command: process.execPath,
-    });
-    expect(servers[0]?.kind === "stdio" && servers[0].args[0]).toBe(STDIO_RELAY_PATH);
+    const relay = stdioRelayLaunch();
+    expect(servers[0]).toMatchObject({ kind: "stdio", name: "shipping", command: relay.command });
+    expect(servers[0]?.kind === "stdio" && servers[0].args.slice(0, relay.args.length)).toEqual(
+      relay.args,
+    );
     const client = await connect(servers[0]!);
     expect(await client.listTools()).toEqual(expected.tools);
     expect(await client.callTool(quote)).toEqual(expected.result);

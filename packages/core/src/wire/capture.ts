@@ -4,7 +4,6 @@ import { TraceRecorder } from "../evidence/recorder.js";
 import type { Trace } from "../evidence/trace.js";
 import type { ResolvedHttpServer, ResolvedServer, ResolvedStdioServer } from "../servers/spec.js";
 import {
-  STDIO_RELAY_PATH,
   type CapturedHttpServer,
   type CapturedServer,
   type CapturedStdioServer,
@@ -14,6 +13,7 @@ import type { FlushFrame, RelayFrame } from "./channel-protocol.js";
 import { HttpCaptureProxy } from "./http-proxy.js";
 import { parseJsonRpcPayload } from "./json-rpc.js";
 import { LineSplitter } from "./line-splitter.js";
+import { stdioRelayLaunch } from "./relay-launch.js";
 import { processStartTime } from "../processes/managed-process.js";
 
 /** What a capture tells its owner (the kit). */
@@ -174,12 +174,13 @@ export class WireCapture {
 
   private wrapStdio(server: ResolvedStdioServer): CapturedStdioServer {
     const allowed = this.policy.get(server.name);
+    const relay = stdioRelayLaunch();
     return {
       kind: "stdio",
       name: server.name,
-      command: process.execPath,
+      command: relay.command,
       args: [
-        STDIO_RELAY_PATH,
+        ...relay.args,
         "--channel",
         this.channelPath,
         "--server",
