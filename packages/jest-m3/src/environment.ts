@@ -10,6 +10,7 @@ import { signalIfSame, stillSame } from "@jest-m3/core/runner";
 import { readRecords, removeLeftoverDirs } from "./run-ledger.js";
 import { ENVIRONMENT_MARK, TEST_DONE_HOOK } from "./environment-hooks.js";
 import { RUN_ENV } from "./run-state.js";
+import { condenseErrorText } from "./transcript.js";
 
 let guarded = false;
 
@@ -41,6 +42,42 @@ function guardWorker(): void {
   });
 }
 
+/**
+ * A kit error thrown out of a test, as Jest will print it: the server's failure first,
+ * the harness's stderr once and without known noise (see `condenseErrorText`), and no
+ * `Cause:` chain that repeats the same text. Only errors of the kit (a `code` starting
+ * with `M3_`) that carry stderr sections are touched; the run's report keeps the full text.
+ */
+function condenseThrown(error: unknown): void {
+  if (typeof error !== "object" || error === null) return;
+  const thrown = error as { code?: unknown; message?: unknown; stack?: unknown; cause?: unknown };
+  if (typeof thrown.code !== "string" || !thrown.code.startsWith("M3_")) return;
+  if (typeof thrown.message !== "string" || !/\n--- .+ ---/.test(thrown.message)) return;
+  const condensed = condenseErrorText(thrown.message);
+  const frames =
+    typeof thrown.stack === "string"
+      ? thrown.stack.split("\n").filter((line) => /^\s+at /.test(line))
+      : [];
+  const name = (error as { name?: unknown }).name;
+  try {
+    thrown.message = condensed;
+    thrown.stack = [`${typeof name === "string" ? name : "Error"}: ${condensed}`, ...frames].join(
+      "\n",
+    );
+    // A cause whose story the message already tells (a harness error wrapped by core).
+    let cause = thrown.cause as { message?: unknown; cause?: unknown } | undefined;
+    while (cause && typeof cause.message === "string") {
+      const first = cause.message.split("\n")[0] ?? "";
+      if (!condensed.includes(first.slice(-120))) break;
+      cause = cause.cause as typeof cause;
+    }
+    if (cause === undefined) delete thrown.cause;
+    else thrown.cause = cause;
+  } catch {
+    // A frozen error: Jest prints it as it is.
+  }
+}
+
 /** True when Jest's own timeout ended the test (its error is "Exceeded timeout of ..."). */
 function timedOut(errors: readonly unknown[]): boolean {
   return errors.some((entry) =>
@@ -63,7 +100,15 @@ export default class M3Environment extends NodeEnvironment {
   }
 
   /** After a test's afterEach hooks: the setup file closes the kits it left open. */
-  async handleTestEvent(event: { name: string; test?: { errors?: unknown[] } }): Promise<void> {
+  async handleTestEvent(event: {
+    name: string;
+    error?: unknown;
+    test?: { errors?: unknown[] };
+  }): Promise<void> {
+    if (event.name === "test_fn_failure" || event.name === "hook_failure") {
+      condenseThrown(event.error);
+      return;
+    }
     if (event.name !== "test_done") return;
     const hook = (this.global as unknown as Record<symbol, unknown>)[TEST_DONE_HOOK];
     if (typeof hook === "function") {

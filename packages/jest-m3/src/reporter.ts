@@ -92,7 +92,8 @@ class M3Reporter {
       const mine = records.filter((record) => record.testName === entry.fullName);
       if (mine.length === 0) continue;
       this.failed.push({ test: entry.fullName, transcripts: mine });
-      const text = mine.map(formatTranscript).join("\n\n");
+      const shownAbove = entry.failureMessages.join("\n");
+      const text = mine.map((record) => formatTranscript(record, shownAbove)).join("\n\n");
       process.stderr.write(`\n● ${entry.fullName} — what the agent did\n\n${text}\n`);
       const last = entry.failureMessages.length - 1;
       if (this.failureTranscripts && last >= 0) {

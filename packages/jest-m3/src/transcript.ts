@@ -168,7 +168,7 @@ export function toTranscript(
     error:
       result.error === null
         ? null
-        : scrub(clip(`${result.error.code}: ${result.error.message}`, 2000)),
+        : scrub(clip(`${result.error.code}: ${result.error.message}`, 20_000)),
     errorCode: result.error?.code ?? null,
     durationMs: snapshot.finishedAt === null ? null : snapshot.finishedAt - snapshot.createdAt,
     gaps: result.trace.gaps.map((gap) => scrub(`${gap.server}: ${gap.reason}`)),
@@ -178,7 +178,9 @@ export function toTranscript(
       prompt: scrub(clip(turn.prompt, 500)),
       reply: turn.response === null ? null : scrub(clip(turn.response.text, 1000)),
       error:
-        turn.error === null ? null : scrub(clip(`${turn.error.code}: ${turn.error.message}`, 1000)),
+        turn.error === null
+          ? null
+          : scrub(clip(`${turn.error.code}: ${turn.error.message}`, 20_000)),
       durationMs:
         turn.snapshot.finishedAt === null
           ? null
@@ -193,7 +195,7 @@ export function toTranscript(
 }
 
 /** The transcript as text, for a failed test's output. */
-export function formatTranscript(record: TranscriptRecord): string {
+export function formatTranscript(record: TranscriptRecord, shownAbove = ""): string {
   const lines = [
     `jest-m3 transcript · ${record.agent} · session ${record.sessionId ?? "(never opened)"} · outcome ${record.outcome}`,
   ];
@@ -207,10 +209,88 @@ export function formatTranscript(record: TranscriptRecord): string {
     }
     if (turn.toolCalls.length === 0) lines.push("    tool calls: none observed");
     lines.push(`    reply: ${turn.reply ?? "(none)"}`);
-    if (turn.error) lines.push(`    error: ${turn.error.replace(/\n/g, "\n           ")}`);
+    if (turn.error)
+      lines.push(`    error: ${condenseErrorText(turn.error).replace(/\n/g, "\n           ")}`);
   }
-  if (record.error)
-    lines.push(`  session error: ${record.error.replace(/\n/g, "\n                 ")}`);
+  // The error the test threw is often this very one: say so instead of printing it twice.
+  const errorMessage = record.error?.replace(/^M3_[A-Z_]+: /, "").split("\n")[0] ?? "";
+  if (record.error && errorMessage !== "" && shownAbove.includes(errorMessage)) {
+    lines.push(`  session error: ${record.errorCode ?? "error"} (the failure above)`);
+  } else if (record.error) {
+    lines.push(
+      `  session error: ${condenseErrorText(record.error).replace(/\n/g, "\n                 ")}`,
+    );
+  }
   for (const gap of record.gaps) lines.push(`  evidence gap: ${gap}`);
   return lines.join("\n");
+}
+
+/**
+ * Lines of a harness's stderr that are known not to be the problem: Codex's sandbox and
+ * helper-binary warnings, printed on every start in a container or a temporary home.
+ */
+export const KNOWN_STDERR_NOISE: readonly RegExp[] = [
+  /could not find bubblewrap/i,
+  /bundled bubblewrap/i,
+  /could not create PATH aliases/i,
+  /Refusing to create helper binaries/i,
+];
+
+interface StderrSection {
+  readonly title: string;
+  readonly lines: string[];
+}
+
+/**
+ * An error text (a session's or a thrown error's message) as a person should read it: the
+ * failing MCP server's own stderr first, once; then what the harness said; then each
+ * harness stderr section once, without {@link KNOWN_STDERR_NOISE}. Sections are the
+ * `--- <who> stderr (last lines) ---` blocks core and the harnesses append. The full text
+ * stays in the run's report.
+ */
+export function condenseErrorText(text: string): string {
+  const parts = text.split(/\n(?=--- .+ ---\n?)/);
+  const header = parts[0] ?? "";
+  if (parts.length === 1) return text;
+  const sections: StderrSection[] = [];
+  const seen = new Set<string>();
+  for (const part of parts.slice(1)) {
+    const [titleLine = "", ...lines] = part.split("\n");
+    const title = titleLine.replace(/^--- | ---$/g, "");
+    const key = `${title}\u0000${lines.join("\n")}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    sections.push({ title, lines });
+  }
+  // Lines already shown by an earlier section (a harness tail repeated under another title).
+  const shown = new Set<string>();
+  const servers = sections.filter((section) => /^server "/.test(section.title));
+  const others = sections.filter((section) => !/^server "/.test(section.title));
+  const out: string[] = [];
+  for (const section of servers) {
+    const lines = section.lines.filter((line) => line.trim() !== "");
+    if (lines.length === 0) continue;
+    out.push(`MCP ${section.title}:`, ...lines.map((line) => `  ${line}`));
+    lines.forEach((line) => shown.add(line));
+  }
+  out.push(header);
+  let hidden = 0;
+  for (const section of others) {
+    const lines = section.lines.filter((line) => {
+      if (line.trim() === "" || shown.has(line)) return false;
+      if (KNOWN_STDERR_NOISE.some((noise) => noise.test(line))) {
+        hidden += 1;
+        return false;
+      }
+      return true;
+    });
+    lines.forEach((line) => shown.add(line));
+    if (lines.length > 0) out.push(`--- ${section.title} ---`, ...lines);
+  }
+  if (hidden > 0) {
+    out.push(
+      `(${hidden} known warning line(s) of the harness left out; the run's report has the full text)`,
+    );
+  }
+  return out.join("\n");
 }

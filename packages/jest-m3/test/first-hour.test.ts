@@ -203,3 +203,40 @@ test("the agent never cancels a shipment", async () => {
     expect(existsSync(join(runFolder(dir), "model-journal.json"))).toBe(true);
   });
 });
+
+test("a server that crashes under an agent: its own failure first, once; Codex's stderr once, without known noise", () => {
+  const dir = project({
+    "m3.config.json": JSON.stringify({
+      harnesses: ["codex"],
+      scriptedModel: { script: "script.json" },
+    }),
+    "script.json": JSON.stringify({ rules: [], fallback: [{ reply: "ok" }] }),
+    "crash.test.ts": `
+import { MCPTestKit, expect } from "jest-m3";
+test("crashing server", async () => {
+  await using kit = new MCPTestKit({ env: {} });
+  const [agent] = kit.agents([{ harness: "codex", models: ["gpt-5.5"] }]);
+  const result = await agent!.run("Add a todo.", {
+    server: { name: "todo", command: process.execPath, args: ["-e", "console.error('todo-server: cannot open database todo.db'); process.exit(3)"] },
+    timeout: 60_000,
+  });
+  expect(result).toBeCompleted();
+});
+`,
+  });
+  const run = runJest(dir, { timeoutMs: 240_000 });
+  expect(run.status).toBe(1);
+  const output = run.output;
+  const serverLine = "todo-server: cannot open database todo.db";
+  expect(output.split(serverLine).length - 1).toBe(1);
+  expect(output.indexOf(`MCP server "todo" stderr`)).toBeLessThan(
+    output.indexOf('Harness "codex"'),
+  );
+  expect(output).not.toMatch(/bubblewrap|PATH aliases/);
+  expect(output).not.toContain("Cause:");
+  expect(output.split("ERROR codex_core").length - 1).toBeLessThanOrEqual(1);
+  expect(output).toContain("session error: M3_HARNESS_START (the failure above)");
+  // The report keeps every line the harness printed.
+  const report = readFileSync(join(runFolder(dir), "report.json"), "utf8");
+  expect(report).toContain(serverLine);
+});
