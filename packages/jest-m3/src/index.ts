@@ -36,3 +36,14 @@ export {
   type TrialVerdict,
   type TrialsSummary,
 } from "./matrix/trials.js";
+export {
+  eachTool,
+  eachServer,
+  allServers,
+  toolCases,
+  runCase,
+  type AgentCase,
+  type ToolCase,
+  type ToolCaseInput,
+  type ServerCaseInput,
+} from "./matrix/cases.js";

@@ -3,6 +3,11 @@
 import { join } from "node:path";
 import {
   InvalidAgentList,
+  allServers,
+  eachServer,
+  eachTool,
+  runCase,
+  toolCases,
   MCPTestKit,
   TrialsFailed,
   expect,
@@ -144,5 +149,82 @@ describe("trials of real sessions", () => {
     await expect(trials(3, body, { minRate: 2 })).rejects.toThrow(/minRate must be a number/);
     await expect(trials(0, body)).rejects.toThrow(/positive whole number/);
     expect(ran).toBe(0);
+  });
+});
+
+describe("case tables", () => {
+  const agentA = {
+    harness: "test",
+    model: "a",
+    trials: 1,
+    options: {},
+    version: "1.0",
+    label: "test 1.0 a",
+    selection: { harness: "test", models: ["a"] },
+  };
+  const agentB = {
+    ...agentA,
+    model: "b",
+    label: "test 1.0 b",
+    selection: { harness: "test", models: ["b"] },
+  };
+  const quote = `call shipping:shipping_quote {"weight_kg":2,"zone":"local"}\nreply 9 USD`;
+  const servers = [
+    {
+      server: shipping,
+      tools: [
+        { name: "shipping_quote", prompt: quote, arguments: { weight_kg: 2, zone: "local" } },
+      ],
+    },
+  ];
+
+  test("eachTool, eachServer, allServers and toolCases expand as m3's matrices do", () => {
+    expect(eachTool(servers, [agentA, agentB]).map((c) => [c.id, c.tools, c.tool])).toEqual([
+      ["shipping/shipping_quote/test 1.0 a", ["shipping:shipping_quote"], "shipping_quote"],
+      ["shipping/shipping_quote/test 1.0 b", ["shipping:shipping_quote"], "shipping_quote"],
+    ]);
+    expect(eachServer(servers, [agentA], "go").map((c) => c.id)).toEqual(["shipping/test 1.0 a"]);
+    expect(allServers(servers, [agentA, agentB], "go").map((c) => c.id)).toEqual([
+      "all-servers/test 1.0 a",
+      "all-servers/test 1.0 b",
+    ]);
+    expect(toolCases(servers)).toEqual([
+      {
+        id: "shipping/shipping_quote",
+        server: shipping,
+        tool: "shipping_quote",
+        arguments: { weight_kg: 2, zone: "local" },
+      },
+    ]);
+  });
+
+  test("a tool without a prompt, a server without tools, no servers: usage errors", () => {
+    expect(() =>
+      eachTool([{ server: shipping, tools: [{ name: "shipping_quote" }] }], [agentA]),
+    ).toThrow(/tool "shipping:shipping_quote" has no prompt/);
+    expect(() => eachServer([{ server: shipping, tools: [] }], [agentA], "go")).toThrow(
+      /lists no tools/,
+    );
+    expect(() => allServers([], [agentA], "go")).toThrow(/at least one/);
+  });
+
+  const kit = new MCPTestKit({ env: {}, harnesses: [testHarness()] });
+  afterAll(() => kit.close());
+
+  test.each(eachTool(servers, [agentA, agentB]))("$id calls its tool once", async (agentCase) => {
+    const result = await runCase(kit, agentCase);
+    expect(result).toHaveToolCall(agentCase.tool!, {
+      server: agentCase.server!,
+      status: "success",
+      count: 1,
+    });
+  });
+
+  test.each(toolCases(servers))("direct $id", async ({ server, tool, arguments: args }) => {
+    const client = kit.direct(server);
+    const result = await client.callTool(tool, { ...args });
+    expect(result.isError ?? false).toBe(false);
+    await client.close();
+    expect(client.finalTrace.toolCalls.map((call) => call.status)).toEqual(["success"]);
   });
 });
