@@ -137,6 +137,55 @@ export class HttpCaptureProxy {
     );
   }
 
+  /**
+   * Records a request's body and applies the allow-list to it. Returns the ids of its
+   * requests when it may go upstream, or `"answered"` when the proxy answered it itself
+   * (a refusal).
+   */
+  private admit(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer,
+    connection: string,
+  ): Array<string | number> | "answered" {
+    if (req.method !== "POST" || body.length === 0) return [];
+    const where = { server: this.name, connection };
+    const undecodable = this.undecodable(req, body);
+    if (undecodable) {
+      this.recorder.recordMalformed(
+        "to_server",
+        isUtf8(body) ? body.toString("utf8") : `base64:${body.toString("base64")}`,
+        undecodable,
+        { ...where, at: monotonicNow() },
+      );
+      if (!this.allowed) return [];
+      // Servers decode more than this proxy does: what it cannot read, it cannot vouch for.
+      this.refuse(
+        res,
+        connection,
+        `the body cannot be checked against the allow-list: ${undecodable}`,
+        [],
+      );
+      return "answered";
+    }
+    const text = body.toString("utf8");
+    this.recordBody("to_server", text, connection, monotonicNow());
+    const verdict = vouchFor(text, this.allowed, this.name);
+    if (verdict.forward) return requestIdsOf(text);
+    if (verdict.reply === undefined) {
+      this.refuse(res, connection, verdict.reason, verdict.calls);
+      return "answered";
+    }
+    for (const call of verdict.calls) this.recorder.refused(call, verdict.reason, where);
+    const replies = Array.isArray(verdict.reply) ? verdict.reply : [verdict.reply];
+    for (const message of replies as JSONRPCMessage[]) {
+      this.recorder.record("from_server", message, { ...where, origin: "policy" });
+    }
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify(verdict.reply));
+    return "answered";
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -157,54 +206,9 @@ export class HttpCaptureProxy {
         },
       );
     }
-    let requestIds: Array<string | number> = [];
-    if (req.method === "POST" && body.length > 0) {
-      const at = monotonicNow();
-      const undecodable = this.undecodable(req, body);
-      if (undecodable) {
-        this.recorder.recordMalformed(
-          "to_server",
-          isUtf8(body) ? body.toString("utf8") : `base64:${body.toString("base64")}`,
-          undecodable,
-          { server: this.name, connection, at },
-        );
-        if (this.allowed) {
-          // Servers decode more than this proxy does: what it cannot read, it cannot vouch for.
-          this.refuse(
-            res,
-            connection,
-            `the body cannot be checked against the allow-list: ${undecodable}`,
-            [],
-          );
-          return;
-        }
-      } else {
-        const text = body.toString("utf8");
-        this.recordBody("to_server", text, connection, at);
-        requestIds = requestIdsOf(text);
-        const verdict = vouchFor(text, this.allowed, this.name);
-        if (!verdict.forward) {
-          if (verdict.reply === undefined) {
-            this.refuse(res, connection, verdict.reason, verdict.calls);
-            return;
-          }
-          for (const call of verdict.calls) {
-            this.recorder.refused(call, verdict.reason, { server: this.name, connection });
-          }
-          const replies = Array.isArray(verdict.reply) ? verdict.reply : [verdict.reply];
-          for (const message of replies as JSONRPCMessage[]) {
-            this.recorder.record("from_server", message, {
-              server: this.name,
-              connection,
-              origin: "policy",
-            });
-          }
-          res.writeHead(200, { "content-type": "application/json" });
-          res.end(JSON.stringify(verdict.reply));
-          return;
-        }
-      }
-    }
+    const admitted = this.admit(req, res, body, connection);
+    if (admitted === "answered") return;
+    const requestIds = admitted;
 
     const headers: Record<string, string | string[]> = {};
     for (const [key, value] of Object.entries(req.headers)) {
