@@ -16,6 +16,7 @@ import {
 } from "@jest-m3/core/runner";
 import { loadConfig } from "./config.js";
 import { expandAgents, parseAgentsVariable } from "./matrix/agent-list.js";
+import { modelStepLines, progressEnabled, PROGRESS_ENV, type ModelStep } from "./progress.js";
 import { MODEL_JOURNAL, MODEL_PROBLEMS, type ModelProblem } from "./model-problems.js";
 import { providersOf, RUN_ENV } from "./run-state.js";
 import { SHARED_SERVICES } from "./shared-services.js";
@@ -51,10 +52,15 @@ interface RunJournal {
  * that turn can fail the test (setup-after-env). The model lives in this process; workers
  * only see the run folder.
  */
-function journalIntoRun(journal: RunJournal, dir: string): void {
+function journalIntoRun(journal: RunJournal, dir: string, progress: boolean): void {
   const add = journal.add.bind(journal);
+  const started = Date.now();
   journal.add = ((entry: never) => {
     const full = add(entry);
+    if (progress) {
+      const lines = modelStepLines(full as unknown as ModelStep, Date.now() - started);
+      if (lines.length > 0) process.stderr.write(`${lines.join("\n")}\n`);
+    }
     if (full.problem !== undefined) {
       const problem: ModelProblem = {
         index: full.index,
@@ -79,6 +85,10 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
   process.env[RUN_ENV.runId] = runId;
   process.env[RUN_ENV.runDir] = dir;
 
+  // Progress lines: decided here, where Jest's terminal is; workers inherit the choice.
+  const progress = progressEnabled(process.env, process.stderr.isTTY === true);
+  process.env[PROGRESS_ENV] = progress ? "1" : "0";
+
   let provider: string | null = null;
   let sharedProvider: ModelProvider | undefined;
   let sharedProviderMap: Partial<Record<ProviderDialect, ModelProvider>> | undefined;
@@ -97,7 +107,7 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
       );
     }
     const model = await scripted.startScriptedModel(config.scriptedModel.script);
-    journalIntoRun(model.journal, dir);
+    journalIntoRun(model.journal, dir, progress);
     SHARED_SERVICES.push(async () => {
       await model.close();
       // The whole journal, for the user to read: every request, its decision, its problem.

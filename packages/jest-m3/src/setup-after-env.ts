@@ -15,6 +15,7 @@ import { runDir, sharedProviders } from "./run-state.js";
 import { toTranscript } from "./transcript.js";
 import { currentTrial } from "./matrix/trials.js";
 import { modelProblems, MODEL_JOURNAL } from "./model-problems.js";
+import { PROGRESS_ENV, sessionLine } from "./progress.js";
 
 expect.extend(m3Matchers);
 
@@ -60,6 +61,9 @@ if (dir) {
     },
     executionFinished(result) {
       thisTestsSessions.push(result);
+      if (process.env[PROGRESS_ENV] === "1") {
+        process.stderr.write(`${sessionLine(result, expect.getState().currentTestName ?? "")}\n`);
+      }
       appendRecord(dir, "executions", {
         ...toTranscript(result, testPath, expect.getState().currentTestName ?? ""),
         trial: currentTrial(),

@@ -240,3 +240,36 @@ test("crashing server", async () => {
   const report = readFileSync(join(runFolder(dir), "report.json"), "utf8");
   expect(report).toContain(serverLine);
 });
+
+test("progress lines: per model step and per session with M3_PROGRESS=1, none by default outside a terminal", () => {
+  const files = {
+    "m3.config.json": JSON.stringify({
+      harnesses: ["codex"],
+      scriptedModel: { script: "script.json" },
+    }),
+    "script.json": readFileSync(join(REPO, "examples", "shipping", "model-script.json"), "utf8"),
+    "agent.test.ts": `
+import { MCPTestKit, expect } from "jest-m3";
+test("quotes through the agent", async () => {
+  await using kit = new MCPTestKit({ env: {} });
+  const [agent] = kit.agents([{ harness: "codex", models: ["gpt-5.5"] }]);
+  const result = await agent!.run("Call shipping_quote once for weight_kg 2 in zone local.", { server: ${serverSpec}, timeout: 120_000 });
+  expect(result).toBeCompleted();
+});
+`,
+  };
+  const on = runJest(project(files), { env: { M3_PROGRESS: "1" }, timeoutMs: 240_000 });
+  expect(on.output).toContain("1 passed");
+  expect(on.output).toMatch(
+    /jest-m3 ▸ [\d.]+s turn 1 "Call shipping_quote once.*": model calls shipping:shipping_quote \{"weight_kg":2,"zone":"local"\}/,
+  );
+  expect(on.output).toMatch(
+    /jest-m3 ▸ [\d.]+s turn 1 .*: model replies "The local quote for 2 kg is 9 USD\."/,
+  );
+  expect(on.output).toMatch(
+    /jest-m3 ▸ session completed in [\d.]+s: codex:gpt-5\.5, 1 turn\(s\), 1 tool call\(s\) — quotes through the agent/,
+  );
+  const off = runJest(project(files), { env: { CI: "" }, timeoutMs: 240_000 });
+  expect(off.output).toContain("1 passed");
+  expect(off.output).not.toContain("jest-m3 ▸");
+});
