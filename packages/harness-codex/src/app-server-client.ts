@@ -54,7 +54,8 @@ export class AppServerClient {
   private readonly pending = new Map<RequestId, Pending>();
   private readonly notificationListeners = new Set<(notification: ServerNotification) => void>();
   private readonly exitListeners = new Set<(exit: string) => void>();
-  private requestHandler: ServerRequestHandler | undefined;
+  /** Who answers requests, by the thread they name (undefined: any thread). */
+  private readonly requestHandlers = new Map<string | undefined, ServerRequestHandler>();
   private spawnError: Error | undefined;
   private exit: string | undefined;
   private closing: Promise<void> | undefined;
@@ -94,9 +95,16 @@ export class AppServerClient {
     return () => this.exitListeners.delete(listener);
   }
 
-  /** Sets who answers the app-server's requests (approvals, questions). */
-  handleServerRequests(handler: ServerRequestHandler): void {
-    this.requestHandler = handler;
+  /**
+   * Sets who answers the app-server's requests (approvals, questions). With `threadId`, only
+   * requests naming that thread reach `handler` (an app-server shared by several sessions
+   * never hands one session's approval to another); returns the function that removes it.
+   */
+  handleServerRequests(handler: ServerRequestHandler, threadId?: string): () => void {
+    this.requestHandlers.set(threadId, handler);
+    return () => {
+      if (this.requestHandlers.get(threadId) === handler) this.requestHandlers.delete(threadId);
+    };
   }
 
   /**
@@ -220,15 +228,24 @@ export class AppServerClient {
   }
 
   private async answer(request: ServerRequest): Promise<void> {
-    if (!this.requestHandler) {
+    const params = request.params;
+    const threadId =
+      isObject(params) && typeof params.threadId === "string" ? params.threadId : undefined;
+    const handler =
+      (threadId !== undefined ? this.requestHandlers.get(threadId) : undefined) ??
+      this.requestHandlers.get(undefined);
+    if (!handler) {
       this.write({
         id: request.id,
-        error: { code: -32601, message: `jest-m3 does not handle ${request.method}` },
+        error: {
+          code: -32601,
+          message: `jest-m3 does not handle ${request.method}${threadId ? ` for thread ${threadId}` : ""}`,
+        },
       });
       return;
     }
     try {
-      const result = await this.requestHandler(request);
+      const result = await handler(request);
       this.write({ id: request.id, result });
     } catch (error) {
       this.write({

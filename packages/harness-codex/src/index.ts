@@ -46,5 +46,6 @@ export {
 } from "./executable.js";
 export type { CodexOptions } from "./options.js";
 export { HOST_HOME_VARIABLE } from "./home.js";
+export { stopWarmAppServers } from "./warm-pool.js";
 export { PROTOCOL_SURFACE } from "./protocol.js";
 export { AppServerExited, AppServerTimeout, CodexRpcError, InvalidCodexOptions } from "./errors.js";

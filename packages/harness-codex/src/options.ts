@@ -25,6 +25,13 @@ export interface CodexOptions {
   readonly startupTimeoutMs?: number;
   /** How long Codex waits for one MCP tool call, in ms (default 300 000). */
   readonly toolTimeoutMs?: number;
+  /**
+   * Reuse one `codex app-server` per worker process for every session with the same
+   * executable, environment (credentials included) and login, each session on its own
+   * ephemeral thread with its own MCP servers, provider, workspace and approvals. Saves the
+   * app-server's start (spawn and initialize) per session. Default `false`.
+   */
+  readonly warm?: boolean;
 }
 
 /** {@link CodexOptions} with every default applied. */
@@ -33,9 +40,16 @@ export interface ResolvedCodexOptions {
   readonly exposeDisallowedTools: boolean;
   readonly startupTimeoutMs: number;
   readonly toolTimeoutMs: number;
+  readonly warm: boolean;
 }
 
-const OPTION_NAMES = ["sandbox", "exposeDisallowedTools", "startupTimeoutMs", "toolTimeoutMs"];
+const OPTION_NAMES = [
+  "sandbox",
+  "exposeDisallowedTools",
+  "startupTimeoutMs",
+  "toolTimeoutMs",
+  "warm",
+];
 
 function milliseconds(value: unknown, option: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -74,7 +88,14 @@ export function resolveCodexOptions(
       `must be true or false, got ${JSON.stringify(exposeDisallowedTools)}.`,
     );
   }
+  if (options.warm !== undefined && typeof options.warm !== "boolean") {
+    throw new InvalidCodexOptions(
+      "warm",
+      `must be true or false, got ${JSON.stringify(options.warm)}.`,
+    );
+  }
   return {
+    warm: options.warm === true,
     sandbox: sandbox ?? "read-only",
     exposeDisallowedTools: exposeDisallowedTools ?? false,
     startupTimeoutMs: milliseconds(options.startupTimeoutMs, "startupTimeoutMs", 30_000),

@@ -88,6 +88,8 @@ export interface ClientRequests {
   "thread/start": { params: ThreadStartParams; result: ThreadStartResult };
   "turn/start": { params: TurnStartParams; result: TurnStartResult };
   "turn/interrupt": { params: TurnInterruptParams; result: JsonObject };
+  /** Stops the client's subscription to a thread (warm sessions, at close). */
+  "thread/unsubscribe": { params: { threadId: string }; result: JsonObject };
 }
 
 /** A method this adapter requests. */
@@ -204,7 +206,13 @@ export interface ElicitationResponse {
 
 /** The methods and notifications the adapter depends on, for the contract test. */
 export const PROTOCOL_SURFACE = {
-  clientRequests: ["initialize", "thread/start", "turn/start", "turn/interrupt"],
+  clientRequests: [
+    "initialize",
+    "thread/start",
+    "turn/start",
+    "turn/interrupt",
+    "thread/unsubscribe",
+  ],
   clientNotifications: ["initialized"],
   serverNotifications: [
     "mcpServer/startupStatus/updated",

@@ -23,6 +23,7 @@ import type {
 } from "./protocol.js";
 import { CLIENT_INFO, credentialsCapability, launchFacts } from "./readiness.js";
 import { TurnCollector } from "./turn.js";
+import { acquireWarm, stopThreadServers, type WarmLease } from "./warm-pool.js";
 
 /** How long an interrupted turn waits for Codex to confirm before it ends anyway. */
 const INTERRUPT_GRACE_MS = 1500;
@@ -165,6 +166,7 @@ export async function openCodexSession(launch: HarnessLaunch): Promise<CodexSess
   if (credentials.status !== "ready") {
     throw new HarnessStartError("codex", credentials.reason ?? "no credentials");
   }
+  if (options.warm) return openWarmSession(launch, options, facts.executable.path, facts.hostHome);
   const homes = await createHomes(await launch.tempDir("m3-codex-"));
   if (!launch.provider && launch.credentials.length === 0) {
     const login = findHostLogin(facts.hostHome);
@@ -220,6 +222,93 @@ export async function openCodexSession(launch: HarnessLaunch): Promise<CodexSess
 }
 
 /**
+ * Opens a session on a warm app-server (`options: { warm: true }`): its own ephemeral
+ * thread, with its own MCP servers, provider and workspace, in an app-server shared only
+ * with sessions of the same executable, environment and login (see warm-pool.ts).
+ */
+async function openWarmSession(
+  launch: HarnessLaunch,
+  options: ReturnType<typeof resolveCodexOptions>,
+  executable: string,
+  hostHome: string,
+): Promise<CodexSession> {
+  let authFile: string | undefined;
+  if (!launch.provider && launch.credentials.length === 0) {
+    const login = findHostLogin(hostHome);
+    if (login.usable) {
+      authFile = login.authFile;
+      launch.record({ kind: "harness", detail: `using the Codex login of ${login.authFile}` });
+    }
+  }
+  if (launch.signal.aborted) throw new HarnessStartError("codex", TORN_DOWN);
+  let lease: WarmLease;
+  try {
+    lease = await acquireWarm({ executable, env: launch.env, authFile }, options.startupTimeoutMs);
+  } catch (error) {
+    throw new HarnessStartError(
+      "codex",
+      `the warm codex app-server did not start: ${message(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  const client = lease.client;
+  // Startup statuses of every thread arrive on the shared stream; keep this thread's only.
+  const byThread = new Map<string, Map<string, McpStartupStatus>>();
+  const stopStatuses = client.onNotification((notification) => {
+    if (notification.method !== "mcpServer/startupStatus/updated") return;
+    const status = notification.params as unknown as McpStartupStatus & { threadId?: string };
+    const thread = status.threadId ?? "";
+    if (!byThread.has(thread)) byThread.set(thread, new Map());
+    byThread.get(thread)!.set(status.name, status);
+  });
+  const names = launch.servers.map((server) => server.name);
+  const wait = { timeoutMs: options.startupTimeoutMs, signal: launch.signal };
+  let threadId: string | undefined;
+  try {
+    const started = await client.request("thread/start", threadStartParams(launch, options), wait);
+    threadId = started.thread?.id;
+    if (typeof threadId !== "string" || threadId === "") {
+      throw new HarnessStartError(
+        "codex",
+        `thread/start answered without a thread id: ${JSON.stringify(started).slice(0, 300)}`,
+      );
+    }
+    if (!byThread.has(threadId)) byThread.set(threadId, new Map());
+    await serversReady(
+      client,
+      byThread.get(threadId)!,
+      names,
+      options.startupTimeoutMs,
+      launch.signal,
+    );
+    return new CodexSession(client, launch, threadId, lease);
+  } catch (error) {
+    const failure = startError(
+      error,
+      client,
+      byThread.get(threadId ?? "") ?? new Map(),
+      names,
+      launch.signal.aborted,
+    );
+    if (threadId !== undefined) {
+      await client
+        .request("thread/unsubscribe", { threadId }, { timeoutMs: 1000 })
+        .catch(() => undefined);
+    }
+    await stopThreadServers(client.process.pid, launch.servers, CLOSE_GRACE_MS);
+    lease.release();
+    // Another session's lines may be in the shared stderr: none of it goes into this error.
+    throw new HarnessStartError("codex", failure.message.split("\n")[0] ?? failure.message, {
+      cause: failure,
+    });
+  } finally {
+    stopStatuses();
+  }
+}
+
+/**
  * One Codex thread in one `codex app-server`: every `send()` is a `turn/start` on the same
  * thread. Tool approvals are answered from the session's allow-list and recorded.
  */
@@ -227,6 +316,7 @@ export class CodexSession implements HarnessSession {
   private turn: TurnCollector | undefined;
   private closing: Promise<void> | undefined;
   private readonly warnings = new Set<string>();
+  private readonly stops: (() => void)[] = [];
 
   /** @internal Made by {@link openCodexSession}. */
   constructor(
@@ -234,15 +324,33 @@ export class CodexSession implements HarnessSession {
     private readonly launch: HarnessLaunch,
     /** The Codex thread id. */
     readonly id: string,
+    /** Set when the app-server is a warm one shared with other sessions' threads. */
+    private readonly lease?: WarmLease,
   ) {
-    client.onNotification((notification) => this.onNotification(notification));
-    client.handleServerRequests((request) => this.onServerRequest(request));
-    client.onExit((exit) => {
-      this.turn?.finish(
-        "failed",
-        withTail(`codex app-server exited (${exit}) during the turn`, client.stderrTail()),
-      );
-    });
+    this.stops.push(
+      client.onNotification((notification) => {
+        // On a shared app-server, another thread's notifications are not this session's.
+        const params = notification.params as { threadId?: unknown } | null;
+        const thread = typeof params?.threadId === "string" ? params.threadId : undefined;
+        if (lease && thread !== this.id) return;
+        this.onNotification(notification);
+      }),
+      client.handleServerRequests(
+        (request) => this.onServerRequest(request),
+        lease ? id : undefined,
+      ),
+      client.onExit((exit) => {
+        this.turn?.finish(
+          "failed",
+          withTail(`codex app-server exited (${exit}) during the turn`, this.stderrTail()),
+        );
+      }),
+    );
+  }
+
+  /** The app-server's stderr tail; none for a shared one (other sessions' lines are in it). */
+  private stderrTail(): string {
+    return this.lease ? "" : this.client.stderrTail();
   }
 
   /** The app-server's process id (for diagnosis and fault tests). */
@@ -263,7 +371,7 @@ export class CodexSession implements HarnessSession {
       return {
         outcome: "failed",
         response: null,
-        error: withTail(why, this.client.stderrTail()),
+        error: withTail(why, this.stderrTail()),
         toolCalls: [],
         events: [],
       };
@@ -311,7 +419,7 @@ export class CodexSession implements HarnessSession {
   /** Alive while the app-server runs and the session is open; otherwise how it ended. */
   health(): HarnessHealth {
     const exit = this.client.exitDescription;
-    if (exit !== undefined) return { alive: false, exit, stderrTail: this.client.stderrTail() };
+    if (exit !== undefined) return { alive: false, exit, stderrTail: this.stderrTail() };
     if (this.closing) return { alive: false, exit: "closed" };
     return { alive: true };
   }
@@ -323,7 +431,18 @@ export class CodexSession implements HarnessSession {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.turn?.finish("interrupted", "The session closed during the turn.");
-      await this.client.close(CLOSE_GRACE_MS);
+      const lease = this.lease;
+      if (!lease) {
+        await this.client.close(CLOSE_GRACE_MS);
+        return;
+      }
+      // A warm app-server stays: this thread is let go and its MCP servers stopped.
+      for (const stop of this.stops.splice(0)) stop();
+      await this.client
+        .request("thread/unsubscribe", { threadId: this.id }, { timeoutMs: CLOSE_GRACE_MS })
+        .catch(() => undefined);
+      await stopThreadServers(this.client.process.pid, this.launch.servers, CLOSE_GRACE_MS);
+      lease.release();
     })();
     return this.closing;
   }
