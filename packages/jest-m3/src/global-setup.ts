@@ -15,6 +15,7 @@ import {
   resolveHarness,
 } from "@jest-m3/core/runner";
 import { loadConfig } from "./config.js";
+import { didYouMean, KNOWN_HARNESSES } from "./known-harnesses.js";
 import { expandAgents, parseAgentsVariable } from "./matrix/agent-list.js";
 import { modelStepLines, progressEnabled, PROGRESS_ENV, type ModelStep } from "./progress.js";
 import { MODEL_JOURNAL, MODEL_PROBLEMS, type ModelProblem } from "./model-problems.js";
@@ -175,6 +176,17 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
       readiness[name] = { key: readinessKeyFor(harness, context), readiness: probe };
       console.log(statusLine(name, probe));
     } catch (error) {
+      if ((error as { code?: unknown }).code === "M3_UNKNOWN_HARNESS") {
+        // A typo must stop the run, and must not invite installing a package nobody published.
+        const guess = didYouMean(name);
+        const where = variable ? "M3_AGENTS" : (config.source ?? "the configuration");
+        throw new Error(
+          `jest-m3: ${where} names the harness "${name}", which is not installed or registered.` +
+            (guess ? ` Did you mean "${guess}"?` : "") +
+            ` jest-m3's harnesses: ${KNOWN_HARNESSES.map((one) => `${one.name} (${one.packageName})`).join(", ")}, acp (@jest-m3/harness-acp).` +
+            (guess ? "" : " A third-party harness comes from a package you install yourself."),
+        );
+      }
       readiness[name] = { error: (error as Error).message };
       console.log(`jest-m3: harness ${name}: ${(error as Error).message}`);
     }

@@ -273,3 +273,17 @@ test("quotes through the agent", async () => {
   expect(off.output).toContain("1 passed");
   expect(off.output).not.toContain("jest-m3 ▸");
 });
+
+test('a harness name typo ("codx") stops the run, suggests "codex", and no package that does not exist', () => {
+  const dir = project({
+    "m3.config.json": JSON.stringify({ harnesses: ["codx"] }),
+    "noop.test.ts": 'test("noop", () => undefined);\n',
+  });
+  const run = runJest(dir, { timeoutMs: 60_000 });
+  expect(run.status).not.toBe(0);
+  expect(run.output).toContain(
+    'names the harness "codx", which is not installed or registered. Did you mean "codex"?',
+  );
+  expect(run.output).not.toContain("harness-codx");
+  expect(run.output).not.toContain("noop");
+});

@@ -9,44 +9,8 @@ import { join } from "node:path";
 import type { ModelProvider, ProviderDialect, Readiness } from "@jest-m3/core";
 import { harnessDialects, resolveHarness } from "@jest-m3/core/runner";
 import { loadConfig, type M3Config } from "../config.js";
+import { KNOWN_HARNESSES, type KnownHarness } from "../known-harnesses.js";
 import { providersOf } from "../run-state.js";
-
-/** A harness jest-m3 knows, the package that brings it, and what else it needs. */
-interface KnownHarness {
-  readonly name: string;
-  readonly packageName: string;
-  readonly install: string;
-  /** Variables that carry a credential for a live run (names only, never values). */
-  readonly credentials: readonly string[];
-}
-
-/** The harnesses jest-m3 publishes. Third-party ones are probed when the configuration names them. */
-export const KNOWN_HARNESSES: readonly KnownHarness[] = [
-  {
-    name: "codex",
-    packageName: "@jest-m3/harness-codex",
-    install: "npm install --save-dev @jest-m3/harness-codex @openai/codex@0.171.0",
-    credentials: ["OPENAI_API_KEY"],
-  },
-  {
-    name: "claude-code",
-    packageName: "@jest-m3/harness-claude-code",
-    install: "npm install --save-dev @jest-m3/harness-claude-code @anthropic-ai/claude-code",
-    credentials: ["ANTHROPIC_API_KEY"],
-  },
-  {
-    name: "gemini",
-    packageName: "@jest-m3/harness-acp",
-    install: "npm install --save-dev @jest-m3/harness-acp @google/gemini-cli",
-    credentials: ["GEMINI_API_KEY"],
-  },
-  {
-    name: "opencode",
-    packageName: "@jest-m3/harness-acp",
-    install: "npm install --save-dev @jest-m3/harness-acp opencode-ai",
-    credentials: ["OPENAI_API_KEY"],
-  },
-];
 
 /** What a fix for a capability that is not ready usually is. */
 function fixFor(harness: KnownHarness | undefined, capability: string, reason: string): string {
