@@ -5,12 +5,14 @@ import { benchClaudeCodeSession } from "./claude-code-session";
 import { benchAcpSession } from "./acp-session";
 import { benchWire } from "./wire";
 import { benchRelay } from "./relay";
+import { benchWarm } from "./warm";
 
 async function main(): Promise<void> {
   await benchDirect();
   await benchWire();
   await benchRelay();
   await benchSession();
+  await benchWarm();
   await benchClaudeCodeSession();
   await benchAcpSession();
 }

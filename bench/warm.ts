@@ -1,0 +1,139 @@
+// A suite of N seed sessions (two turns, one quote each) through the kit with warm Codex
+// app-servers (`options: { warm: true }`) against N sessions of the bare app-server driver
+// (bench/app-server-driver.ts: one app-server per session, nothing of ours). Same binary,
+// model script and shipping server; every session's replies and the server's own call log
+// are checked. Suites alternate (bare, warm, bare, warm, ...) so noise hits both alike.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MCPTestKit } from "@jest-m3/core";
+import { resolveCodexExecutable, stopWarmAppServers } from "@jest-m3/harness-codex";
+import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { BareAppServerSession } from "./app-server-driver";
+import { median } from "./report";
+
+const SHIPPING = join(__dirname, "..", "examples", "shipping");
+const MODEL = "gpt-5.5";
+const PROMPTS = [
+  "Call shipping_quote once for weight_kg 2 in zone local.",
+  "Call shipping_quote once for weight_kg 3 in zone regional.",
+] as const;
+const EXPECTED = ["9 USD", "15.5"] as const;
+
+function checkLog(file: string, side: string): void {
+  const calls = readFileSync(file, "utf8").split("\n").filter(Boolean);
+  if (calls.length !== 2)
+    throw new Error(`${side}: the server logged ${calls.length} calls, not 2`);
+}
+
+async function bare(model: ScriptedModel, codex: string, log: string): Promise<void> {
+  const session = await BareAppServerSession.open({
+    codex,
+    model: MODEL,
+    provider: model.provider,
+    server: {
+      name: "shipping",
+      command: process.execPath,
+      // The bare driver gives its server no env: the call log is set in the command itself.
+      args: [
+        "--eval",
+        `process.env.SHIPPING_CALL_LOG = ${JSON.stringify(log)}; process.argv[1] = ${JSON.stringify(join(SHIPPING, "shipping-server.mjs"))}; import(${JSON.stringify(join(SHIPPING, "shipping-server.mjs"))});`,
+      ],
+      cwd: SHIPPING,
+    },
+    tools: ["shipping_quote"],
+  });
+  try {
+    for (const [index, prompt] of PROMPTS.entries()) {
+      const turn = await session.send(prompt);
+      if (!turn.reply?.includes(EXPECTED[index]!)) throw new Error(`bare: replied ${turn.reply}`);
+    }
+  } finally {
+    await session.close();
+  }
+}
+
+async function warm(model: ScriptedModel, log: string): Promise<void> {
+  await using kit = new MCPTestKit({ env: {} });
+  const [agent] = kit.agents([
+    { harness: "codex", models: [MODEL], provider: model.provider, options: { warm: true } },
+  ]);
+  const session = agent!.session({
+    server: {
+      name: "shipping",
+      command: process.execPath,
+      args: [join(SHIPPING, "shipping-server.mjs")],
+      env: { SHIPPING_CALL_LOG: log },
+      cwd: SHIPPING,
+    },
+    tools: ["shipping:shipping_quote"],
+    timeout: 60_000,
+  });
+  {
+    await using open = await session.open();
+    for (const [index, prompt] of PROMPTS.entries()) {
+      const turn = await open.send(prompt);
+      if (!turn.response?.text.includes(EXPECTED[index]!)) {
+        throw new Error(`warm: replied ${turn.response?.text}`);
+      }
+      const wire = turn.toolCalls.filter((call) => call.status === "success");
+      if (wire.length !== 1) throw new Error(`warm: ${wire.length} calls on the wire`);
+    }
+  }
+  if (session.result.snapshot.outcome !== "completed") throw new Error("warm: not completed");
+}
+
+export async function benchWarm({ sessions = 20, suites = 2 } = {}): Promise<void> {
+  const lookup = resolveCodexExecutable({}, {});
+  if (!lookup.found) throw new Error(lookup.reason);
+  const model = await startScriptedModel(join(SHIPPING, "model-script.json"));
+  const dir = mkdtempSync(join(tmpdir(), "bench-warm-"));
+  const totals: Record<"bare" | "warm", number[]> = { bare: [], warm: [] };
+  const each: Record<"bare" | "warm", number[]> = { bare: [], warm: [] };
+  let serial = 0;
+  try {
+    // Warm-up, not counted: readiness probes, page cache.
+    await bare(model, lookup.path, join(dir, `w${serial++}.jsonl`)).catch(() => undefined);
+    await warm(model, join(dir, `w${serial++}.jsonl`));
+    await stopWarmAppServers(); // each counted warm suite starts cold: its first session pays
+    for (let suite = 0; suite < suites; suite++) {
+      for (const side of ["bare", "warm"] as const) {
+        const started = performance.now();
+        for (let index = 0; index < sessions; index++) {
+          const log = join(dir, `${side}-${serial++}.jsonl`);
+          const one = performance.now();
+          if (side === "bare") await bare(model, lookup.path, log);
+          else await warm(model, log);
+          each[side].push(performance.now() - one);
+          checkLog(log, side);
+        }
+        if (side === "warm") await stopWarmAppServers();
+        totals[side].push(performance.now() - started);
+      }
+    }
+  } finally {
+    await stopWarmAppServers();
+    await model.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const ratio = median(totals.warm) / median(totals.bare);
+  console.log(
+    `\nwarm: a suite of ${sessions} two-turn seed sessions, ${suites} suites per side (alternating), ms`,
+  );
+  for (const side of ["bare", "warm"] as const) {
+    console.log(
+      `  ${side === "bare" ? "bare app-server driver" : "kit, warm app-server  "}  suite median ${median(totals[side]).toFixed(0)}  (suites: ${totals[side].map((t) => t.toFixed(0)).join(" ")}); per session median ${median(each[side]).toFixed(0)}`,
+    );
+  }
+  console.log(
+    `  warm / bare: ${ratio.toFixed(3)}×; target ≤ 0.6×: ${ratio <= 0.6 ? "met" : "NOT met"}`,
+  );
+  console.log("  every session: both replies checked, two calls in the server's own log");
+}
+
+if (require.main === module) {
+  benchWarm().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}
