@@ -18,6 +18,9 @@ module.exports = {
   reporters: ["default", require.resolve("./packages/jest-m3/dist/reporter.js")],
   // Likewise the preset's testTimeout: projects do not inherit it here.
   testTimeout: 180_000,
+  // Most of a test's time is spent waiting on agent binaries and servers: two workers on
+  // two cores keep the run near a few minutes (Jest's default is cores - 1).
+  maxWorkers: 2,
   projects: [
     ...packages.map((name) => ({
       displayName: name,
