@@ -131,6 +131,7 @@ class M3Reporter {
         success,
         startedAt: results.startTime ?? null,
         secrets: secretValuesOf(),
+        trials: readRecords(dir, "trials"),
       }),
     );
     writeFileSync(join(dir, "report.html"), html);

@@ -19,6 +19,7 @@ import {
   type StdioServer,
 } from "jest-m3";
 import { testHarness } from "@jest-m3/core/testing";
+import { buildRunReport } from "../dist/report/build";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 
@@ -227,4 +228,38 @@ describe("case tables", () => {
     await client.close();
     expect(client.finalTrace.toolCalls.map((call) => call.status)).toEqual(["success"]);
   });
+});
+
+test("a test's trials reach the run report: passed, total, interval and what it needed", () => {
+  const report = buildRunReport({
+    rootDir: "/p",
+    run: null,
+    files: [
+      {
+        testFilePath: "/p/m.test.ts",
+        testResults: [
+          { fullName: "seed [codex]", title: "seed", status: "failed", failureMessages: [] },
+          { fullName: "plain", title: "plain", status: "passed", failureMessages: [] },
+        ],
+      },
+    ],
+    sessions: [],
+    success: false,
+    startedAt: null,
+    secrets: [],
+    trials: [
+      {
+        testPath: "/p/m.test.ts",
+        testName: "seed [codex]",
+        trials: 5,
+        passed: 3,
+        interval: [0.231, 0.882],
+        need: "at least 4 of 5",
+      },
+    ],
+  });
+  expect(report.tests.map((test) => [test.fullName, test.trials])).toEqual([
+    ["seed [codex]", { passed: 3, total: 5, interval: [0.231, 0.882], need: "at least 4 of 5" }],
+    ["plain", undefined],
+  ]);
 });

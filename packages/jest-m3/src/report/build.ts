@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { relative, sep } from "node:path";
 import type { TranscriptRecord } from "../transcript.js";
-import type { ReportTest, RunReport, Verdict } from "./model.js";
+import type { ReportTest, RunReport, Trials, Verdict } from "./model.js";
 import { scrubText, type SecretValue } from "./redact.js";
 
 /** One test as Jest's reporters receive it (the fields the report reads). */
@@ -51,6 +51,15 @@ export interface ReportInput {
   readonly success: boolean;
   readonly startedAt: number | null;
   readonly secrets: readonly SecretValue[];
+  /** The trials ledger of the run (see `trials()`), when tests ran trials. */
+  readonly trials?: ReadonlyArray<{
+    readonly testPath: string;
+    readonly testName: string;
+    readonly trials: number;
+    readonly passed: number;
+    readonly interval: readonly [number, number];
+    readonly need: string;
+  }>;
 }
 
 // eslint-disable-next-line no-control-regex
@@ -89,6 +98,24 @@ function harnessLines(run: RunFile | null): RunReport["harnesses"] {
     const version = readiness?.harness?.version ?? "unknown version";
     return { name, status: `${version}: ${readiness?.ready ? "ready" : "NOT ready"}` };
   });
+}
+
+/** A test's trials (summed over the `trials()` calls it made), when it ran any. */
+function trialsOf(input: ReportInput, testPath: string, fullName: string): { trials?: Trials } {
+  const mine = (input.trials ?? []).filter(
+    (record) => record.testPath === testPath && record.testName === fullName,
+  );
+  if (mine.length === 0) return {};
+  const passed = mine.reduce((sum, record) => sum + record.passed, 0);
+  const total = mine.reduce((sum, record) => sum + record.trials, 0);
+  const only = mine.length === 1 ? mine[0] : undefined;
+  return {
+    trials: {
+      passed,
+      total,
+      ...(only ? { interval: only.interval, need: only.need } : {}),
+    },
+  };
 }
 
 /** The report of a run. */
@@ -130,6 +157,7 @@ export function buildRunReport(input: ReportInput): RunReport {
           scrub(withoutTranscript(message)),
         ),
         sessions: mine,
+        ...trialsOf(input, result.testFilePath, assertion.fullName),
       });
     }
     const suiteFailed = Boolean(result.testExecError) || result.testResults.length === 0;

@@ -49,11 +49,21 @@ function junitProperties(testCase: JunitTestCase): Record<string, string> {
     (sum, session) => sum + session.turns.reduce((n, turn) => n + turn.toolCalls.length, 0),
     0,
   );
-  // One run of the test: its verdict is its pass rate (trials, when they land, count each).
-  const passed = testCase.status === "passed" ? 1 : 0;
+  // With trials() the pass rate counts each trial; otherwise the test is one run.
+  const trials = readRecords<{ testName: string; trials: number; passed: number }>(
+    dir,
+    "trials",
+  ).filter((record) => record.testName === testCase.fullName);
+  const total = trials.length > 0 ? trials.reduce((sum, record) => sum + record.trials, 0) : 1;
+  const passed =
+    trials.length > 0
+      ? trials.reduce((sum, record) => sum + record.passed, 0)
+      : testCase.status === "passed"
+        ? 1
+        : 0;
   return {
     "m3.agent": agents.join(", "),
-    "m3.passRate": `${passed}/1 (${passed * 100}%)`,
+    "m3.passRate": `${passed}/${total} (${Math.round((passed / total) * 100)}%)`,
     "m3.calls": String(calls),
     "m3.sessions": String(sessions.length),
   };

@@ -11,6 +11,10 @@ export type Verdict = "passed" | "failed" | "skipped" | "todo";
 export interface Trials {
   readonly passed: number;
   readonly total: number;
+  /** The Wilson 95% interval of the pass rate. */
+  readonly interval?: readonly [number, number];
+  /** What the test needed, e.g. `at least 4 of 5`. */
+  readonly need?: string;
 }
 
 /** One test of the run, with every agent session it ran. */
