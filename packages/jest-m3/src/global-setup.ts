@@ -18,7 +18,12 @@ import { loadConfig } from "./config.js";
 import { didYouMean, KNOWN_HARNESSES } from "./known-harnesses.js";
 import { expandAgents, parseAgentsVariable } from "./matrix/agent-list.js";
 import { modelStepLines, progressEnabled, PROGRESS_ENV, type ModelStep } from "./progress.js";
-import { MODEL_JOURNAL, MODEL_PROBLEMS, type ModelProblem } from "./model-problems.js";
+import {
+  failsTheTest,
+  MODEL_JOURNAL,
+  MODEL_PROBLEMS,
+  type ModelProblem,
+} from "./model-problems.js";
 import { providersOf, RUN_ENV } from "./run-state.js";
 import { SHARED_SERVICES } from "./shared-services.js";
 
@@ -113,10 +118,10 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
       await model.close();
       // The whole journal, for the user to read: every request, its decision, its problem.
       model.journal.writeTo(join(dir, MODEL_JOURNAL));
-      const problems = model.journal.problems;
+      const problems = model.journal.problems.filter(failsTheTest);
       if (problems.length > 0) {
         console.warn(
-          `\njest-m3: the run's scripted model answered ${problems.length} request(s) with no rule of its script:\n  ${problems
+          `\njest-m3: the run's scripted model had ${problems.length} problem(s) with its script:\n  ${problems
             .slice(0, 5)
             .join(
               "\n  ",

@@ -33,3 +33,15 @@ export function modelProblems(dir: string): ModelProblem[] {
     .filter((line) => line.trim() !== "")
     .map((line) => JSON.parse(line) as ModelProblem);
 }
+
+/**
+ * Whether a problem fails the test whose turn caused it: a turn no rule of the script
+ * matched (the agent got a stand-in reply; a test that checks only what did not happen
+ * would pass on a broken script). A script with a `fallback` has none: that is the
+ * opt-out. Other problems (a call to a tool the request did not offer, which a test of
+ * the allow-list provokes on purpose; a template value a tool result lacked) stay in the
+ * journal, `model-journal.json`.
+ */
+export function failsTheTest(problem: string): boolean {
+  return /(^|: )no rule matched/.test(problem);
+}

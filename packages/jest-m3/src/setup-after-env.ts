@@ -14,7 +14,7 @@ import { ENVIRONMENT_MARK, TEST_DONE_HOOK } from "./environment-hooks.js";
 import { runDir, sharedProviders } from "./run-state.js";
 import { toTranscript } from "./transcript.js";
 import { currentTrial } from "./matrix/trials.js";
-import { modelProblems, MODEL_JOURNAL } from "./model-problems.js";
+import { failsTheTest, modelProblems, MODEL_JOURNAL } from "./model-problems.js";
 import { PROGRESS_ENV, sessionLine } from "./progress.js";
 
 expect.extend(m3Matchers);
@@ -82,9 +82,9 @@ beforeEach(() => {
 
 /**
  * Fails the test when the run's scripted model answered one of its turns with no rule of
- * its script (or with a call to a tool the request did not offer): the agent then got a
+ * its script (or another problem of the script, see `failsTheTest`): the agent then got a
  * stand-in reply, and a test that only checks what did not happen would pass on a broken
- * script. A script with a `fallback` has no such problems: that is the opt-out.
+ * script. A script with a `fallback` has no unmatched turns: that is the opt-out.
  */
 afterEach(() => {
   if (!dir || !shared || thisTestsSessions.length === 0) return;
@@ -93,6 +93,7 @@ afterEach(() => {
   );
   const mine = modelProblems(dir).filter(
     (entry) =>
+      failsTheTest(entry.problem) &&
       entry.at >= testStartedAt - 1000 &&
       entry.user !== null &&
       prompts.some((prompt) => entry.user!.includes(prompt) || prompt.includes(entry.user!.trim())),
