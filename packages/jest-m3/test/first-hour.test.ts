@@ -13,6 +13,7 @@ import {
   startJest,
   waitUntil,
 } from "./support/user-project";
+import { resultsIgnorePatterns } from "../dist/preset-paths";
 
 const testHarness = join(REPO, "packages", "core", "dist", "testing.js");
 const serverSpec = `{ name: "shipping", command: process.execPath, args: [${JSON.stringify(SHIPPING_SERVER)}] }`;
@@ -286,4 +287,28 @@ test('a harness name typo ("codx") stops the run, suggests "codex", and no packa
   );
   expect(run.output).not.toContain("harness-codx");
   expect(run.output).not.toContain("noop");
+});
+
+test("a tsconfig without module or esModuleInterop gets no ts-jest hint on every run", () => {
+  const dir = project({ "quote.test.ts": directTest });
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: { lib: ["ES2022", "ESNext.Disposable"], types: ["node", "jest"] },
+    }),
+  );
+  const run = runJest(dir, { timeoutMs: 120_000 });
+  expect(run.output).toContain("1 passed");
+  expect(run.output).not.toContain("esModuleInterop");
+  expect(run.output).not.toContain("ts-jest[");
+});
+
+test("the preset ignores a configured resultsDir too, in watch mode and as tests", () => {
+  const dir = project({ "m3.config.json": JSON.stringify({ resultsDir: "out/m3-results" }) });
+  const patterns = resultsIgnorePatterns(dir).map((pattern) => new RegExp(pattern));
+  const ignored = (path: string) => patterns.some((pattern) => pattern.test(path));
+  expect(ignored(join(dir, ".m3", "runs", "x", "report.json"))).toBe(true);
+  expect(ignored(join(dir, "out", "m3-results", "runs", "x", "report.json"))).toBe(true);
+  expect(ignored(join(dir, "out", "other", "a.test.ts"))).toBe(false);
+  expect(ignored(join(dir, "quote.test.ts"))).toBe(false);
 });
