@@ -81,3 +81,18 @@ export {
   type ResultError,
 } from "./errors.js";
 export type { SelectionSpec as AgentSelectionSpec } from "./harness/contract.js";
+export {
+  compareVersions,
+  installedBin,
+  isRunnableFile,
+  onPath,
+  parseVersion,
+  readVersion,
+  resolveAgentExecutable,
+  runnable,
+  type AgentVersion,
+  type ExecutableLookup,
+  type ExecutableSearch,
+  type ExecutableSource,
+  type VersionProbe,
+} from "./harness/executables.js";

@@ -1,3 +1,4 @@
+import { compareVersions, parseVersion, type AgentVersion } from "@jest-m3/core/harness";
 import { execFile } from "node:child_process";
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -19,15 +20,8 @@ export type ExecutableLookup =
   | { readonly found: true; readonly path: string; readonly source: ExecutableSource }
   | { readonly found: false; readonly reason: string };
 
-/** A parsed `major.minor.patch[-prerelease]` version. */
-export interface ClaudeCodeVersion {
-  readonly major: number;
-  readonly minor: number;
-  readonly patch: number;
-  readonly prerelease: string | null;
-  /** As printed, e.g. `2.1.332`. */
-  readonly text: string;
-}
+/** A parsed `major.minor.patch[-prerelease]` version (core's {@link AgentVersion}). */
+export type ClaudeCodeVersion = AgentVersion;
 
 function isRunnableFile(path: string): boolean {
   try {
@@ -134,29 +128,10 @@ export function resolveClaudeExecutable(
   };
 }
 
-/** Parses the first `x.y.z[-pre]` in `claude --version` output, or returns null. */
-export function parseClaudeVersion(output: string): ClaudeCodeVersion | null {
-  const match = /\b(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?/.exec(output);
-  if (!match) return null;
-  const [text, major, minor, patch, prerelease] = match;
-  return {
-    major: Number(major),
-    minor: Number(minor),
-    patch: Number(patch),
-    prerelease: prerelease ?? null,
-    text,
-  };
-}
+/** Parses the first `x.y.z[-pre]` in `--version` output, or returns null (core's rule). */
+export const parseClaudeVersion: (output: string) => ClaudeCodeVersion | null = parseVersion;
 
-/** Negative when `a` is older than `b`, 0 when equal, positive when newer. */
-export function compareVersions(a: ClaudeCodeVersion, b: ClaudeCodeVersion): number {
-  const order = a.major - b.major || a.minor - b.minor || a.patch - b.patch;
-  if (order !== 0) return order;
-  if (a.prerelease === b.prerelease) return 0;
-  if (a.prerelease === null) return 1;
-  if (b.prerelease === null) return -1;
-  return a.prerelease < b.prerelease ? -1 : 1;
-}
+export { compareVersions };
 
 /** What one run of the binary in a throw-away home printed. */
 export type ProbeRun =

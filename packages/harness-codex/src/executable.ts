@@ -1,3 +1,4 @@
+import { compareVersions, parseVersion, type AgentVersion } from "@jest-m3/core/harness";
 import { execFile } from "node:child_process";
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -19,15 +20,8 @@ export type ExecutableLookup =
   | { readonly found: true; readonly path: string; readonly source: ExecutableSource }
   | { readonly found: false; readonly reason: string };
 
-/** A parsed `major.minor.patch[-prerelease]` version. */
-export interface CodexVersion {
-  readonly major: number;
-  readonly minor: number;
-  readonly patch: number;
-  readonly prerelease: string | null;
-  /** As printed, e.g. `0.171.0`. */
-  readonly text: string;
-}
+/** A parsed `major.minor.patch[-prerelease]` version (core's {@link AgentVersion}). */
+export type CodexVersion = AgentVersion;
 
 const TRIPLES: Readonly<Record<string, string>> = {
   "linux-x64": "x86_64-unknown-linux-musl",
@@ -139,29 +133,10 @@ export function resolveCodexExecutable(
   };
 }
 
-/** Parses the first `x.y.z[-pre]` in `codex --version` output, or returns null. */
-export function parseCodexVersion(output: string): CodexVersion | null {
-  const match = /\b(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?/.exec(output);
-  if (!match) return null;
-  const [text, major, minor, patch, prerelease] = match;
-  return {
-    major: Number(major),
-    minor: Number(minor),
-    patch: Number(patch),
-    prerelease: prerelease ?? null,
-    text,
-  };
-}
+/** Parses the first `x.y.z[-pre]` in `--version` output, or returns null (core's rule). */
+export const parseCodexVersion: (output: string) => CodexVersion | null = parseVersion;
 
-/** Negative when `a` is older than `b`, 0 when equal, positive when newer. */
-export function compareVersions(a: CodexVersion, b: CodexVersion): number {
-  const order = a.major - b.major || a.minor - b.minor || a.patch - b.patch;
-  if (order !== 0) return order;
-  if (a.prerelease === b.prerelease) return 0;
-  if (a.prerelease === null) return 1;
-  if (b.prerelease === null) return -1;
-  return a.prerelease < b.prerelease ? -1 : 1;
-}
+export { compareVersions };
 
 /** What `codex --version` said. */
 export type VersionProbe =
