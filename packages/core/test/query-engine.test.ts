@@ -293,7 +293,7 @@ describe("what each kind of evidence counts", () => {
 });
 
 describe("trajectory normalization", () => {
-  test("per turn, without ids or timings; overlapping calls sorted, sequential ones kept in order", () => {
+  test("per turn, without ids or timings; each turn's calls in a canonical order, whatever their timing", () => {
     const at = (start: number, end: number) => ({
       startedAt: start,
       endedAt: end,
@@ -310,13 +310,20 @@ describe("trajectory normalization", () => {
       {
         turn: "1",
         calls: [
-          { server: "todo", tool: "zeta", arguments: { a: 2, b: 1 }, status: "success" },
           { server: "todo", tool: "alpha", arguments: {}, status: "success" },
           { server: "todo", tool: "beta", arguments: {}, status: "success" },
+          { server: "todo", tool: "zeta", arguments: { a: 2, b: 1 }, status: "success" },
         ],
       },
       { turn: "2", calls: [{ server: "todo", tool: "omega", arguments: {}, status: "success" }] },
     ]);
-    expect(JSON.stringify(turns[0]!.calls[0]!.arguments)).toBe('{"a":2,"b":1}');
+    expect(JSON.stringify(turns[0]!.calls[2]!.arguments)).toBe('{"a":2,"b":1}');
+    // The same calls at other times (parallel calls that did or did not overlap) give the same.
+    const shifted = calls.map((one, index) => ({
+      ...one,
+      startedAt: 100 - index * 10,
+      endedAt: 101 - index * 10,
+    }));
+    expect(normalizeTrajectory(toQuerySubject(shifted)).turns).toEqual(turns);
   });
 });

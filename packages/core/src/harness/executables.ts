@@ -181,7 +181,7 @@ export function compareVersions(a: AgentVersion, b: AgentVersion): number {
  */
 export async function readVersion(
   executable: Extract<ExecutableLookup, { found: true }>,
-  timeoutMs = 20_000,
+  timeoutMs = 60_000,
 ): Promise<VersionProbe> {
   const home = await mkdtemp(join(tmpdir(), "m3-version-"));
   const shown = [executable.path, "--version"].join(" ");

@@ -197,8 +197,9 @@ test("never closes its kit", async () => {
     expect(run.output).toContain("Tests:       1 failed, 1 total");
     expect(run.status).toBe(1);
     expect(run.output).toMatch(
-      /jest-m3: "outlives the Jest timeout" left 1 MCPTestKit\(s\) open; closed them, stopping codex app-server \(pid \d+\)/,
+      /jest-m3: "outlives the Jest timeout" exceeded Jest's test timeout while 1 MCPTestKit\(s\) were still in use; closed them, stopping codex app-server \(pid \d+\)/,
     );
+    expect(run.output).not.toContain("await using kit");
     expect(run.output).not.toContain("outlived their kit");
     expect(started).toHaveLength(3);
     expect(named(stillRunning(started))).toEqual([]);
