@@ -32,14 +32,20 @@ function stopThisWorkersProcesses(dir: string): void {
 function guardWorker(): void {
   if (guarded || typeof process.send !== "function") return;
   guarded = true;
-  process.once("disconnect", () => {
+  // Polled with an unref'd timer, not a "disconnect" listener: a listener keeps the IPC
+  // channel referenced, so a finished worker could not exit on its own and Jest printed
+  // "A worker process has failed to exit gracefully" after every clean run.
+  const check = setInterval(() => {
+    if (process.connected) return;
+    clearInterval(check);
     const dir = process.env[RUN_ENV.runDir];
     if (dir) {
       stopThisWorkersProcesses(dir);
       removeLeftoverDirs(dir, process.pid);
     }
     process.exit(1);
-  });
+  }, 250);
+  check.unref();
 }
 
 /**

@@ -128,6 +128,20 @@ describe("faults in Jest around an open Codex session", () => {
     removeTempDir(out);
   });
 
+  test('a clean run on two workers ends without Jest\'s "failed to exit gracefully" warning (the worker guard keeps no IPC handle)', () => {
+    const direct = (name: string) => `import { MCPTestKit } from "jest-m3";
+import { shippingSession } from ${SESSION};
+test(${JSON.stringify(name)}, async () => {
+  await using kit = new MCPTestKit({ env: {} });
+  expect(shippingSession(kit)).toBeDefined();
+});
+`;
+    project({ "a.test.ts": direct("a"), "b.test.ts": direct("b"), "c.test.ts": direct("c") });
+    const run = runJest(dir, { args: ["-w", "2"], env: { M3_FAULT_OUT: out }, timeoutMs: 90_000 });
+    expect(run.output).toContain("Tests:       3 passed, 3 total");
+    expect(run.output).not.toContain("failed to exit gracefully");
+  }, 120_000);
+
   test("a test that never closes its kit: the setup file closes it and says so; the session's evidence is kept; no process left", () => {
     project({
       "unclosed.test.ts": `import { MCPTestKit } from "jest-m3";
