@@ -10,7 +10,15 @@ import { MCPTestKit } from "@jest-m3/core";
 import { stdioRelayLaunch, STDIO_RELAY_VARIABLE } from "@jest-m3/core/harness";
 
 const native = stdioRelayLaunch();
-const describeNative = native.kind === "native" ? describe : describe.skip;
+
+// This repository's install builds the native relay (core's install script, with the
+// machine's C compiler). When it did not, these tests fail and say why: never a silent skip.
+test("the native relay was built by the install step", () => {
+  expect({ kind: native.kind, reason: native.reason }).toEqual({
+    kind: "native",
+    reason: expect.any(String),
+  });
+});
 
 const call = (id: string, name = "allowed_tool", extra = "") =>
   `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":{"a":1}${extra}}}`;
@@ -138,7 +146,7 @@ async function through(relay: "native" | "node", dir: string): Promise<Run> {
   }
 }
 
-describeNative("the native stdio relay", () => {
+describe("the native stdio relay", () => {
   let dir: string;
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), "m3-native-relay-"))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -201,9 +209,5 @@ describeNative("the native stdio relay", () => {
 
 test("the relay choice: native when built from this source, Node when asked or when it is not", () => {
   expect(stdioRelayLaunch("node")).toMatchObject({ kind: "node", command: process.execPath });
-  if (native.kind === "native") {
-    expect(stdioRelayLaunch("native").kind).toBe("native");
-  } else {
-    expect(() => stdioRelayLaunch("native")).toThrow(/M3_STDIO_RELAY=native, but/);
-  }
+  expect(stdioRelayLaunch("native").kind).toBe("native");
 });
