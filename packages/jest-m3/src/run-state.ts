@@ -1,4 +1,5 @@
 import type { ModelProvider, ProviderDialect } from "@jest-m3/core";
+import { PROVIDER_DIALECTS } from "@jest-m3/core/harness";
 
 /**
  * What global setup hands to test workers, through their environment (workers are
@@ -14,13 +15,6 @@ export const RUN_ENV = {
   agents: "M3_RUN_AGENTS",
 } as const;
 
-const DIALECTS: readonly ProviderDialect[] = [
-  "responses",
-  "chat-completions",
-  "anthropic-messages",
-  "gemini",
-];
-
 /** A scripted model as global setup sees it: `providerFor` where the package has it. */
 interface SharedModel {
   readonly provider: ModelProvider;
@@ -30,7 +24,7 @@ interface SharedModel {
 /** The shared model's provider in every dialect it serves, for the workers' environment. */
 export function providersOf(model: SharedModel): Partial<Record<ProviderDialect, ModelProvider>> {
   const providers: Partial<Record<ProviderDialect, ModelProvider>> = {};
-  for (const dialect of DIALECTS) {
+  for (const dialect of PROVIDER_DIALECTS) {
     let provider: ModelProvider | undefined;
     try {
       provider = model.providerFor?.(dialect);

@@ -43,6 +43,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import {
   ClientClosed,
+  describeExit,
   ElicitationRoundLimit,
   ElicitationUnexpected,
   InvalidArgument,
@@ -1118,7 +1119,7 @@ export class DirectClient {
     }
     const exit = this.process?.exitInfo;
     if (exit) {
-      const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
+      const how = describeExit(exit);
       return { reason: `the server process exited (${how})`, status: "transport_error" };
     }
     return { reason: "the connection closed", status: "transport_error" };
@@ -1154,7 +1155,7 @@ export class DirectClient {
       void process.exited.then((exit) =>
         this.recorder.event(
           "process_exit",
-          `exited with ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`}` +
+          `exited with ${describeExit(exit)}` +
             (this.closing ? " after close" : `; stderr tail:\n${process.stderrTail()}`),
           where,
         ),
@@ -1260,7 +1261,7 @@ export class DirectClient {
       return new ServerStartError(
         this.server,
         exit
-          ? `the process exited during the MCP handshake (${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`}).`
+          ? `the process exited during the MCP handshake (${describeExit(exit)}).`
           : `the MCP handshake failed: ${message}`,
         {
           stderrTail: process.stderrTail(),

@@ -18,6 +18,7 @@ import {
   type HarnessDefinition,
   type ManagedProcess,
   type ReportedToolCall,
+  describeExit,
 } from "../harness.js";
 import { connectCaptured } from "./captured-client.js";
 
@@ -85,7 +86,7 @@ export function testHarness(options: TestHarnessOptions = {}): HarnessDefinition
             ? {
                 alive: false,
                 stderrTail: child.stderrTail(),
-                exit: `signal ${child.exitInfo.signal}`,
+                exit: describeExit(child.exitInfo),
               }
             : { alive: true },
         interrupt: async () => interrupt?.(),

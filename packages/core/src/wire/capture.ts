@@ -15,6 +15,7 @@ import { parseJsonRpcPayload } from "./json-rpc.js";
 import { LineSplitter } from "./line-splitter.js";
 import { stdioRelayLaunch } from "./relay-launch.js";
 import { processStartTime } from "../processes/managed-process.js";
+import { describeExit } from "../errors.js";
 
 /** What a capture tells its owner (the kit). */
 export interface CaptureOwner {
@@ -310,7 +311,7 @@ export class WireCapture {
         // Both are gone (the relay exits right after this frame): never signal their ids later.
         if (relay.relayPid !== undefined) this.knownPids.delete(relay.relayPid);
         if (relay.serverPid !== null) this.knownPids.delete(relay.serverPid);
-        const how = frame.signal ? `signal ${frame.signal}` : `code ${frame.code}`;
+        const how = describeExit(frame);
         const detail =
           frame.cause === "client_closed"
             ? `the harness closed the connection; the server exited (${how})`

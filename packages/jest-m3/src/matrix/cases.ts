@@ -3,7 +3,12 @@
  * `each_tool`, `each_server`, `all_servers`) and direct tool calls per server and tool
  * (m3's ToolMatrix), as plain arrays for `test.each`.
  */
-import { M3Error, type ExecutionResult, type MCPTestKit, type ServerSpec } from "@jest-m3/core";
+import {
+  InvalidArgument,
+  type ExecutionResult,
+  type MCPTestKit,
+  type ServerSpec,
+} from "@jest-m3/core";
 import type { MatrixAgent } from "./agent-list.js";
 
 /** One tool of a server in a matrix: how to call it directly, and how to ask an agent to. */
@@ -49,23 +54,19 @@ export interface ToolCase {
 function serverName(spec: ServerSpec): string {
   const name = (spec as { name?: unknown }).name;
   if (typeof name !== "string" || name === "") {
-    throw new M3Error("matrix: every server needs a name.", { code: "M3_INVALID_ARGUMENT" });
+    throw new InvalidArgument("matrix: every server needs a name.");
   }
   return name;
 }
 
 function checkInputs(servers: readonly ServerCaseInput[], where: string): void {
   if (!Array.isArray(servers) || servers.length === 0) {
-    throw new M3Error(`${where}: give at least one { server, tools }.`, {
-      code: "M3_INVALID_ARGUMENT",
-    });
+    throw new InvalidArgument(`${where}: give at least one { server, tools }.`);
   }
   for (const entry of servers) {
     const name = serverName(entry.server);
     if (!Array.isArray(entry.tools) || entry.tools.length === 0) {
-      throw new M3Error(`${where}: server "${name}" lists no tools.`, {
-        code: "M3_INVALID_ARGUMENT",
-      });
+      throw new InvalidArgument(`${where}: server "${name}" lists no tools.`);
     }
   }
 }
@@ -92,9 +93,8 @@ export function eachTool(
       const text = tool.prompt ?? prompt;
       const server = serverName(entry.server);
       if (!text) {
-        throw new M3Error(
+        throw new InvalidArgument(
           `eachTool(): tool "${server}:${tool.name}" has no prompt; give it one ({ name, prompt }) or pass a prompt for every tool.`,
-          { code: "M3_INVALID_ARGUMENT" },
         );
       }
       return agentList.map((agent) => ({

@@ -3,7 +3,7 @@
  * runs pass. Agents are not deterministic; a pass rate measures that instead of hiding it.
  */
 import { expect } from "@jest/globals";
-import { M3Error } from "@jest-m3/core";
+import { InvalidArgument, M3Error } from "@jest-m3/core";
 import { appendRecord } from "../run-ledger.js";
 import { runDir } from "../run-state.js";
 import type { MatrixAgent } from "./agent-list.js";
@@ -107,27 +107,21 @@ export function summarize(verdicts: readonly TrialVerdict[]): TrialsSummary {
 
 function needed(requirement: TrialRequirement, trials: number): { atLeast: number; text: string } {
   if (requirement.atLeast !== undefined && requirement.minRate !== undefined) {
-    throw new M3Error("trials(): give atLeast or minRate, not both.", {
-      code: "M3_INVALID_ARGUMENT",
-    });
+    throw new InvalidArgument("trials(): give atLeast or minRate, not both.");
   }
   if (requirement.minRate !== undefined) {
     const rate = requirement.minRate;
     if (typeof rate !== "number" || !(rate >= 0 && rate <= 1)) {
-      throw new M3Error(
+      throw new InvalidArgument(
         `trials(): minRate must be a number from 0 to 1, got ${JSON.stringify(rate)}.`,
-        {
-          code: "M3_INVALID_ARGUMENT",
-        },
       );
     }
     return { atLeast: Math.ceil(rate * trials - 1e-9), text: `a pass rate of at least ${rate}` };
   }
   const atLeast = requirement.atLeast ?? trials;
   if (!Number.isInteger(atLeast) || atLeast < 0 || atLeast > trials) {
-    throw new M3Error(
+    throw new InvalidArgument(
       `trials(): atLeast must be a whole number from 0 to ${trials} (the trials run), got ${JSON.stringify(atLeast)}.`,
-      { code: "M3_INVALID_ARGUMENT" },
     );
   }
   return { atLeast, text: `at least ${atLeast} of ${trials}` };
@@ -155,11 +149,8 @@ export async function trials(
 ): Promise<TrialsSummary> {
   const count = typeof agent === "number" ? agent : agent.trials;
   if (!Number.isInteger(count) || count < 1) {
-    throw new M3Error(
+    throw new InvalidArgument(
       `trials(): the number of trials must be a positive whole number, got ${JSON.stringify(count)}.`,
-      {
-        code: "M3_INVALID_ARGUMENT",
-      },
     );
   }
   const need = needed(requirement, count);
