@@ -295,21 +295,33 @@ export class UnknownHarness extends M3Error {
   readonly registered: readonly string[];
   /** The package names that were tried. */
   readonly tried: readonly string[];
+  /** Every harness name the project can use (registered, or declared by installed packages). */
+  readonly available: readonly string[];
+  /** The available name closest to {@link harness}, when one is close. */
+  readonly suggestion: string | undefined;
   constructor(
     harness: string,
     registered: readonly string[],
     tried: readonly string[],
-    details: { hint?: string } = {},
+    details: { hint?: string; available?: readonly string[]; suggestion?: string } = {},
   ) {
+    const available = details.available ?? registered;
     super(
       details.hint ??
-        `No harness adapter named "${harness}". Registered: ${registered.length ? registered.join(", ") : "(none)"}. ` +
-          `Tried the packages ${tried.join(" and ")}: none is installed. Install one ` +
-          `(npm install --save-dev ${tried[0]}) or register an adapter with new MCPTestKit({ harnesses: [...] }).`,
+        (details.suggestion !== undefined
+          ? `No harness adapter named "${harness}". Did you mean "${details.suggestion}"? `
+          : `No harness adapter named "${harness}". `) +
+          `Available in this project: ${available.length ? available.join(", ") : "(none)"} ` +
+          `(registered on the kit: ${registered.length ? registered.join(", ") : "(none)"}). ` +
+          `Looked for the packages ${tried.join(" and ")}: none is installed. Fix the name, ` +
+          `install the harness's package (the harnesses' documentation names each one), or ` +
+          `register an adapter with new MCPTestKit({ harnesses: [...] }).`,
     );
     this.harness = harness;
     this.registered = registered;
     this.tried = tried;
+    this.available = available;
+    this.suggestion = details.suggestion;
   }
 }
 

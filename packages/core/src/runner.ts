@@ -18,7 +18,13 @@ export {
   type TrackedKit,
 } from "./runtime/runtime.js";
 export { readinessKeyFor } from "./agents/agent.js";
-export { resolveHarness, harnessPackageNames, type HarnessManifest } from "./agents/registry.js";
+export {
+  resolveHarness,
+  harnessPackageNames,
+  availableHarnessNames,
+  type HarnessManifest,
+} from "./agents/registry.js";
+export { suggestName } from "./text/suggest.js";
 export { harnessDialects } from "./agents/selection.js";
 export {
   queryToolCalls,

@@ -292,7 +292,23 @@ describe("agent selections", () => {
     expect(error).toBeInstanceOf(UnknownHarness);
     expect(error?.registered).toEqual(["test"]);
     expect(error?.tried).toEqual(["@jest-m3/harness-nope", "jest-m3-harness-nope"]);
-    expect(error?.message).toContain("Registered: test.");
+    expect(error?.message).toContain("(registered on the kit: test)");
+    expect(error?.message).not.toMatch(/npm install/);
+  });
+
+  test("a misspelt harness gets a did-you-mean among installed harnesses, never an install command for the typo", () => {
+    let error: UnknownHarness | undefined;
+    try {
+      kit.agents([{ harness: "codx", models: ["m"] }]);
+    } catch (caught) {
+      error = caught as UnknownHarness;
+    }
+    expect(error).toBeInstanceOf(UnknownHarness);
+    // This repository's workspace installs the published harness packages.
+    expect(error?.available).toEqual(expect.arrayContaining(["codex", "claude", "gemini", "test"]));
+    expect(error?.suggestion).toBe("codex");
+    expect(error?.message).toMatch(/^No harness adapter named "codx"\. Did you mean "codex"\?/);
+    expect(error?.message).not.toMatch(/install[^.]*harness-codx/);
   });
 });
 

@@ -4,7 +4,7 @@
  * allow-list never reaches its server.
  */
 import { join } from "node:path";
-import { MCPTestKit, type WireCapture } from "@jest-m3/core";
+import { InvalidToolPolicy, MCPTestKit, type WireCapture } from "@jest-m3/core";
 import codexHarness from "@jest-m3/harness-codex";
 import type { CodexSession } from "../src/session";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
@@ -52,6 +52,31 @@ describe("the allow-list with Codex", () => {
   afterEach(async () => {
     await closeAndExpectNoProcessLeft(kit, [...pids, ...knownPids(kit, captures)]);
     await model.close();
+  });
+
+  test("an entry naming a tool the server does not list fails open with a did-you-mean, before any turn", async () => {
+    const dir = await kit.tempDir("m3-log-");
+    const [agent] = kit.agents([
+      { harness: "codex", models: ["scripted"], provider: model.provider },
+    ]);
+    const session = agent!.session({
+      server: shippingServer(join(dir, "shipping.jsonl")),
+      tools: ["shipping:shiping_quote"],
+      timeout: 60_000,
+    });
+    const error = await session.open().then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(InvalidToolPolicy);
+    expect((error as Error).message).toContain(
+      'Tool allow-list entry "shipping:shiping_quote" names a tool server "shipping" does not have: ' +
+        "its tools/list offered shipping_quote",
+    );
+    expect((error as Error).message).toContain('Did you mean "shipping:shipping_quote"?');
+    expect(session.result.snapshot.outcome).toBe("failed");
+    expect(session.result.error?.code).toBe("M3_INVALID_TOOL_POLICY");
+    expect(model.journal.entries).toEqual([]);
   });
 
   test("by default, tools outside the allow-list are not even offered to the model", async () => {

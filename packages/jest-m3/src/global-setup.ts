@@ -48,6 +48,7 @@ interface RunJournal {
     method: string;
     path: string;
     problem?: string;
+    decision: { kind: string };
     conversation: { user: string } | null;
   };
 }
@@ -73,6 +74,7 @@ function journalIntoRun(journal: RunJournal, dir: string, progress: boolean): vo
         at: Date.parse(full.at),
         request: `${full.method} ${full.path}`,
         problem: full.problem,
+        kind: full.decision.kind,
         user: full.conversation?.user ?? null,
       };
       appendFileSync(join(dir, MODEL_PROBLEMS), `${JSON.stringify(problem)}\n`);
@@ -118,7 +120,11 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
       await model.close();
       // The whole journal, for the user to read: every request, its decision, its problem.
       model.journal.writeTo(join(dir, MODEL_JOURNAL));
-      const problems = model.journal.problems.filter(failsTheTest);
+      const problems = model.journal.entries
+        .filter((entry) => entry.problem !== undefined && failsTheTest(entry.decision.kind))
+        .map(
+          (entry) => `request #${entry.index} (${entry.method} ${entry.path}): ${entry.problem}`,
+        );
       if (problems.length > 0) {
         console.warn(
           `\njest-m3: the run's scripted model had ${problems.length} problem(s) with its script:\n  ${problems

@@ -4,6 +4,8 @@
  * a configuration names a harness that does not exist.
  */
 
+import { suggestName } from "@jest-m3/core/runner";
+
 /** A harness jest-m3 knows, the package that brings it, and what else it needs. */
 export interface KnownHarness {
   readonly name: string;
@@ -54,28 +56,8 @@ export const KNOWN_HARNESS_NAMES: readonly string[] = [
   ...Object.keys(ALIASES),
 ];
 
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i += 1) {
-    let previous = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j += 1) {
-      const current = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = current;
-    }
-  }
-  return row[b.length]!;
-}
-
 /** The published harness a mistyped name most likely meant, or undefined. */
 export function didYouMean(name: string): string | undefined {
-  const scored = KNOWN_HARNESS_NAMES.map((known) => ({
-    known,
-    score: distance(name.toLowerCase(), known),
-  }))
-    .filter((entry) => entry.score <= Math.max(2, Math.floor(entry.known.length / 3)))
-    .sort((a, b) => a.score - b.score);
-  const best = scored[0]?.known;
-  return best === undefined ? undefined : (ALIASES[best] ?? best);
+  const best = suggestName(name.toLowerCase(), KNOWN_HARNESS_NAMES);
+  return best === null ? undefined : (ALIASES[best] ?? best);
 }

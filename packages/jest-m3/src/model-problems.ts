@@ -20,6 +20,8 @@ export interface ModelProblem {
   readonly request: string;
   /** What went wrong (no rule matched, a tool not offered, ...). */
   readonly problem: string;
+  /** The kind of the model's decision (`unmatched`, `tool_not_offered`, `reply`, ...). */
+  readonly kind?: string;
   /** The latest user message of the conversation, or null. */
   readonly user: string | null;
 }
@@ -35,13 +37,16 @@ export function modelProblems(dir: string): ModelProblem[] {
 }
 
 /**
- * Whether a problem fails the test whose turn caused it: a turn no rule of the script
- * matched (the agent got a stand-in reply; a test that checks only what did not happen
- * would pass on a broken script). A script with a `fallback` has none: that is the
- * opt-out. Other problems (a call to a tool the request did not offer, which a test of
- * the allow-list provokes on purpose; a template value a tool result lacked) stay in the
- * journal, `model-journal.json`.
+ * Whether a problem fails the test whose turn caused it:
+ * - a turn no rule of the script matched (the agent got a stand-in reply; a test that checks
+ *   only what did not happen would pass on a broken script). A script with a `fallback` has
+ *   none: that is the opt-out;
+ * - a scripted call to a tool the request did not offer (the agent never got to call it). A
+ *   test of an allow-list provokes it on purpose: its rule (or script) says
+ *   `"toolNotOffered": "expected"`, and the model then records no problem.
+ * Other problems (a template value a tool result lacked) stay in the journal,
+ * `model-journal.json`.
  */
-export function failsTheTest(problem: string): boolean {
-  return /(^|: )no rule matched/.test(problem);
+export function failsTheTest(kind: string | undefined): boolean {
+  return kind === "unmatched" || kind === "tool_not_offered";
 }

@@ -1,10 +1,12 @@
 /**
- * Progress lines while sessions run, so a slow turn shows before it times out: one line per
- * model step of the run's scripted model (a turn's tool calls and its reply, as the model
- * decides them) and one per finished session. On with `M3_PROGRESS=1`, off with
- * `M3_PROGRESS=0`; by default on when Jest's output is an interactive terminal (not CI).
+ * Progress lines while sessions run, so a slow turn shows before it times out, whatever
+ * the provider (live or scripted): one line when a turn is sent, one per tool call as it
+ * crosses the wire and as it ends, one when the turn ends and one per finished session;
+ * with the run's scripted model, also a line when its script cannot answer. On with
+ * `M3_PROGRESS=1`, off with `M3_PROGRESS=0`; by default on when Jest's output is an
+ * interactive terminal (not CI).
  */
-import type { ExecutionResult } from "@jest-m3/core";
+import { isUnavailable, type ExecutionResult, type ToolCall, type TurnResult } from "@jest-m3/core";
 
 /** The variable that turns progress lines on (`1`) or off (`0`). */
 export const PROGRESS_ENV = "M3_PROGRESS";
@@ -38,9 +40,13 @@ export interface ModelStep {
   };
 }
 
-/** The lines for one model step; none for side requests (titles, probes). */
+/**
+ * The lines for one model step of the run's scripted model: only the steps its script could
+ * not answer as written (the tool calls and replies show from the wire, for every provider).
+ */
 export function modelStepLines(step: ModelStep, elapsedMs: number): string[] {
   if (step.side || step.conversation === null) return [];
+  if (step.decision.kind !== "unmatched" && step.decision.kind !== "tool_not_offered") return [];
   const at = `${(elapsedMs / 1000).toFixed(1)}s`;
   const head = `jest-m3 ▸ ${at} turn ${step.conversation.turn} "${preview(step.conversation.user, 50)}"`;
   const { decision } = step;
@@ -77,5 +83,53 @@ export function sessionLine(result: ExecutionResult, testName: string): string {
   return (
     `jest-m3 ▸ session ${snapshot.outcome ?? "ended"}${seconds}: ${snapshot.agent.name}, ` +
     `${result.turns.length} turn(s), ${snapshot.toolCallCount} tool call(s) — ${testName}`
+  );
+}
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
+
+/** Which session and turn a line is about: `codex:gpt-5.5 turn 2`. */
+function where(agent: string, turn: number | null): string {
+  return turn === null ? `${agent} (outside turns)` : `${agent} turn ${turn}`;
+}
+
+/** The line for a turn sent to an agent. */
+export function turnStartedLine(
+  agent: string,
+  turn: number,
+  prompt: string,
+  elapsedMs: number,
+): string {
+  return `jest-m3 ▸ ${seconds(elapsedMs)} ${where(agent, turn)} sent "${preview(prompt, 60)}"`;
+}
+
+/** The line for a tool call as its request crosses the wire, or as it ends. */
+export function toolCallLine(
+  agent: string,
+  turn: number | null,
+  call: ToolCall,
+  phase: "started" | "ended",
+  elapsedMs: number,
+): string {
+  const head = `jest-m3 ▸ ${seconds(elapsedMs)} ${where(agent, turn)}`;
+  const name = `${call.server}:${call.tool}`;
+  if (phase === "started") {
+    const args = isUnavailable(call.arguments)
+      ? ""
+      : ` ${preview(JSON.stringify(call.arguments), 60)}`;
+    return `${head} → ${name}${args}`;
+  }
+  const latency = isUnavailable(call.latencyMs) ? "" : ` in ${Math.round(call.latencyMs)} ms`;
+  return `${head} ← ${name} ${call.status}${latency}`;
+}
+
+/** The line for a finished turn. */
+export function turnFinishedLine(agent: string, turn: TurnResult, elapsedMs: number): string {
+  const { snapshot } = turn;
+  const took =
+    snapshot.finishedAt === null ? "" : ` in ${seconds(snapshot.finishedAt - snapshot.createdAt)}`;
+  return (
+    `jest-m3 ▸ ${seconds(elapsedMs)} ${where(agent, snapshot.number)} ${snapshot.outcome ?? "ended"}${took}, ` +
+    `${turn.toolCalls.length} tool call(s)`
   );
 }

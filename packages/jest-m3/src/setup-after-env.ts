@@ -15,7 +15,13 @@ import { runDir, sharedProviders } from "./run-state.js";
 import { toTranscript } from "./transcript.js";
 import { currentTrial } from "./matrix/trials.js";
 import { failsTheTest, modelProblems, MODEL_JOURNAL } from "./model-problems.js";
-import { PROGRESS_ENV, sessionLine } from "./progress.js";
+import {
+  PROGRESS_ENV,
+  sessionLine,
+  toolCallLine,
+  turnFinishedLine,
+  turnStartedLine,
+} from "./progress.js";
 
 expect.extend(m3Matchers);
 
@@ -59,17 +65,34 @@ if (dir) {
     tempDirCreated(path) {
       appendRecord(dir, "dirs", { path });
     },
+    turnStarted({ agent, turn, prompt }) {
+      if (progressOn()) progressLine(turnStartedLine(agent, turn ?? 0, prompt, sinceTestStart()));
+    },
+    toolCallSeen({ agent, turn, call, phase }) {
+      if (progressOn()) progressLine(toolCallLine(agent, turn, call, phase, sinceTestStart()));
+    },
+    turnFinished({ agent, result }) {
+      if (progressOn()) progressLine(turnFinishedLine(agent, result, sinceTestStart()));
+    },
     executionFinished(result) {
       thisTestsSessions.push(result);
-      if (process.env[PROGRESS_ENV] === "1") {
-        process.stderr.write(`${sessionLine(result, expect.getState().currentTestName ?? "")}\n`);
-      }
+      if (progressOn()) progressLine(sessionLine(result, expect.getState().currentTestName ?? ""));
       appendRecord(dir, "executions", {
         ...toTranscript(result, testPath, expect.getState().currentTestName ?? ""),
         trial: currentTrial(),
       });
     },
   });
+}
+
+function progressOn(): boolean {
+  return process.env[PROGRESS_ENV] === "1";
+}
+function progressLine(line: string): void {
+  process.stderr.write(`${runtime.scrub(line)}\n`);
+}
+function sinceTestStart(): number {
+  return Date.now() - testStartedAt;
 }
 
 let before = new Set<MCPTestKit>();
@@ -82,9 +105,10 @@ beforeEach(() => {
 
 /**
  * Fails the test when the run's scripted model answered one of its turns with no rule of
- * its script (or another problem of the script, see `failsTheTest`): the agent then got a
- * stand-in reply, and a test that only checks what did not happen would pass on a broken
- * script. A script with a `fallback` has no unmatched turns: that is the opt-out.
+ * its script, or a rule called a tool the agent was not offered (see `failsTheTest`): the
+ * agent then got a stand-in reply, and a test that only checks what did not happen would
+ * pass on a broken script. Opt-outs: a `fallback` for unmatched turns,
+ * `"toolNotOffered": "expected"` on a rule (or the script) for tools withheld on purpose.
  */
 afterEach(() => {
   if (!dir || !shared || thisTestsSessions.length === 0) return;
@@ -93,18 +117,19 @@ afterEach(() => {
   );
   const mine = modelProblems(dir).filter(
     (entry) =>
-      failsTheTest(entry.problem) &&
+      failsTheTest(entry.kind) &&
       entry.at >= testStartedAt - 1000 &&
       entry.user !== null &&
       prompts.some((prompt) => entry.user!.includes(prompt) || prompt.includes(entry.user!.trim())),
   );
   if (mine.length === 0) return;
   throw new Error(
-    `jest-m3: the run's scripted model had no scripted answer for ${mine.length} request(s) of this test's turns:\n` +
+    `jest-m3: the run's scripted model could not answer ${mine.length} request(s) of this test's turns as its script says:\n` +
       mine
         .map((entry) => `  request #${entry.index} (${entry.request}): ${entry.problem}`)
         .join("\n") +
-      `\nFix the script (m3.config.json scriptedModel.script), or give it a "fallback" to answer anything unmatched. ` +
+      `\nFix the script (m3.config.json scriptedModel.script): give it a "fallback" to answer anything unmatched; ` +
+      `for a rule that calls a tool the agent is not offered on purpose (an allow-list test), add "toolNotOffered": "expected" to that rule. ` +
       `Every request and its decision: ${join(dir, MODEL_JOURNAL)} (written when the run ends).`,
   );
 });

@@ -179,7 +179,7 @@ test("the agent never cancels a shipment", async () => {
     const run = runJest(dir, { timeoutMs: 240_000 });
     expect(run.status).toBe(1);
     expect(run.output).toContain(
-      "the run's scripted model had no scripted answer for 1 request(s) of this test's turns",
+      "the run's scripted model could not answer 1 request(s) of this test's turns as its script says",
     );
     expect(run.output).toMatch(
       /request #\d+ \(POST \/v1\/responses\): no rule matched: latest user message "Please cancel shipment S1\."/,
@@ -203,6 +203,61 @@ test("the agent never cancels a shipment", async () => {
     expect(run.status).toBe(0);
     expect(existsSync(join(runFolder(dir), "model-journal.json"))).toBe(true);
   });
+});
+
+test('a scripted call to a tool the agent was not offered fails its test, unless its rule says "toolNotOffered": "expected"', () => {
+  const policyTest = (name: string, prompt: string) => `
+test(${JSON.stringify(name)}, async () => {
+  await using kit = new MCPTestKit({ env: {} });
+  const [agent] = kit.agents([{ harness: "codex", models: ["gpt-5.5"] }]);
+  const result = await agent!.run(${JSON.stringify(prompt)}, {
+    server: ${serverSpec},
+    tools: ["shipping:shipping_quote"],
+    timeout: 120_000,
+  });
+  expect(result).not.toHaveToolCall("cancel_shipment");
+});
+`;
+  const dir = project({
+    "m3.config.json": JSON.stringify({
+      harnesses: ["codex"],
+      scriptedModel: { script: "script.json" },
+    }),
+    "script.json": JSON.stringify({
+      rules: [
+        {
+          name: "on purpose",
+          when: { user: { regex: "on purpose" } },
+          toolNotOffered: "expected",
+          steps: [
+            { call: "shipping:cancel_shipment", args: { shipment_id: "S1" } },
+            { reply: "Done." },
+          ],
+        },
+        {
+          name: "by mistake",
+          when: { user: { regex: "by mistake" } },
+          steps: [
+            { call: "shipping:cancel_shipment", args: { shipment_id: "S2" } },
+            { reply: "Done." },
+          ],
+        },
+      ],
+    }),
+    "policy.test.ts":
+      'import { MCPTestKit, expect } from "jest-m3";\n' +
+      policyTest("withheld on purpose", "Cancel S1 on purpose.") +
+      policyTest("withheld by mistake", "Cancel S2 by mistake."),
+  });
+  const run = runJest(dir, { timeoutMs: 240_000 });
+  expect(run.status).toBe(1);
+  expect(run.output).toMatch(/✓ withheld on purpose/);
+  expect(run.output).toMatch(/✕ withheld by mistake/);
+  expect(run.output).toMatch(
+    /rule "by mistake" step 1 calls shipping:cancel_shipment, which the request does not offer/,
+  );
+  expect(run.output).not.toMatch(/rule "on purpose" step 1 calls/);
+  expect(run.output).toContain('"toolNotOffered": "expected"');
 });
 
 test("a server that crashes under an agent: its own failure first, once; Codex's stderr once, without known noise", () => {
@@ -242,30 +297,44 @@ test("crashing server", async () => {
   expect(report).toContain(serverLine);
 });
 
-test("progress lines: per model step and per session with M3_PROGRESS=1, none by default outside a terminal", () => {
+test("progress lines from the wire, whatever the provider: per turn, per tool call and per session with M3_PROGRESS=1, none by default outside a terminal", () => {
+  // No run-level scripted model: the test brings its own provider, as a live run would.
   const files = {
-    "m3.config.json": JSON.stringify({
-      harnesses: ["codex"],
-      scriptedModel: { script: "script.json" },
-    }),
-    "script.json": readFileSync(join(REPO, "examples", "shipping", "model-script.json"), "utf8"),
+    "m3.config.json": JSON.stringify({ harnesses: ["codex"] }),
     "agent.test.ts": `
 import { MCPTestKit, expect } from "jest-m3";
+import { startScriptedModel } from "@jest-m3/scripted-model";
 test("quotes through the agent", async () => {
-  await using kit = new MCPTestKit({ env: {} });
-  const [agent] = kit.agents([{ harness: "codex", models: ["gpt-5.5"] }]);
-  const result = await agent!.run("Call shipping_quote once for weight_kg 2 in zone local.", { server: ${serverSpec}, timeout: 120_000 });
-  expect(result).toBeCompleted();
+  const model = await startScriptedModel({
+    rules: [{ steps: [
+      { call: "shipping:shipping_quote", args: { weight_kg: 2, zone: "local" } },
+      { reply: "The quote is {{result.amount}} {{result.currency}}." },
+    ] }],
+  });
+  try {
+    await using kit = new MCPTestKit({ env: {} });
+    const [agent] = kit.agents([{ harness: "codex", models: ["gpt-5.5"], provider: model.provider }]);
+    const result = await agent!.run("Quote 2 kg to the local zone.", { server: ${serverSpec}, timeout: 120_000 });
+    expect(result).toBeCompleted();
+  } finally {
+    await model.close();
+  }
 });
 `,
   };
   const on = runJest(project(files), { env: { M3_PROGRESS: "1" }, timeoutMs: 240_000 });
   expect(on.output).toContain("1 passed");
   expect(on.output).toMatch(
-    /jest-m3 ▸ [\d.]+s turn 1 "Call shipping_quote once.*": model calls shipping:shipping_quote \{"weight_kg":2,"zone":"local"\}/,
+    /jest-m3 ▸ [\d.]+s codex:gpt-5\.5 turn 1 sent "Quote 2 kg to the local zone\."/,
   );
   expect(on.output).toMatch(
-    /jest-m3 ▸ [\d.]+s turn 1 .*: model replies "The local quote for 2 kg is 9 USD\."/,
+    /jest-m3 ▸ [\d.]+s codex:gpt-5\.5 turn 1 → shipping:shipping_quote \{"weight_kg":2,"zone":"local"\}/,
+  );
+  expect(on.output).toMatch(
+    /jest-m3 ▸ [\d.]+s codex:gpt-5\.5 turn 1 ← shipping:shipping_quote success in \d+ ms/,
+  );
+  expect(on.output).toMatch(
+    /jest-m3 ▸ [\d.]+s codex:gpt-5\.5 turn 1 completed in [\d.]+s, 1 tool call\(s\)/,
   );
   expect(on.output).toMatch(
     /jest-m3 ▸ session completed in [\d.]+s: codex:gpt-5\.5, 1 turn\(s\), 1 tool call\(s\) — quotes through the agent/,

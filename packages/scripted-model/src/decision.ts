@@ -268,7 +268,7 @@ function playStep(
           delayMs,
         };
       }
-      return notOffered(source, call, request, delayMs, refs);
+      return notOffered(source, call, request, delayMs, refs, rule.notOfferedExpected);
     }
     calls.push({
       ref: call.ref,
@@ -317,6 +317,7 @@ function notOffered(
   request: ReadRequest,
   delayMs: number,
   refs: readonly string[],
+  expected: boolean,
 ): Plan {
   const offered = offeredMcpTools(request.offered, refs);
   const searched =
@@ -332,7 +333,11 @@ function notOffered(
   return {
     decision: { ...source, kind: "tool_not_offered", tool: call.ref, text },
     delayMs,
-    problem: `${source.rule} step ${source.step} calls ${call.ref}, which the request does not offer`,
+    ...(expected
+      ? {}
+      : {
+          problem: `${source.rule} step ${source.step} calls ${call.ref}, which the request does not offer`,
+        }),
   };
 }
 

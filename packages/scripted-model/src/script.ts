@@ -160,7 +160,17 @@ export interface Rule {
   when?: When;
   /** What to answer, one model response per step (a delay joins the step after it). */
   steps: Step[];
+  /**
+   * `"expected"` when this rule calls a tool the agent may not be offered on purpose (a test
+   * of an allow-list): the model still answers in plain words, and the journal records no
+   * problem. By default (`"problem"`) such a call is a problem of the script, and jest-m3
+   * fails the test whose turn made it.
+   */
+  toolNotOffered?: ToolNotOffered;
 }
+
+/** What a call to a tool the request does not offer means: a script problem, or expected. */
+export type ToolNotOffered = "problem" | "expected";
 
 /** A script for {@link startScriptedModel}. */
 export interface Script {
@@ -173,6 +183,8 @@ export interface Script {
    * input that matched nothing (and the journal records a problem).
    */
   fallback?: Step[];
+  /** {@link Rule.toolNotOffered} for every rule and the fallback; a rule's own setting wins. */
+  toolNotOffered?: ToolNotOffered;
 }
 
 /** The step kinds, in the order error messages list them. */
@@ -199,8 +211,8 @@ const STEP_FIELDS: Record<(typeof STEP_KINDS)[number], readonly string[]> = {
 };
 
 const WHEN_FIELDS = ["user", "turn", "lastToolResult", "test"];
-const RULE_FIELDS = ["name", "when", "steps"];
-const SCRIPT_FIELDS = ["name", "rules", "fallback"];
+const RULE_FIELDS = ["name", "when", "steps", "toolNotOffered"];
+const SCRIPT_FIELDS = ["name", "rules", "fallback", "toolNotOffered"];
 
 // ---------------------------------------------------------------------------------------------
 // The validated form the server plays.
@@ -248,6 +260,8 @@ export interface CompiledRule {
     test?: (conversation: Conversation) => boolean;
   };
   steps: CompiledStep[];
+  /** Whether a call to a tool the request does not offer is expected (no journal problem). */
+  notOfferedExpected: boolean;
 }
 
 /** A validated script. @internal */
@@ -318,9 +332,10 @@ export function compileScript(script: unknown): CompiledScript {
       `"rules" must be an array of rules, got ${kindOf(script.rules)}`,
     );
   }
+  const scriptWide = compileToolNotOffered(script.toolNotOffered, "script");
   const names = new Set<string>();
   const rules = script.rules.map((rule: unknown, index: number) => {
-    const compiled = compileRule(rule, index);
+    const compiled = compileRule(rule, index, scriptWide);
     if (compiled.name !== undefined) {
       if (names.has(compiled.name)) {
         throw new InvalidScript(
@@ -340,6 +355,7 @@ export function compileScript(script: unknown): CompiledScript {
       name: undefined,
       when: {},
       steps: compileSteps(script.fallback, "fallback"),
+      notOfferedExpected: scriptWide === "expected",
     };
   }
   const refs = new Set<string>();
@@ -351,7 +367,20 @@ export function compileScript(script: unknown): CompiledScript {
   return { name: script.name as string | undefined, refs: [...refs], rules, fallback };
 }
 
-function compileRule(rule: unknown, index: number): CompiledRule {
+function compileToolNotOffered(value: unknown, label: string): ToolNotOffered | undefined {
+  if (value === undefined || value === "problem" || value === "expected") return value;
+  throw new InvalidScript(
+    label,
+    `"toolNotOffered" must be "problem" (the default: the test fails) or "expected" (a test ` +
+      `of an allow-list calls a tool the agent is not offered on purpose), got ${kindOf(value)}`,
+  );
+}
+
+function compileRule(
+  rule: unknown,
+  index: number,
+  scriptWide: ToolNotOffered | undefined,
+): CompiledRule {
   const numbered = `rule #${index + 1}`;
   if (!isPlainObject(rule)) {
     throw new InvalidScript(
@@ -374,6 +403,8 @@ function compileRule(rule: unknown, index: number): CompiledRule {
     name,
     when: compileWhen(rule.when, label),
     steps: compileSteps(rule.steps, label),
+    notOfferedExpected:
+      (compileToolNotOffered(rule.toolNotOffered, label) ?? scriptWide) === "expected",
   };
 }
 

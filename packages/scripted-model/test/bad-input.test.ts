@@ -77,6 +77,14 @@ test.each([
   ],
   [{ rules: [{ steps: [] }] }, 'rule #1: "steps" must be a non-empty array of steps, got an array'],
   [
+    { rules: [{ steps: [{ reply: "x" }], toolNotOffered: "yes" }] },
+    'rule #1: "toolNotOffered" must be "problem" (the default: the test fails) or "expected"',
+  ],
+  [
+    { rules: [], toolNotOffered: true },
+    'script: "toolNotOffered" must be "problem" (the default: the test fails) or "expected" (a test of an allow-list calls a tool the agent is not offered on purpose), got boolean true',
+  ],
+  [
     { rules: [{ steps: ["hello"] }] },
     "rule #1 step 1: must be an object with one of call, parallel",
   ],

@@ -275,6 +275,38 @@ test("a tool the request does not offer gets a plain reply, and the journal reco
   expect(after[0]?.text).toContain("MCP tools offered: none");
 });
 
+test('"toolNotOffered": "expected" on a rule or the script: the same plain reply, no problem', async () => {
+  const request = requestBody({ input: [userMessage("forecast?")] });
+  const onRule = await start({
+    rules: [{ name: "weather", toolNotOffered: "expected", steps: [{ call: "weather:forecast" }] }],
+  });
+  const reply = await postResponses(onRule.provider.baseUrl, request);
+  const text = outputItems(reply.frames)[0]?.content as { text: string }[];
+  expect(text[0]?.text).toContain("I cannot call weather:forecast: this request does not offer");
+  expect(onRule.journal.decisions.map((d) => d.kind)).toEqual(["tool_not_offered"]);
+  expect(onRule.journal.problems).toEqual([]);
+  await onRule.close();
+
+  // Script-wide, with a rule that says otherwise: the rule's own setting wins.
+  const scriptWide = await start({
+    toolNotOffered: "expected",
+    rules: [
+      { name: "a", when: { user: "one" }, steps: [{ call: "weather:forecast" }] },
+      {
+        name: "b",
+        when: { user: "two" },
+        toolNotOffered: "problem",
+        steps: [{ call: "weather:forecast" }],
+      },
+    ],
+  });
+  await postResponses(scriptWide.provider.baseUrl, requestBody({ input: [userMessage("one")] }));
+  await postResponses(scriptWide.provider.baseUrl, requestBody({ input: [userMessage("two")] }));
+  expect(scriptWide.journal.problems).toEqual([
+    'request #2 (POST /v1/responses): rule "b" step 1 calls weather:forecast, which the request does not offer',
+  ]);
+});
+
 test("unmatched input gets an error reply naming it; a fallback answers instead when given", async () => {
   const m = await start({ rules: [{ when: { user: "quote" }, steps: [{ reply: "q" }] }] });
   const reply = await postResponses(

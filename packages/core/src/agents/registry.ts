@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { UnknownHarness } from "../errors.js";
 import type { HarnessDefinition } from "../harness/contract.js";
+import { suggestName } from "../text/suggest.js";
 
 /** The package names tried for a harness, in order. */
 export function harnessPackageNames(name: string): string[] {
@@ -68,7 +69,10 @@ function load(specifier: string, cwd: string, name: string): HarnessDefinition |
 }
 
 /** Harness packages installed where `cwd` resolves modules, with their manifests. */
-function installedHarnessPackages(cwd: string): { name: string; manifest: HarnessManifest }[] {
+function installedHarnessPackages(
+  cwd: string,
+  withoutManifest = false,
+): { name: string; manifest: HarnessManifest }[] {
   const found: { name: string; manifest: HarnessManifest }[] = [];
   const seen = new Set<string>();
   for (let dir = cwd; ; dir = dirname(dir)) {
@@ -92,8 +96,10 @@ function installedHarnessPackages(cwd: string): { name: string; manifest: Harnes
             "jest-m3"?: HarnessManifest;
           };
           if (json["jest-m3"]) found.push({ name, manifest: json["jest-m3"] });
+          else if (withoutManifest) found.push({ name, manifest: {} });
         } catch {
           // A package without a readable manifest is found by its name only.
+          if (withoutManifest) found.push({ name, manifest: {} });
         }
       }
     }
@@ -134,5 +140,30 @@ export function resolveHarness(
     const found = load(packageName, cwd, canonical);
     if (found) return found;
   }
-  throw new UnknownHarness(name, [...registered.keys()], tried);
+  const available = availableHarnessNames(registered, cwd);
+  throw new UnknownHarness(name, [...registered.keys()], tried, {
+    available,
+    suggestion: suggestName(name, available) ?? undefined,
+  });
+}
+
+/**
+ * Every harness name this project can use: the kit's own adapters (names and aliases) and
+ * what the installed harness packages declare, or their package names imply.
+ */
+export function availableHarnessNames(
+  registered: ReadonlyMap<string, HarnessDefinition>,
+  cwd: string,
+): string[] {
+  const names = new Set<string>();
+  for (const harness of registered.values()) {
+    names.add(harness.name);
+    for (const alias of harness.aliases ?? []) names.add(alias);
+  }
+  for (const { name, manifest } of installedHarnessPackages(cwd, true)) {
+    const implied = name.replace(/^@jest-m3\/harness-/, "").replace(/^jest-m3-harness-/, "");
+    for (const one of manifest.harnesses ?? [implied]) names.add(one);
+    for (const alias of Object.keys(manifest.aliases ?? {})) names.add(alias);
+  }
+  return [...names].sort();
 }

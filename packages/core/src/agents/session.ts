@@ -11,9 +11,11 @@ import {
   type ResultError,
 } from "../errors.js";
 import type { HarnessSession, Readiness } from "../harness/contract.js";
+import type { SessionProgress } from "../runtime/runtime.js";
 import type { WireCapture } from "../wire/capture.js";
 import { buildLaunch, openWithin, withServerStderr } from "./harness-launch.js";
 import { ExecutionOutcome, Lifecycle } from "./outcomes.js";
+import { assertPolicyMatchesCatalogs } from "./policy-catalog.js";
 import { assertReadyFor } from "./readiness-gate.js";
 import type { ExecutionResult, TurnResult } from "./results.js";
 import type { AgentServices, SessionAgent } from "./services.js";
@@ -117,6 +119,15 @@ export class AgentSession implements AsyncDisposable {
       });
       const { capture, servers } = await this.services.capture(this.spec.servers, this.spec.policy);
       this.capture = capture;
+      capture.watchCalls((call, phase) =>
+        this.services.runtime.notify((observer) =>
+          observer.toolCallSeen?.({
+            ...this.progressOf(this.running?.number ?? null),
+            call,
+            phase,
+          }),
+        ),
+      );
       if (this.finishing) {
         await capture.close();
         this.stopIfClosedWhileOpening();
@@ -139,6 +150,12 @@ export class AgentSession implements AsyncDisposable {
         this.stopIfClosedWhileOpening();
       }
       this.harnessSession = opened;
+      // The agent listed each server's tools while it opened: an allow-list entry naming a
+      // tool a server does not have would otherwise just leave the agent without it.
+      if (this.spec.tools !== undefined) {
+        await capture.flush(1000);
+        assertPolicyMatchesCatalogs(this.spec.policy, capture.trace);
+      }
       this.state = Lifecycle.IDLE;
       return this;
     } catch (error) {
@@ -192,6 +209,12 @@ export class AgentSession implements AsyncDisposable {
     this.running = { number, cancel, done };
     this.state = Lifecycle.RUNNING_TURN;
     capture.beginTurn(turnId);
+    this.services.runtime.notify((observer) =>
+      observer.turnStarted?.({
+        ...this.progressOf(number),
+        prompt: this.services.runtime.scrub(text),
+      }),
+    );
 
     const ending = await runTurn(harness, { text, turnId, timeoutMs }, cancelled);
     await capture.endTurn();
@@ -210,6 +233,9 @@ export class AgentSession implements AsyncDisposable {
     const result = this.scrubbed(built);
     this.turns.push(result);
     this.running = undefined;
+    this.services.runtime.notify((observer) =>
+      observer.turnFinished?.({ ...this.progressOf(number), result }),
+    );
     turnDone();
     if (ending.endSession) {
       this.error = result.error;
@@ -219,6 +245,10 @@ export class AgentSession implements AsyncDisposable {
       this.state = Lifecycle.IDLE;
     }
     return result;
+  }
+
+  private progressOf(turn: number | null): SessionProgress {
+    return { executionId: this.executionId, agent: this.agent.spec.name, turn };
   }
 
   /** Cancels the running turn (if any) and ends the session `cancelled`. */

@@ -3,6 +3,7 @@ import { QueryError } from "../errors.js";
 import type { ToolCall, ToolCallStatus, Trace } from "./trace.js";
 import { isUnavailable, type Unavailable } from "./unavailable.js";
 import { canonicalJson } from "./canonical.js";
+import { suggestName } from "../text/suggest.js";
 
 /** Compares an observed value with an expected one. Jest passes its own `equals`. */
 export type Equality = (actual: unknown, expected: unknown) => boolean;
@@ -545,22 +546,6 @@ function nearestOf(observed: readonly ToolCall[], filters: readonly Filter[]): N
   return best;
 }
 
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        previous[j]! + 1,
-        current[j - 1]! + 1,
-        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
-}
-
 /**
  * A tool name close to `name` among `known` ("did you mean add_todo?"), or null. Close: a
  * small edit distance, or the same words in another case or separator.
@@ -570,20 +555,8 @@ function editDistance(a: string, b: string): number {
  * suggestToolName("shipping_qoute", ["shipping_quote", "refund"]); // "shipping_quote"
  * ```
  */
-export function suggestToolName(name: string, known: readonly string[]): string | null {
-  const words = (text: string): string => text.toLowerCase().replace(/[^a-z0-9]/g, "");
-  let best: string | null = null;
-  let bestDistance = Infinity;
-  for (const candidate of new Set(known)) {
-    if (candidate === name) return null;
-    const distance = words(candidate) === words(name) ? 0 : editDistance(name, candidate);
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return bestDistance <= Math.max(2, Math.floor(name.length / 4)) ? best : null;
-}
+export const suggestToolName: (name: string, known: readonly string[]) => string | null =
+  suggestName;
 
 /** The answer to a query. */
 export interface QueryOutcome {

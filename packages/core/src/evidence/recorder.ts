@@ -53,6 +53,27 @@ export class TraceRecorder {
   private readonly pending = new Map<string, Map<JsonRpcId, Mutable<ToolCall>>>();
   private readonly tagged = new WeakMap<object, Mutable<ToolCall>>();
   private nextCall = 1;
+  private readonly callWatchers = new Set<(call: ToolCall, phase: "started" | "ended") => void>();
+
+  /**
+   * Calls `watcher` when a tool call's request is observed (`started`) and when it ends
+   * (`ended`, with its status). For live progress; a watcher must be quick and not throw.
+   * Returns a function that stops watching.
+   */
+  watchCalls(watcher: (call: ToolCall, phase: "started" | "ended") => void): () => void {
+    this.callWatchers.add(watcher);
+    return () => this.callWatchers.delete(watcher);
+  }
+
+  private tell(call: ToolCall, phase: "started" | "ended"): void {
+    for (const watcher of this.callWatchers) {
+      try {
+        watcher({ ...call }, phase);
+      } catch {
+        // A watcher reports; it must not change what is recorded.
+      }
+    }
+  }
 
   /** Records a parsed message and updates tool-call records. */
   record(direction: Direction, message: JSONRPCMessage, where: Observation): void {
@@ -253,6 +274,7 @@ export class TraceRecorder {
       if (!waiting) this.pending.set(where.connection, (waiting = new Map()));
       waiting.set(message.id, call);
       if (where.tag) this.tagged.set(where.tag, call);
+      this.tell(call, "started");
     } else if (message.method === "notifications/cancelled" && isRecord(message.params)) {
       const requestId = message.params.requestId;
       if (typeof requestId !== "string" && typeof requestId !== "number") return;
@@ -315,5 +337,6 @@ export class TraceRecorder {
     call.result = result;
     call.endedAt = at;
     call.latencyMs = isUnavailable(call.startedAt) ? call.startedAt : at - call.startedAt;
+    this.tell(call, "ended");
   }
 }

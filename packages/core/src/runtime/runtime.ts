@@ -5,7 +5,8 @@
  * build its own and hand it to a kit (`new MCPTestKit({ runtime })`), so two kits with
  * different run settings coexist in one process.
  */
-import type { ExecutionResult } from "../agents/results.js";
+import type { ExecutionResult, TurnResult } from "../agents/results.js";
+import type { ToolCall } from "../evidence/trace.js";
 import type {
   HarnessDefinition,
   ModelProvider,
@@ -28,6 +29,23 @@ export interface KitObserver {
   tempDirCreated?(path: string): void;
   /** An agent session finished; its result is final. */
   executionFinished?(result: ExecutionResult): void;
+  /** A turn was sent to an agent (for live progress). */
+  turnStarted?(turn: SessionProgress & { readonly prompt: string }): void;
+  /** A tool call of a session crossed the wire (`started`) or ended (`ended`). */
+  toolCallSeen?(
+    call: SessionProgress & { readonly call: ToolCall; readonly phase: "started" | "ended" },
+  ): void;
+  /** A turn ended; its result is final. */
+  turnFinished?(turn: SessionProgress & { readonly result: TurnResult }): void;
+}
+
+/** Which session and turn a progress event is about. */
+export interface SessionProgress {
+  readonly executionId: string;
+  /** The agent's display name (`codex:gpt-5.5`). */
+  readonly agent: string;
+  /** The turn's number, from 1; null outside turns (startup, close). */
+  readonly turn: number | null;
 }
 
 /**

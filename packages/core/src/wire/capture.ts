@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { TraceRecorder } from "../evidence/recorder.js";
-import type { Trace } from "../evidence/trace.js";
+import type { ToolCall, Trace } from "../evidence/trace.js";
 import type { ResolvedHttpServer, ResolvedServer, ResolvedStdioServer } from "../servers/spec.js";
 import {
   type CapturedHttpServer,
@@ -84,6 +84,14 @@ export class WireCapture {
   /** Everything observed so far, live. */
   get trace(): Trace {
     return this.recorder.snapshot();
+  }
+
+  /**
+   * Calls `watcher` as each tool call's request crosses the wire (`started`) and as it ends
+   * (`ended`). For live progress; returns a function that stops watching.
+   */
+  watchCalls(watcher: (call: ToolCall, phase: "started" | "ended") => void): () => void {
+    return this.recorder.watchCalls(watcher);
   }
 
   /** Process ids of relays and the servers they started that may still run. */
