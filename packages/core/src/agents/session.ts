@@ -15,6 +15,7 @@ import type { WireCapture } from "../wire/capture.js";
 import { buildLaunch, openWithin, withServerStderr } from "./harness-launch.js";
 import { ExecutionOutcome, Lifecycle } from "./outcomes.js";
 import { assertReadyFor } from "./readiness-gate.js";
+import { PlanResponder } from "./session-elicitation.js";
 import type { ExecutionResult, TurnResult } from "./results.js";
 import type { AgentServices, SessionAgent } from "./services.js";
 import {
@@ -58,6 +59,7 @@ export class AgentSession implements AsyncDisposable {
   private finalTrace: Trace | undefined;
   private reportedIds = 0;
   private finishing: Promise<void> | undefined;
+  private responder: PlanResponder | undefined;
 
   /** @internal Made by `agent.session()` and `agent.run()`. */
   constructor(
@@ -114,6 +116,7 @@ export class AgentSession implements AsyncDisposable {
       assertReadyFor(this.agent.spec.harness, this.readiness, {
         multiTurn: this.needs.requireMultiTurn,
         toolPolicy: this.spec.tools !== undefined,
+        elicitation: this.spec.elicitation !== undefined,
       });
       const { capture, servers } = await this.services.capture(this.spec.servers, this.spec.policy);
       this.capture = capture;
@@ -127,8 +130,13 @@ export class AgentSession implements AsyncDisposable {
         capture,
         signal: this.shutdown.signal,
       });
+      const plan = this.spec.elicitation;
+      this.responder = plan
+        ? new PlanResponder(plan, (detail) => capture.recordEvent("approval", detail))
+        : undefined;
+      const launched = this.responder ? { ...launch, elicitation: this.responder } : launch;
       const opened = await openWithin(
-        Promise.resolve().then(() => this.agent.harness.open(launch)),
+        Promise.resolve().then(() => this.agent.harness.open(launched)),
         this.spec.timeoutMs,
       ).catch((error: unknown) => {
         this.shutdown.abort();
@@ -191,6 +199,7 @@ export class AgentSession implements AsyncDisposable {
     const done = new Promise<void>((resolve) => (turnDone = resolve));
     this.running = { number, cancel, done };
     this.state = Lifecycle.RUNNING_TURN;
+    this.responder?.startTurn();
     capture.beginTurn(turnId);
 
     const ending = await runTurn(harness, { text, turnId, timeoutMs }, cancelled);
