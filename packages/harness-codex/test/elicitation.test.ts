@@ -199,6 +199,32 @@ describe("elicitation through Codex", () => {
     ]);
   });
 
+  test("warm app-servers: each session's own plan answers its own thread's elicitations", async () => {
+    const [agent] = kit.agents([
+      { harness: "codex", models: ["scripted"], provider: model.provider, options: { warm: true } },
+    ]);
+    const seats = ["3C", "4D"];
+    const sessions = await Promise.all(
+      seats.map(async (seat) =>
+        agent!.session({
+          server: await desk.stdio(),
+          elicitation: { action: "accept", content: { seat } },
+          timeout: 60_000,
+        }),
+      ),
+    );
+    const replies: (string | undefined)[] = [];
+    for (const session of sessions) {
+      await using open = await session.open();
+      replies.push((await open.send("Please book asking seat.")).response?.text);
+    }
+    expect(replies).toEqual([
+      'server got seat=accept:{"seat":"3C"}',
+      'server got seat=accept:{"seat":"4D"}',
+    ]);
+    expect(sessions[1]!.result).toHaveElicitation({ content: { seat: "4D" }, count: 1 });
+  });
+
   test("URL mode: the plan's rule for the URL answers, and the server hears it", async () => {
     const [agent] = kit.agents([
       { harness: "codex", models: ["scripted"], provider: model.provider },
