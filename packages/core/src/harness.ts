@@ -19,6 +19,7 @@ export {
   describeCapability,
   HarnessStartError,
   PROVIDER_DIALECTS,
+  OPTIONAL_CAPABILITIES,
   type HarnessDefinition,
   type HarnessLaunch,
   type HarnessSession,
@@ -37,6 +38,14 @@ export {
   type ProviderDialect,
   type SelectionSpec,
 } from "./harness/contract.js";
+export type {
+  ElicitationResponder,
+  ElicitationDecision,
+  ElicitationDecisionSource,
+  AgentElicitationRequest,
+  ElicitationAnswer,
+  ElicitationRequest,
+} from "./harness/elicitation-responder.js";
 export {
   conformanceChecks,
   ConformanceFailure,

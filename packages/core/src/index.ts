@@ -47,6 +47,7 @@ export type {
   ElicitationRequest,
 } from "./direct/elicitation-plan.js";
 export { secretFromEnv, type SecretRef, type HttpAuth } from "./direct/secrets.js";
+export type { OAuthOptions } from "./direct/oauth.js";
 export {
   elicitationsOf,
   elicitationMatchesQuery,

@@ -19,6 +19,9 @@ export {
   type MockToolContext,
   type MockToolResult,
   type MockResource,
+  type MockPrompt,
+  type MockPromptArgument,
+  type MockPromptGet,
   type MockCall,
 } from "./testing/mock-server.js";
 export { withFaults, type Fault, type FaultPlan } from "./testing/fault-injector.js";

@@ -315,6 +315,7 @@ export function acpReadiness<O extends ResolvedCommonOptions>(
       reportedEvidence: harness,
       cancellation: harness,
       approvals: harness,
+      elicitation: profile.elicitation,
       credentials,
       executable: executableCapability,
       version,

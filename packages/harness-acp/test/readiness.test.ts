@@ -73,14 +73,19 @@ describe("the real agents", () => {
     ["gemini", geminiHarness, gemini, "0.61.0"],
     ["opencode", opencodeHarness, chat, "1.18.33"],
   ] as const)(
-    "%s: every capability ready, with its version",
+    "%s: every capability ready, with its version; elicitation unsupported, saying why",
     async (name, harness, provider, version) => {
       const readiness = await harness.readiness(context(selection(name, provider)));
       expect(readiness.harness).toEqual({ name, version, executable: expect.any(String) });
       expect(readiness.ready).toBe(true);
-      for (const [capability, value] of Object.entries(readiness.capabilities)) {
+      const { elicitation, ...rest } = readiness.capabilities;
+      for (const [capability, value] of Object.entries(rest)) {
         expect([capability, value]).toEqual([capability, { status: "ready" }]);
       }
+      expect(elicitation).toEqual({
+        status: "unsupported",
+        reason: expect.stringMatching(/MCP client declares only the roots capability/),
+      });
     },
   );
 

@@ -114,6 +114,20 @@ export interface CanUseToolRequest {
   readonly mcp_server?: { readonly name: string };
 }
 
+/**
+ * `elicitation`: an MCP server asked for input (`elicitation/create`) and Claude Code
+ * 2.1.332 in stream-json mode asks its SDK host. Answered `{ action, content? }`.
+ */
+export interface ElicitationControlRequest {
+  readonly subtype: "elicitation";
+  readonly mcp_server_name: string;
+  readonly message?: string;
+  readonly mode?: "form" | "url";
+  readonly url?: string;
+  readonly elicitation_id?: string;
+  readonly requested_schema?: { readonly [key: string]: Json };
+}
+
 /** The answer to `can_use_tool`. */
 export type PermissionAnswer =
   | { readonly behavior: "allow"; readonly updatedInput: Json }

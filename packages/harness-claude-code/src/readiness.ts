@@ -249,6 +249,9 @@ export async function claudeCodeReadiness(context: ReadinessContext): Promise<Re
     reportedEvidence: harness,
     cancellation: harness,
     approvals: harness,
+    // Claude Code 2.1.332 in stream-json mode asks its SDK host (this adapter) for an MCP
+    // server's elicitation with a control request; the session's plan answers it.
+    elicitation: harness,
     credentials,
     executable: executableCapability,
     version,

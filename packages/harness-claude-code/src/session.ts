@@ -6,6 +6,7 @@ import {
   isToolAllowed,
   type AdapterTurn,
   type AdapterTurnRequest,
+  type ElicitationAnswer,
   type HarnessHealth,
   type HarnessLaunch,
   type HarnessSession,
@@ -16,6 +17,7 @@ import { claudeEnvironment, copyHostLogin, createHomes, type ClaudeHomes } from 
 import { resolveClaudeCodeOptions, type ResolvedClaudeCodeOptions } from "./options.js";
 import type {
   CanUseToolRequest,
+  ElicitationControlRequest,
   HostControlRequest,
   Json,
   McpServerStatus,
@@ -365,7 +367,10 @@ export class ClaudeCodeSession implements HarnessSession {
 
   private readonly answered = new Set<string>();
 
-  private onHostRequest(request: HostControlRequest): Json {
+  private onHostRequest(request: HostControlRequest): Json | Promise<Json> {
+    if (request.request.subtype === "elicitation") {
+      return this.answerElicitation(request.request as unknown as ElicitationControlRequest);
+    }
     if (request.request.subtype !== "can_use_tool") {
       throw new Error(`jest-m3's Claude Code harness does not answer ${request.request.subtype}`);
     }
@@ -377,6 +382,37 @@ export class ClaudeCodeSession implements HarnessSession {
     }
     this.turn?.note({ permission: ask, answer });
     return answer as unknown as Json;
+  }
+
+  /**
+   * An MCP server's elicitation, which Claude Code in stream-json mode asks its SDK host
+   * (control request `elicitation`). The session's plan answers; without one, decline.
+   */
+  private async answerElicitation(ask: ElicitationControlRequest): Promise<Json> {
+    const mode = ask.mode === "url" ? "url" : "form";
+    const responder = this.launch.elicitation;
+    let answer: ElicitationAnswer = { action: "decline" };
+    if (responder) {
+      ({ answer } = await responder.answer({
+        server: ask.mcp_server_name,
+        mode,
+        message: ask.message ?? "",
+        ...(ask.requested_schema ? { requestedSchema: ask.requested_schema } : {}),
+        ...(typeof ask.url === "string" ? { url: ask.url } : {}),
+        ...(typeof ask.elicitation_id === "string" ? { elicitationId: ask.elicitation_id } : {}),
+      }));
+    } else {
+      this.launch.record({
+        kind: "approval",
+        detail: `declined an elicitation from MCP server ${ask.mcp_server_name}: the session has no elicitation plan`,
+      });
+    }
+    const response: Json =
+      answer.action === "accept" && answer.content !== undefined
+        ? { action: "accept", content: answer.content as unknown as Json }
+        : { action: answer.action };
+    this.turn?.note({ elicitation: ask as unknown as Json, answer: response });
+    return response;
   }
 
   private permission(ask: CanUseToolRequest): PermissionAnswer {

@@ -184,12 +184,21 @@ export interface ServerRequest {
   readonly params?: Json;
 }
 
-/** `mcpServer/elicitation/request` params, with the approval fields Codex 0.171 sends. */
+/**
+ * `mcpServer/elicitation/request` params: an MCP server's own elicitation (form or URL
+ * mode), or Codex's tool-call approval (`_meta.codex_approval_kind: "mcp_tool_call"`).
+ */
 export interface ElicitationRequestParams {
   readonly threadId: string;
   readonly turnId?: string | null;
   readonly serverName: string;
+  readonly mode?: "form" | "url";
   readonly message?: string;
+  /** Form mode: the schema of the fields the server asks for. */
+  readonly requestedSchema?: { readonly [key: string]: Json } | null;
+  /** URL mode: the page to open, and the server's id for the elicitation. */
+  readonly url?: string | null;
+  readonly elicitationId?: string | null;
   readonly _meta?: {
     readonly codex_approval_kind?: string;
     readonly tool_name?: string;
@@ -200,7 +209,8 @@ export interface ElicitationRequestParams {
 /** The answer to `mcpServer/elicitation/request`. */
 export interface ElicitationResponse {
   readonly action: "accept" | "decline" | "cancel";
-  readonly content: null;
+  /** The form's values for `accept` (what reaches the MCP server); null otherwise. */
+  readonly content: { readonly [key: string]: Json } | null;
   readonly _meta: null;
 }
 

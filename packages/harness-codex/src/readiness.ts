@@ -253,6 +253,9 @@ export async function codexReadiness(context: ReadinessContext): Promise<Readine
     reportedEvidence: harness,
     cancellation: harness,
     approvals: harness,
+    // Codex 0.171 passes an MCP server's elicitation/create on as
+    // mcpServer/elicitation/request (form and URL mode); the session's plan answers it.
+    elicitation: harness,
     credentials,
     executable: executableCapability,
     version,

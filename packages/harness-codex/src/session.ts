@@ -489,10 +489,53 @@ export class CodexSession implements HarnessSession {
     }
   }
 
-  private onServerRequest(request: ServerRequest): Json {
+  private onServerRequest(request: ServerRequest): Json | Promise<Json> {
+    const planned = this.fromPlan(request);
+    if (planned) {
+      const turn = this.turn;
+      return planned.then((answer) => {
+        turn?.note({ request, answer });
+        return answer;
+      });
+    }
     const answer = this.answer(request);
     this.turn?.note({ request, answer });
     return answer;
+  }
+
+  /**
+   * An MCP server's own elicitation, when the session has a plan: the plan answers, and
+   * Codex passes the answer (with the form's content) back to the server. Codex's
+   * tool-call approvals, which come by the same method, are never the plan's to answer.
+   */
+  private fromPlan(request: ServerRequest): Promise<Json> | undefined {
+    const responder = this.launch.elicitation;
+    if (!responder || request.method !== "mcpServer/elicitation/request") return undefined;
+    const params = request.params as unknown as ElicitationRequestParams;
+    if (params._meta?.codex_approval_kind !== undefined) return undefined;
+    const mode = params.mode === "url" ? "url" : "form";
+    return responder
+      .answer({
+        server: params.serverName,
+        mode,
+        message: params.message ?? "",
+        ...(params.requestedSchema ? { requestedSchema: params.requestedSchema } : {}),
+        ...(typeof params.url === "string" ? { url: params.url } : {}),
+        ...(typeof params.elicitationId === "string"
+          ? { elicitationId: params.elicitationId }
+          : {}),
+      })
+      .then(({ answer }): Json => {
+        const response: ElicitationResponse = {
+          action: answer.action,
+          content:
+            answer.action === "accept" && mode === "form"
+              ? ((answer.content ?? {}) as ElicitationResponse["content"])
+              : null,
+          _meta: null,
+        };
+        return { ...response };
+      });
   }
 
   private answer(request: ServerRequest): Json {

@@ -83,3 +83,40 @@ test("record a real server, replay it as a server", async () => {
     /the recording of "everything" has no answer/,
   );
 });
+
+test("a mock server's prompts", async () => {
+  await using mock = mockServer({
+    name: "writer",
+    tools: [{ name: "publish", handler: () => "published" }],
+    prompts: [
+      {
+        name: "greet",
+        description: "Greets someone",
+        arguments: [{ name: "who", required: true }],
+        handler: ({ who }) => `Say hello to ${who}.`,
+      },
+    ],
+  });
+  await using kit = new MCPTestKit({ env: {} });
+  for (const server of [await mock.stdio(), await mock.http()]) {
+    const client = kit.direct(server);
+    expect(await client.listPrompts()).toEqual([
+      {
+        name: "greet",
+        description: "Greets someone",
+        arguments: [{ name: "who", required: true }],
+      },
+    ]);
+    expect(await client.getPrompt("greet", { who: "Ada" })).toEqual({
+      description: "Greets someone",
+      messages: [{ role: "user", content: { type: "text", text: "Say hello to Ada." } }],
+    });
+    await expect(client.getPrompt("greet")).rejects.toThrow("prompt greet needs argument who");
+  }
+  expect(mock.prompts.map((get) => [get.transport, get.error ?? "ok"])).toEqual([
+    ["stdio", "ok"],
+    ["stdio", "mock server: prompt greet needs argument who"],
+    ["http", "ok"],
+    ["http", "mock server: prompt greet needs argument who"],
+  ]);
+});

@@ -87,6 +87,16 @@ describe("toHaveElicitation on a direct client", () => {
     expect(failure(() => expect(client).toHaveElicitation({ count: -1 }))).toContain(
       "count must be a whole number",
     );
+    expect(failure(() => expect(client).toHaveElicitation({ turn: 3 } as never))).toContain(
+      "turn must be a TurnResult (what send() returned) or its turnId",
+    );
+  });
+
+  test("turn: a direct client's elicitations belong to no turn", () => {
+    expect(client).not.toHaveElicitation({ turn: "exec-1/turn-1" });
+    expect(failure(() => expect(client).toHaveElicitation({ turn: "exec-1/turn-1" }))).toMatch(
+      /matching \{"turn": "exec-1\/turn-1"\}[\s\S]*Received: 0 matching of 2/,
+    );
   });
 });
 

@@ -7,6 +7,8 @@ export interface SessionNeeds {
   readonly multiTurn: boolean;
   /** An allow-list was given. */
   readonly toolPolicy: boolean;
+  /** An elicitation plan was given. */
+  readonly elicitation?: boolean;
 }
 
 /**
@@ -19,6 +21,7 @@ export function assertReadyFor(harness: string, readiness: Readiness, needs: Ses
   const needed: string[] = [];
   if (needs.multiTurn) needed.push("multiTurn");
   if (needs.toolPolicy) needed.push("toolPolicy");
+  if (needs.elicitation) needed.push("elicitation");
   needed.push("wireEvidence", "credentials");
   const reasons = needed
     .filter((name) => !isUsable(readiness.capabilities[name]))

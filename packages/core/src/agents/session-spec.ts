@@ -1,6 +1,8 @@
 import { InvalidSessionOptions } from "../errors.js";
 import { resolveServers, type ResolvedServer, type ServerSpec } from "../servers/spec.js";
 import { parseToolPolicy, type ToolPolicy } from "../servers/tool-policy.js";
+import type { ElicitationPlan, ElicitationPlanInput } from "../direct/elicitation-plan.js";
+import { resolveSessionElicitation } from "./session-elicitation.js";
 
 /** Options of `agent.session()`. */
 export interface SessionOptions {
@@ -12,6 +14,11 @@ export interface SessionOptions {
   readonly tools?: readonly string[];
   /** Default budget of each turn and of startup, in ms (default 120 000). */
   readonly timeout?: number;
+  /**
+   * What to answer when a server asks for input through the agent (an elicitation plan,
+   * or one answer for all). Needs a harness whose readiness says `elicitation` is usable.
+   */
+  readonly elicitation?: ElicitationPlanInput;
 }
 
 /** Options of `send()`. */
@@ -30,9 +37,11 @@ export interface SessionSpec {
   readonly tools: readonly string[] | undefined;
   readonly policy: ToolPolicy;
   readonly timeoutMs: number;
+  /** The session's elicitation plan, if it has one. */
+  readonly elicitation?: ElicitationPlan;
 }
 
-const SESSION_KEYS = ["server", "servers", "tools", "timeout"];
+const SESSION_KEYS = ["server", "servers", "tools", "timeout", "elicitation"];
 const DEFAULT_TIMEOUT_MS = 120_000;
 
 /** The longest timer Node keeps: a longer one fires after 1 ms. */
@@ -115,6 +124,7 @@ export function resolveSessionOptions(options: unknown, cwd: string): SessionSpe
     );
   }
   const servers = resolveServers(specs, cwd);
+  const elicitation = resolveSessionElicitation(record.elicitation);
   return {
     servers,
     tools: record.tools,
@@ -123,5 +133,6 @@ export function resolveSessionOptions(options: unknown, cwd: string): SessionSpe
       servers.map((server) => server.name),
     ),
     timeoutMs: positiveMs(record.timeout, "timeout") ?? DEFAULT_TIMEOUT_MS,
+    ...(elicitation ? { elicitation } : {}),
   };
 }

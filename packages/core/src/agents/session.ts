@@ -17,6 +17,7 @@ import { buildLaunch, openWithin, withServerStderr } from "./harness-launch.js";
 import { ExecutionOutcome, Lifecycle } from "./outcomes.js";
 import { assertPolicyMatchesCatalogs } from "./policy-catalog.js";
 import { assertReadyFor } from "./readiness-gate.js";
+import { PlanResponder } from "./session-elicitation.js";
 import type { ExecutionResult, TurnResult } from "./results.js";
 import type { AgentServices, SessionAgent } from "./services.js";
 import {
@@ -60,6 +61,7 @@ export class AgentSession implements AsyncDisposable {
   private finalTrace: Trace | undefined;
   private reportedIds = 0;
   private finishing: Promise<void> | undefined;
+  private responder: PlanResponder | undefined;
 
   /** @internal Made by `agent.session()` and `agent.run()`. */
   constructor(
@@ -116,6 +118,7 @@ export class AgentSession implements AsyncDisposable {
       assertReadyFor(this.agent.spec.harness, this.readiness, {
         multiTurn: this.needs.requireMultiTurn,
         toolPolicy: this.spec.tools !== undefined,
+        elicitation: this.spec.elicitation !== undefined,
       });
       const { capture, servers } = await this.services.capture(this.spec.servers, this.spec.policy);
       this.capture = capture;
@@ -138,8 +141,13 @@ export class AgentSession implements AsyncDisposable {
         capture,
         signal: this.shutdown.signal,
       });
+      const plan = this.spec.elicitation;
+      this.responder = plan
+        ? new PlanResponder(plan, (detail) => capture.recordEvent("approval", detail))
+        : undefined;
+      const launched = this.responder ? { ...launch, elicitation: this.responder } : launch;
       const opened = await openWithin(
-        Promise.resolve().then(() => this.agent.harness.open(launch)),
+        Promise.resolve().then(() => this.agent.harness.open(launched)),
         this.spec.timeoutMs,
       ).catch((error: unknown) => {
         this.shutdown.abort();
@@ -208,6 +216,7 @@ export class AgentSession implements AsyncDisposable {
     const done = new Promise<void>((resolve) => (turnDone = resolve));
     this.running = { number, cancel, done };
     this.state = Lifecycle.RUNNING_TURN;
+    this.responder?.startTurn();
     capture.beginTurn(turnId);
     this.services.runtime.notify((observer) =>
       observer.turnStarted?.({

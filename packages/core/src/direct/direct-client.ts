@@ -87,6 +87,7 @@ import {
   resolveHttpAuth,
   type HttpAuth,
 } from "./secrets.js";
+import { authorizeWithOAuth, TestOAuthProvider } from "./oauth.js";
 
 /**
  * Answers a server's `sampling/createMessage` request in place of a model.
@@ -1166,9 +1167,21 @@ export class DirectClient {
       inner = stdio;
     } else {
       const auth = resolveHttpAuth(this.server, this.auth, process.env);
-      this.secrets = auth.secrets;
+      const secrets = new Map(auth.secrets);
+      this.secrets = secrets;
+      const oauth = this.auth?.oauth;
+      let authProvider: TestOAuthProvider | undefined;
+      if (oauth) {
+        authProvider = new TestOAuthProvider(this.server, oauth, process.env, (value, name) =>
+          secrets.set(value, name),
+        );
+        await authorizeWithOAuth(authProvider, new URL(this.spec.url), oauth.scope, (text) =>
+          redactText(text, secrets),
+        );
+      }
       this.http = new StreamableHTTPClientTransport(this.spec.url, {
         requestInit: { headers: { ...this.spec.headers, ...auth.headers } },
+        ...(authProvider ? { authProvider } : {}),
       });
       inner = this.http;
     }

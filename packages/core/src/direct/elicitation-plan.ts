@@ -190,6 +190,11 @@ export class ActivePlan {
     return this.plan.roundLimit ?? DEFAULT_ROUND_LIMIT;
   }
 
+  /** Starts counting rounds afresh (a new operation, or a new agent turn); rule uses stay. */
+  resetRounds(): void {
+    this.rounds = 0;
+  }
+
   /** Counts a round; false once the limit is passed. */
   countRound(): boolean {
     this.rounds += 1;

@@ -1,18 +1,8 @@
 import { InvalidArgument, MissingSecret } from "../errors.js";
+import { parseOAuthOptions, type OAuthOptions } from "./oauth.js";
+import type { SecretRef } from "./secret-ref.js";
 
-/**
- * A secret by name: the value is read from the environment variable `env` when the client
- * connects, and never appears in a trace, a log or an error (only the name does).
- *
- * @example
- * ```ts
- * const client = kit.direct(server, { auth: { bearer: secretFromEnv("WEATHER_TOKEN") } });
- * ```
- */
-export interface SecretRef {
-  /** The environment variable that holds the value. */
-  readonly env: string;
-}
+export type { SecretRef } from "./secret-ref.js";
 
 /**
  * A {@link SecretRef} to the environment variable `name`.
@@ -40,6 +30,8 @@ export interface HttpAuth {
   readonly bearer?: SecretRef;
   /** More headers, by header name (`{ "x-api-key": secretFromEnv("API_KEY") }`). */
   readonly headers?: Readonly<Record<string, SecretRef>>;
+  /** The SDK's OAuth client flow against the server's authorization server (see {@link OAuthOptions}). */
+  readonly oauth?: OAuthOptions;
 }
 
 const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -66,15 +58,29 @@ function checkRef(ref: unknown, where: string): void {
 /** Checks an `auth` option before anything starts. */
 export function parseHttpAuth(auth: unknown, where: string): HttpAuth {
   if (typeof auth !== "object" || auth === null) {
-    throw new InvalidArgument(`${where} must be an object { bearer?, headers? }.`);
+    throw new InvalidArgument(`${where} must be an object { bearer?, headers?, oauth? }.`);
   }
   for (const key of Object.keys(auth)) {
-    if (key !== "bearer" && key !== "headers") {
-      throw new InvalidArgument(`${where} has an unknown key "${key}" (known: bearer, headers).`);
+    if (key !== "bearer" && key !== "headers" && key !== "oauth") {
+      throw new InvalidArgument(
+        `${where} has an unknown key "${key}" (known: bearer, headers, oauth).`,
+      );
     }
   }
-  const { bearer, headers } = auth as { bearer?: unknown; headers?: unknown };
+  const { bearer, headers, oauth } = auth as {
+    bearer?: unknown;
+    headers?: unknown;
+    oauth?: unknown;
+  };
   if (bearer !== undefined) checkRef(bearer, `${where}.bearer`);
+  if (oauth !== undefined) {
+    if (bearer !== undefined) {
+      throw new InvalidArgument(
+        `${where}: give bearer or oauth, not both (oauth obtains the bearer token itself).`,
+      );
+    }
+    parseOAuthOptions(oauth, `${where}.oauth`, checkRef);
+  }
   if (headers !== undefined) {
     if (typeof headers !== "object" || headers === null) {
       throw new InvalidArgument(

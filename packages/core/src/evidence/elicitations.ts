@@ -114,6 +114,11 @@ export interface ElicitationQuery {
   /** The accepted content (Jest equality, so asymmetric matchers work). */
   readonly content?: unknown;
   readonly server?: string;
+  /**
+   * Only elicitations during this turn of an agent session: a `TurnResult` (what
+   * `send()` returned) or its `turnId`.
+   */
+  readonly turn?: string | { readonly snapshot: { readonly turnId: string } };
   /** Exactly this many matching elicitations (default: at least one). */
   readonly count?: number;
 }
@@ -133,6 +138,10 @@ export function elicitationMatchesQuery(
   equals: (a: unknown, b: unknown) => boolean,
 ): boolean {
   if (query.server !== undefined && elicitation.server !== query.server) return false;
+  if (query.turn !== undefined) {
+    const turnId = typeof query.turn === "string" ? query.turn : query.turn.snapshot.turnId;
+    if (elicitation.turnId !== turnId) return false;
+  }
   if (query.mode !== undefined && elicitation.mode !== query.mode) return false;
   if (query.action !== undefined && elicitation.action !== query.action) return false;
   if (query.message !== undefined) {

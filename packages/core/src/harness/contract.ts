@@ -9,6 +9,7 @@ import type { ReportedToolCall } from "../evidence/trace.js";
 import type { ManagedProcess, ProcessLaunch } from "../processes/managed-process.js";
 import type { ToolPolicy } from "../servers/tool-policy.js";
 import type { CapturedServer } from "../wire/captured-server.js";
+import type { ElicitationResponder } from "./elicitation-responder.js";
 import { InvalidHarness, M3Error, stderrSection } from "../errors.js";
 
 export type { ReportedToolCall };
@@ -22,7 +23,11 @@ export interface Capability {
   readonly reason?: string;
 }
 
-/** The capabilities every readiness report names. Adapters may add more. */
+/**
+ * The capabilities every readiness report names. Adapters may add more, and should name
+ * `elicitation`: whether MCP servers' elicitations reach the adapter so a session's plan
+ * can answer them (see {@link OPTIONAL_CAPABILITIES}).
+ */
 export interface Capabilities {
   /** Several turns in one conversation. */
   readonly multiTurn: Capability;
@@ -57,7 +62,15 @@ export function describeCapability(name: string, capability: Capability | undefi
 }
 
 /**
- * Builds a {@link Readiness} whose `ready` follows the one rule: every capability usable.
+ * Capabilities only some sessions need (a session with an elicitation plan needs
+ * `elicitation`). One of them being `unsupported` does not make a harness not ready; the
+ * sessions that need it are refused.
+ */
+export const OPTIONAL_CAPABILITIES: readonly string[] = Object.freeze(["elicitation"]);
+
+/**
+ * Builds a {@link Readiness} whose `ready` follows the one rule: every capability usable
+ * (an {@link OPTIONAL_CAPABILITIES} one may also be `unsupported`).
  *
  * @example
  * ```ts
@@ -65,7 +78,12 @@ export function describeCapability(name: string, capability: Capability | undefi
  * ```
  */
 export function readinessOf(harness: Readiness["harness"], capabilities: Capabilities): Readiness {
-  return { ready: Object.values(capabilities).every(isUsable), harness, capabilities };
+  const ready = Object.entries(capabilities).every(
+    ([name, capability]) =>
+      isUsable(capability) ||
+      (OPTIONAL_CAPABILITIES.includes(name) && capability.status === "unsupported"),
+  );
+  return { ready, harness, capabilities };
 }
 
 /** What a harness says about itself before anything is started. */
@@ -181,6 +199,12 @@ export interface HarnessLaunch {
   spawn(launch: ProcessLaunch): ManagedProcess;
   /** Keeps an event in the session's trace. */
   record(event: HarnessEvent): void;
+  /**
+   * The session's elicitation plan, as a responder: present only when the test gave one
+   * (`agent.session({ elicitation })`), and then only if readiness said `elicitation` is
+   * usable. Without it, answer elicitations as the adapter always has (decline).
+   */
+  readonly elicitation?: ElicitationResponder;
 }
 
 /** How a turn ended. */

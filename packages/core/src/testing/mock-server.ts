@@ -14,6 +14,8 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import {
   CallToolRequestSchema,
   CreateMessageResultSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
   ElicitResultSchema,
   ListResourcesRequestSchema,
   ListRootsResultSchema,
@@ -26,6 +28,7 @@ import {
   type CreateMessageResult,
   type ElicitRequest,
   type ElicitResult,
+  type GetPromptResult,
   type LoggingLevel,
   type Root,
   type Tool,
@@ -71,6 +74,43 @@ export interface MockTool {
   ) => MockToolResult | Promise<MockToolResult>;
 }
 
+/** One argument a mock prompt takes. */
+export interface MockPromptArgument {
+  readonly name: string;
+  readonly description?: string;
+  /** A `prompts/get` without it is refused with a JSON-RPC error naming it. */
+  readonly required?: boolean;
+}
+
+/**
+ * One prompt of a mock server: its definition and the handler that renders it. The
+ * handler returns text (one user message) or a full `GetPromptResult`; a thrown error
+ * becomes a JSON-RPC error with its message.
+ *
+ * @example
+ * ```ts
+ * const greet: MockPrompt = { name: "greet", arguments: [{ name: "who", required: true }], handler: ({ who }) => `Say hello to ${who}.` };
+ * ```
+ */
+export interface MockPrompt {
+  readonly name: string;
+  readonly description?: string;
+  readonly arguments?: readonly MockPromptArgument[];
+  readonly handler: (
+    args: Readonly<Record<string, string>>,
+  ) => string | GetPromptResult | Promise<string | GetPromptResult>;
+}
+
+/** One `prompts/get` a mock server answered. */
+export interface MockPromptGet {
+  readonly prompt: string;
+  readonly arguments: Readonly<Record<string, string>>;
+  /** How the request was reached: `stdio` or `http`. */
+  readonly transport: "stdio" | "http";
+  /** The error message when the prompt was refused or its handler threw. */
+  readonly error?: string;
+}
+
 /** A text resource of a mock server. */
 export interface MockResource {
   readonly uri: string;
@@ -88,6 +128,8 @@ export interface MockServerOptions {
   readonly instructions?: string;
   readonly tools?: readonly MockTool[];
   readonly resources?: readonly MockResource[];
+  /** Prompts, listed by `prompts/list` and rendered by `prompts/get`. */
+  readonly prompts?: readonly MockPrompt[];
   /** Splits `tools/list` into pages of this many tools (default: one page). */
   readonly pageSize?: number;
   /** HTTP only: requests without exactly these headers get 401. */
@@ -152,6 +194,7 @@ function checkOptions(options: MockServerOptions): void {
       );
     }
   });
+  checkPrompts(options.prompts);
   if (
     options.pageSize !== undefined &&
     (!Number.isInteger(options.pageSize) || options.pageSize < 1)
@@ -160,6 +203,38 @@ function checkOptions(options: MockServerOptions): void {
       `mockServer(): pageSize must be a whole number ≥ 1, got ${JSON.stringify(options.pageSize)}.`,
     );
   }
+}
+
+function checkPrompts(prompts: unknown): void {
+  if (prompts === undefined) return;
+  if (!Array.isArray(prompts)) {
+    throw new InvalidArgument(
+      "mockServer(): prompts must be an array of { name, handler, arguments? }.",
+    );
+  }
+  const names = new Set<string>();
+  prompts.forEach((prompt: Partial<MockPrompt> | null, index) => {
+    const where = `mockServer(): prompts[${index}]`;
+    if (typeof prompt?.name !== "string" || prompt.name === "")
+      throw new InvalidArgument(`${where}.name must be a non-empty string.`);
+    if (names.has(prompt.name))
+      throw new InvalidArgument(`${where}: a prompt named "${prompt.name}" is already defined.`);
+    names.add(prompt.name);
+    if (typeof prompt.handler !== "function")
+      throw new InvalidArgument(`${where} ("${prompt.name}"): handler must be a function.`);
+    if (prompt.arguments !== undefined) {
+      if (!Array.isArray(prompt.arguments))
+        throw new InvalidArgument(
+          `${where} ("${prompt.name}"): arguments must be an array of { name, description?, required? }.`,
+        );
+      prompt.arguments.forEach((argument: Partial<MockPromptArgument> | null, at) => {
+        if (typeof argument?.name !== "string" || argument.name === "")
+          throw new InvalidArgument(
+            `${where} ("${prompt.name}"): arguments[${at}].name must be a non-empty string.`,
+          );
+      });
+    }
+  });
 }
 
 /**
@@ -194,6 +269,7 @@ export function mockServer(options: MockServerOptions): MockServer {
  */
 export class MockServer implements AsyncDisposable {
   private readonly recorded: MockCall[] = [];
+  private readonly promptGets: MockPromptGet[] = [];
   private socketDir: string | undefined;
   private netServer: NetServer | undefined;
   private readonly sockets = new Set<Socket>();
@@ -208,6 +284,11 @@ export class MockServer implements AsyncDisposable {
   /** Every call answered so far, over any transport. */
   get calls(): readonly MockCall[] {
     return this.recorded.slice();
+  }
+
+  /** Every `prompts/get` answered or refused so far, over any transport. */
+  get prompts(): readonly MockPromptGet[] {
+    return this.promptGets.slice();
   }
 
   /**
@@ -328,10 +409,16 @@ export class MockServer implements AsyncDisposable {
   private newSession(transport: "stdio" | "http"): Server {
     const tools = this.options.tools ?? [];
     const resources = this.options.resources ?? [];
+    const prompts = this.options.prompts ?? [];
     const server = new Server(
       { name: this.options.name, version: this.options.version ?? "1.0.0" },
       {
-        capabilities: { tools: {}, logging: {}, ...(resources.length ? { resources: {} } : {}) },
+        capabilities: {
+          tools: {},
+          logging: {},
+          ...(resources.length ? { resources: {} } : {}),
+          ...(prompts.length ? { prompts: {} } : {}),
+        },
         ...(this.options.instructions ? { instructions: this.options.instructions } : {}),
       },
     );
@@ -425,6 +512,7 @@ export class MockServer implements AsyncDisposable {
         return result;
       }
     });
+    if (prompts.length) this.servePrompts(server, prompts, transport);
     if (resources.length) {
       server.setRequestHandler(ListResourcesRequestSchema, async () => ({
         resources: resources.map(({ uri, name, mimeType }) => ({
@@ -452,5 +540,63 @@ export class MockServer implements AsyncDisposable {
       });
     }
     return server;
+  }
+
+  private servePrompts(
+    server: Server,
+    prompts: readonly MockPrompt[],
+    transport: "stdio" | "http",
+  ): void {
+    server.setRequestHandler(ListPromptsRequestSchema, async () => ({
+      prompts: prompts.map((prompt) => ({
+        name: prompt.name,
+        ...(prompt.description ? { description: prompt.description } : {}),
+        ...(prompt.arguments ? { arguments: prompt.arguments.map((entry) => ({ ...entry })) } : {}),
+      })),
+    }));
+    server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+      const args = request.params.arguments ?? {};
+      const record = (error?: string): void => {
+        this.promptGets.push({
+          prompt: request.params.name,
+          arguments: args,
+          transport,
+          ...(error === undefined ? {} : { error }),
+        });
+      };
+      const prompt = prompts.find((entry) => entry.name === request.params.name);
+      const refuse = (message: string): never => {
+        record(message);
+        throw new McpError(ErrorCode.InvalidParams, message);
+      };
+      if (!prompt) {
+        return refuse(
+          `mock server: no prompt named ${request.params.name} (prompts: ${prompts.map((entry) => entry.name).join(", ")})`,
+        );
+      }
+      const missing = (prompt.arguments ?? []).filter(
+        (entry) => entry.required && args[entry.name] === undefined,
+      );
+      if (missing.length) {
+        return refuse(
+          `mock server: prompt ${prompt.name} needs argument${missing.length > 1 ? "s" : ""} ${missing.map((entry) => entry.name).join(", ")}`,
+        );
+      }
+      let rendered: string | GetPromptResult;
+      try {
+        rendered = await prompt.handler(args);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        record(message);
+        throw new McpError(ErrorCode.InternalError, message);
+      }
+      record();
+      return typeof rendered === "string"
+        ? {
+            ...(prompt.description ? { description: prompt.description } : {}),
+            messages: [{ role: "user", content: { type: "text", text: rendered } }],
+          }
+        : rendered;
+    });
   }
 }

@@ -45,6 +45,11 @@ export const agentProfile: AcpProfile<ResolvedAgentOptions> = {
   name: "acp",
   agent: "ACP agent",
   dialects: ["chat-completions", "responses", "anthropic-messages", "gemini"],
+  elicitation: {
+    status: "unsupported",
+    reason:
+      "an ACP agent can pass MCP elicitations on only through ACP's unstable elicitation/create, which this adapter does not answer yet: neither tested agent (Gemini CLI 0.61, OpenCode 1.18) sends it",
+  },
   resolveOptions: resolveAgentOptions,
   executable(selection, _config, options) {
     if (selection.executable !== undefined) {

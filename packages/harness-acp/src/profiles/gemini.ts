@@ -84,6 +84,11 @@ export const geminiProfile: AcpProfile<ResolvedCommonOptions> = {
   agent: "Gemini CLI",
   dialects: ["gemini"],
   tested: GEMINI_TESTED,
+  elicitation: {
+    status: "unsupported",
+    reason:
+      "Gemini CLI 0.61's MCP client declares only the roots capability and has no elicitation handler, so an MCP server's elicitation/create is answered with an error inside the agent and never reaches ACP",
+  },
   resolveOptions: (options) => resolveProfileOptions("gemini", options),
   executable: (selection, config) =>
     resolveAgentExecutable(

@@ -100,6 +100,11 @@ export const opencodeProfile: AcpProfile<ResolvedCommonOptions> = {
   agent: "OpenCode",
   dialects: ["chat-completions"],
   tested: OPENCODE_TESTED,
+  elicitation: {
+    status: "unsupported",
+    reason:
+      "OpenCode 1.18's MCP client declares only the roots capability and has no elicitation handler, so an MCP server's elicitation/create is answered with an error inside the agent and never reaches ACP",
+  },
   resolveOptions: (options) => resolveProfileOptions("opencode", options),
   executable: (selection, config) =>
     resolveAgentExecutable(

@@ -59,6 +59,11 @@ export interface AcpProfile<O extends ResolvedCommonOptions = ResolvedCommonOpti
   readonly dialects: readonly ProviderDialect[];
   /** The tested versions, or undefined when unknown (an agent given by command). */
   readonly tested?: TestedRange;
+  /**
+   * Whether an MCP server's elicitation reaches this adapter so a session's plan can
+   * answer it: readiness reports it as the `elicitation` capability.
+   */
+  readonly elicitation: Capability;
   /** Checks and completes the selection's options; throws on a malformed one. */
   resolveOptions(options: Readonly<Record<string, unknown>>): O;
   /** Finds the executable. */

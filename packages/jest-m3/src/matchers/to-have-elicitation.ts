@@ -10,7 +10,7 @@ import type { MatcherResult, M3MatcherContext } from "./context.js";
 /** Options of `toHaveElicitation`: every given field must match (see `ElicitationQuery`). */
 export type ElicitationOptions = ElicitationQuery;
 
-const KEYS = new Set(["message", "mode", "action", "content", "server", "count"]);
+const KEYS = new Set(["message", "mode", "action", "content", "server", "turn", "count"]);
 
 function isTrace(value: unknown): value is Trace {
   return (
@@ -37,7 +37,7 @@ function usage(context: M3MatcherContext, problem: string, received?: unknown): 
 
 function describeOne(elicitation: Elicitation): string {
   return (
-    `${elicitation.server}: ${elicitation.mode} ${JSON.stringify(elicitation.message)} → ${elicitation.action}` +
+    `${elicitation.turnId ? `${elicitation.turnId.replace(/^.*\//, "")} ` : ""}${elicitation.server}: ${elicitation.mode} ${JSON.stringify(elicitation.message)} → ${elicitation.action}` +
     (elicitation.content ? ` ${JSON.stringify(elicitation.content)}` : "") +
     (elicitation.error ? ` (${elicitation.error})` : "")
   );
@@ -73,6 +73,14 @@ export function toHaveElicitation(
   for (const key of Object.keys(expected)) {
     if (!KEYS.has(key)) usage(this, `unknown filter "${key}" (known: ${[...KEYS].join(", ")})`);
   }
+  const { turn } = expected;
+  if (
+    turn !== undefined &&
+    typeof turn !== "string" &&
+    typeof (turn as { snapshot?: { turnId?: unknown } } | null)?.snapshot?.turnId !== "string"
+  ) {
+    usage(this, `turn must be a TurnResult (what send() returned) or its turnId`);
+  }
   if (expected.count !== undefined && (!Number.isInteger(expected.count) || expected.count < 0)) {
     usage(
       this,
@@ -83,7 +91,11 @@ export function toHaveElicitation(
   const matching = all.filter((entry) => elicitationMatchesQuery(entry, expected, this.equals));
   const pass =
     expected.count === undefined ? matching.length > 0 : matching.length === expected.count;
-  const { count, ...filters } = expected;
+  const { count, turn: _turn, ...rest } = expected;
+  const filters =
+    turn === undefined
+      ? rest
+      : { ...rest, turn: typeof turn === "string" ? turn : turn.snapshot.turnId };
   return {
     pass,
     message: () =>

@@ -1,0 +1,132 @@
+/**
+ * Elicitation through Claude Code: a real MCP server (the SDK's, built with mockServer)
+ * asks for input in the middle of a tool call; Claude Code 2.1.332 in stream-json mode asks
+ * its SDK host (the adapter) with an `elicitation` control request; the session's plan
+ * answers; the server gets the answer. The scripted model drives the real binary.
+ */
+import { ExecutionOutcome, MCPTestKit, expect } from "jest-m3";
+import { mockServer, type MockServer } from "@jest-m3/core/testing";
+import claudeCodeHarness from "@jest-m3/harness-claude-code";
+import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { closeAndExpectNoProcessLeft } from "./support/claude";
+
+jest.setTimeout(60_000);
+
+function deskServer(): MockServer {
+  return mockServer({
+    name: "desk",
+    tools: [
+      {
+        name: "book",
+        inputSchema: { type: "object", properties: { ask: { type: "string" } } },
+        handler: async ({ ask }, context) => {
+          const answers = [];
+          for (const question of String(ask ?? "seat").split(",")) {
+            const reply = await context.elicit({
+              mode: "form",
+              message: `Which ${question}?`,
+              requestedSchema: {
+                type: "object",
+                properties: { [question]: { type: "string" } },
+                required: [question],
+              },
+            });
+            answers.push(
+              `${question}=${reply.action}${reply.content ? `:${JSON.stringify(reply.content)}` : ""}`,
+            );
+          }
+          return `server got ${answers.join(" ")}`;
+        },
+      },
+    ],
+  });
+}
+
+describe("elicitation through Claude Code", () => {
+  let model: ScriptedModel;
+  let kit: MCPTestKit;
+  let desk: MockServer;
+
+  beforeEach(async () => {
+    model = await startScriptedModel({
+      rules: [
+        {
+          name: "book",
+          when: { user: /book asking ([\w,]+)/ },
+          steps: [{ call: "desk:book", args: { ask: "{{match.1}}" } }, { reply: "{{result}}" }],
+        },
+      ],
+    });
+    kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [claudeCodeHarness] });
+    desk = deskServer();
+  });
+  afterEach(async () => {
+    await closeAndExpectNoProcessLeft(kit, []);
+    await desk.close();
+    await model.close();
+  });
+
+  function agent() {
+    const [selection] = kit.agents([
+      {
+        harness: "claude-code",
+        models: ["scripted-model"],
+        provider: model.providerFor("anthropic-messages"),
+      },
+    ]);
+    return selection!;
+  }
+
+  test("accept with content, decline, cancel and an unplanned one reach the server, per turn", async () => {
+    const claude = agent();
+    expect((await claude.readiness()).capabilities.elicitation).toEqual({ status: "ready" });
+    const session = claude.session({
+      server: await desk.stdio(),
+      elicitation: {
+        rules: [
+          { when: { message: "seat" }, answer: { action: "accept", content: { seat: "12A" } } },
+          { when: { message: "meal" }, answer: { action: "decline" } },
+          { when: { message: "bag" }, answer: () => ({ action: "cancel" }) },
+        ],
+      },
+      timeout: 60_000,
+    });
+    let first, second;
+    {
+      await using open = await session.open();
+      first = await open.send("Please book asking seat.");
+      second = await open.send("Please book asking meal,bag,pet.");
+    }
+    const result = session.result;
+    expect(result).toHaveOutcome(ExecutionOutcome.COMPLETED);
+    expect(first.response?.text).toBe('server got seat=accept:{"seat":"12A"}');
+    expect(second.response?.text).toBe("server got meal=decline bag=cancel pet=decline");
+    expect(desk.calls).toHaveLength(2);
+    expect(result).toHaveElicitation({
+      message: "Which seat?",
+      action: "accept",
+      content: { seat: "12A" },
+      turn: first,
+      count: 1,
+    });
+    expect(result).toHaveElicitation({ action: "decline", turn: second, count: 2 });
+    expect(result).toHaveElicitation({ action: "cancel", turn: second, count: 1 });
+    expect(result.trace.events.map((event) => event.detail)).toContain(
+      'elicitation from desk (form "Which pet?"): decline (declined: no rule of the plan matches)',
+    );
+  });
+
+  test("without a plan, the adapter declines and says so", async () => {
+    const session = agent().session({ server: await desk.stdio(), timeout: 60_000 });
+    let turn;
+    {
+      await using open = await session.open();
+      turn = await open.send("Please book asking seat.");
+    }
+    expect(turn.response?.text).toBe("server got seat=decline");
+    expect(session.result).toHaveElicitation({ action: "decline", turn, count: 1 });
+    expect(session.result.trace.events.map((event) => event.detail)).toContain(
+      "declined an elicitation from MCP server desk: the session has no elicitation plan",
+    );
+  });
+});

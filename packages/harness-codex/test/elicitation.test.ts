@@ -1,0 +1,286 @@
+/**
+ * Elicitation through Codex: a real MCP server (the SDK's, built with mockServer) asks for
+ * input in the middle of a tool call; Codex 0.171 passes it to the adapter as
+ * mcpServer/elicitation/request; the session's plan answers; the server gets the answer.
+ * The scripted model drives the real Codex binary.
+ */
+import { ExecutionOutcome, MCPTestKit, elicitationsOf } from "@jest-m3/core";
+import { mockServer, type MockServer } from "@jest-m3/core/testing";
+import codexHarness from "@jest-m3/harness-codex";
+import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { expect } from "jest-m3";
+import { closeAndExpectNoProcessLeft } from "./support/codex";
+
+/** A desk server whose `book` tool asks for input and answers with what it got back. */
+function deskServer(): MockServer {
+  return mockServer({
+    name: "desk",
+    tools: [
+      {
+        name: "book",
+        inputSchema: { type: "object", properties: { ask: { type: "string" } } },
+        handler: async ({ ask }, context) => {
+          const questions = String(ask ?? "seat").split(",");
+          const answers = [];
+          for (const question of questions) {
+            const reply =
+              question === "login"
+                ? await context.elicit({
+                    mode: "url",
+                    message: "Sign in to the desk",
+                    url: "https://desk.example/login",
+                    elicitationId: "login-1",
+                  })
+                : await context.elicit({
+                    mode: "form",
+                    message: `Which ${question}?`,
+                    requestedSchema: {
+                      type: "object",
+                      properties: { [question]: { type: "string" } },
+                      required: [question],
+                    },
+                  });
+            answers.push(
+              `${question}=${reply.action}${reply.content ? `:${JSON.stringify(reply.content)}` : ""}`,
+            );
+          }
+          return `server got ${answers.join(" ")}`;
+        },
+      },
+    ],
+  });
+}
+
+describe("elicitation through Codex", () => {
+  let model: ScriptedModel;
+  let kit: MCPTestKit;
+  let desk: MockServer;
+
+  beforeEach(async () => {
+    model = await startScriptedModel({
+      rules: [
+        {
+          name: "book",
+          when: { user: /book asking ([\w,]+)/ },
+          steps: [{ call: "desk:book", args: { ask: "{{match.1}}" } }, { reply: "{{result}}" }],
+        },
+      ],
+    });
+    kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [codexHarness] });
+    desk = deskServer();
+  });
+  afterEach(async () => {
+    await closeAndExpectNoProcessLeft(kit, []);
+    await desk.close();
+    await model.close();
+  });
+
+  test("accept with content reaches the server; the matcher finds it in its turn", async () => {
+    const [agent] = kit.agents([
+      { harness: "codex", models: ["scripted"], provider: model.provider },
+    ]);
+    expect((await agent!.readiness()).capabilities.elicitation).toEqual({ status: "ready" });
+    const session = agent!.session({
+      server: await desk.stdio(),
+      elicitation: {
+        rules: [
+          { when: { message: "seat" }, answer: { action: "accept", content: { seat: "12A" } } },
+        ],
+      },
+      timeout: 60_000,
+    });
+    let first, second;
+    {
+      await using open = await session.open();
+      first = await open.send("Please book asking seat.");
+      second = await open.send("Please book asking seat.");
+    }
+    const result = session.result;
+    expect(result).toHaveOutcome(ExecutionOutcome.COMPLETED);
+    // The server's own reply says what it received; Codex read it back to the model.
+    expect(first.response?.text).toBe('server got seat=accept:{"seat":"12A"}');
+    expect(desk.calls.map((call) => call.result?.content)).toEqual([
+      [{ type: "text", text: 'server got seat=accept:{"seat":"12A"}' }],
+      [{ type: "text", text: 'server got seat=accept:{"seat":"12A"}' }],
+    ]);
+    expect(result).toHaveElicitation({
+      server: "desk",
+      mode: "form",
+      message: "Which seat?",
+      action: "accept",
+      content: { seat: "12A" },
+      turn: first,
+      count: 1,
+    });
+    expect(result).toHaveElicitation({ action: "accept", turn: second, count: 1 });
+    expect(result).toHaveElicitation({ count: 2 });
+    expect(
+      result.trace.events.filter((event) => event.detail.startsWith("elicitation from desk")),
+    ).toEqual([
+      expect.objectContaining({
+        kind: "approval",
+        detail: 'elicitation from desk (form "Which seat?"): accept with seat (rule 1)',
+      }),
+      expect.objectContaining({ kind: "approval" }),
+    ]);
+  });
+
+  test("decline and cancel reach the server, one after the other, from rules with times", async () => {
+    const [agent] = kit.agents([
+      { harness: "codex", models: ["scripted"], provider: model.provider },
+    ]);
+    const session = agent!.session({
+      server: await desk.stdio(),
+      elicitation: {
+        rules: [
+          { answer: { action: "decline" }, times: 1 },
+          { answer: () => ({ action: "cancel" }), times: 1 },
+        ],
+      },
+      timeout: 60_000,
+    });
+    let turn;
+    {
+      await using open = await session.open();
+      turn = await open.send("Please book asking seat,meal.");
+    }
+    expect(turn.response?.text).toBe("server got seat=decline meal=cancel");
+    expect(desk.calls).toHaveLength(1);
+    expect(session.result).toHaveElicitation({
+      message: "seat",
+      action: "decline",
+      turn,
+      count: 1,
+    });
+    expect(session.result).toHaveElicitation({ message: "meal", action: "cancel", turn, count: 1 });
+    expect(() => expect(session.result).toHaveElicitation({ action: "accept" })).toThrow(
+      /Elicitations observed:[\s\S]*desk: form "Which seat\?" → decline/,
+    );
+  });
+
+  test("an elicitation the plan does not expect is declined and recorded; so is one past the round limit", async () => {
+    const [agent] = kit.agents([
+      { harness: "codex", models: ["scripted"], provider: model.provider },
+    ]);
+    const session = agent!.session({
+      server: await desk.stdio(),
+      elicitation: {
+        rules: [
+          { when: { message: "seat" }, answer: { action: "accept", content: { seat: "1C" } } },
+        ],
+        roundLimit: 2,
+      },
+      timeout: 60_000,
+    });
+    let first, second;
+    {
+      await using open = await session.open();
+      first = await open.send("Please book asking meal.");
+      // Three in one turn: the third is past the limit of 2. Rounds count per turn.
+      second = await open.send("Please book asking seat,seat,seat.");
+    }
+    expect(first.response?.text).toBe("server got meal=decline");
+    expect(second.response?.text).toBe(
+      'server got seat=accept:{"seat":"1C"} seat=accept:{"seat":"1C"} seat=decline',
+    );
+    const events = session.result.trace.events.map((event) => event.detail);
+    expect(events).toContain(
+      'elicitation from desk (form "Which meal?"): decline (declined: no rule of the plan matches)',
+    );
+    expect(events).toContain(
+      'elicitation from desk (form "Which seat?"): decline (declined: more than the plan\'s roundLimit of 2 in one turn)',
+    );
+    expect(session.result).toHaveElicitation({ message: "meal", action: "decline", turn: first });
+    expect(elicitationsOf(session.result).map((entry) => entry.action)).toEqual([
+      "decline",
+      "accept",
+      "accept",
+      "decline",
+    ]);
+  });
+
+  test("warm app-servers: each session's own plan answers its own thread's elicitations", async () => {
+    const [agent] = kit.agents([
+      { harness: "codex", models: ["scripted"], provider: model.provider, options: { warm: true } },
+    ]);
+    const seats = ["3C", "4D"];
+    const sessions = await Promise.all(
+      seats.map(async (seat) =>
+        agent!.session({
+          server: await desk.stdio(),
+          elicitation: { action: "accept", content: { seat } },
+          timeout: 60_000,
+        }),
+      ),
+    );
+    const replies: (string | undefined)[] = [];
+    for (const session of sessions) {
+      await using open = await session.open();
+      replies.push((await open.send("Please book asking seat.")).response?.text);
+    }
+    expect(replies).toEqual([
+      'server got seat=accept:{"seat":"3C"}',
+      'server got seat=accept:{"seat":"4D"}',
+    ]);
+    expect(sessions[1]!.result).toHaveElicitation({ content: { seat: "4D" }, count: 1 });
+  });
+
+  test("URL mode: the plan's rule for the URL answers, and the server hears it", async () => {
+    const [agent] = kit.agents([
+      { harness: "codex", models: ["scripted"], provider: model.provider },
+    ]);
+    const session = agent!.session({
+      server: await desk.stdio(),
+      elicitation: {
+        rules: [{ when: { mode: "url", url: /login/ }, answer: { action: "accept" } }],
+      },
+      timeout: 60_000,
+    });
+    let turn;
+    {
+      await using open = await session.open();
+      turn = await open.send("Please book asking login.");
+    }
+    // Codex itself puts an empty content object on a URL-mode accept.
+    expect(turn.response?.text).toBe("server got login=accept:{}");
+    expect(session.result).toHaveElicitation({ mode: "url", action: "accept", turn, count: 1 });
+  });
+
+  test("without a plan, Codex's adapter declines as before, and the decline is on the wire", async () => {
+    const [agent] = kit.agents([
+      { harness: "codex", models: ["scripted"], provider: model.provider },
+    ]);
+    const session = agent!.session({ server: await desk.stdio(), timeout: 60_000 });
+    let turn;
+    {
+      await using open = await session.open();
+      turn = await open.send("Please book asking seat.");
+    }
+    expect(turn.response?.text).toBe("server got seat=decline");
+    expect(session.result).toHaveElicitation({ action: "decline", turn, count: 1 });
+  });
+
+  test("a bad plan is an InvalidArgument at agent.session(), before anything starts", () => {
+    const [agent] = kit.agents([
+      { harness: "codex", models: ["scripted"], provider: model.provider },
+    ]);
+    const server = { name: "desk", command: process.execPath };
+    expect(() =>
+      agent!.session({
+        server,
+        elicitation: { rules: [{ answer: { action: "agree" } }] } as never,
+      }),
+    ).toThrow(
+      expect.objectContaining({
+        code: "M3_INVALID_ARGUMENT",
+        message: expect.stringContaining(
+          'agent.session(): elicitation.rules[0].answer.action must be "accept", "decline" or "cancel"',
+        ),
+      }),
+    );
+    expect(() => agent!.session({ server, elicitation: "yes" as never })).toThrow(
+      /agent.session\(\): elicitation must be an elicitation plan/,
+    );
+    expect(kit.processes).toEqual([]);
+  });
+});
