@@ -17,6 +17,7 @@ export {
   type RuntimeOptions,
   type TrackedKit,
 } from "./runtime/runtime.js";
+export { SecretScrubber, MIN_SECRET_LENGTH, type SecretValue } from "./runtime/secret-scrubber.js";
 export { readinessKeyFor } from "./agents/agent.js";
 export { resolveHarness, harnessPackageNames, type HarnessManifest } from "./agents/registry.js";
 export { harnessDialects } from "./agents/selection.js";
