@@ -101,12 +101,10 @@ export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** A positive number of milliseconds a Node timer can wait. */
 export const positiveMs = z
+  // zod's number is finite: NaN and Infinity are refused here.
   .number(must("a positive number of milliseconds"))
-  .refine((value) => Number.isFinite(value) && value > 0, {
-    ...must("a positive number of milliseconds"),
-    abort: true,
-  })
-  .refine((value) => value <= MAX_TIMEOUT_MS, {
+  .positive(must("a positive number of milliseconds"))
+  .max(MAX_TIMEOUT_MS, {
     error: (issue) =>
       `must be at most ${MAX_TIMEOUT_MS} ms (about 24.8 days; Node fires longer timers at once), got ${String(issue.input)}.`,
   });
