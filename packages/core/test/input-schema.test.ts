@@ -12,6 +12,7 @@ import {
   type AgentSelectionInput,
   type AgentsOptions,
   type CaptureOptions,
+  type DirectClientOptions,
   type HttpServer,
   type MCPTestKitOptions,
   type SendOptions,
@@ -24,6 +25,7 @@ import type { httpServerSchema, stdioServerSchema } from "../src/servers/spec";
 import type { selectionSchema } from "../src/agents/selection";
 import type { sendOptionsSchema, sessionOptionsSchema } from "../src/agents/session-spec";
 import type { agentsOptionsSchema, captureOptionsSchema, kitOptionsSchema } from "../src/kit/kit";
+import type { directClientOptionsSchema } from "../src/direct/client-options";
 import { shipping } from "./support/servers";
 
 /** The error `work` throws (it must throw an M3Error). */
@@ -80,6 +82,11 @@ describe("every entry point refuses bad input with the field's path, the problem
         () => agent!.session({ servers: [{ ...shipping, enc: {} }] } as never),
         InvalidServerSpec,
         'Server "shipping": field "servers[0].enc" is not a StdioServer field; the fields are name, command, args, env, cwd. Did you mean "env"?',
+      ],
+      [
+        () => kit.direct(shipping, { timeoutMS: 5 } as never),
+        InvalidArgument,
+        'kit.direct("shipping"): timeoutMS is not a kit.direct() option; the options are timeoutMs, startTimeoutMs, clientInfo, protocolVersion, validateSchemas, sampling, roots, elicitation, elicitationModes, capabilities, auth. Did you mean "timeoutMs"?',
       ],
       [
         () => kit.direct({ name: "s", url: "http://127.0.0.1:1/mcp", header: {} } as never),
@@ -166,6 +173,13 @@ describe("every entry point refuses bad input with the field's path, the problem
     expect(refusal(() => new MCPTestKit({ env: { A: 1 } } as never)).message).toMatch(
       /option "env\.A" must be a string, got number 1\./,
     );
+    expect(
+      refusal(() => kit.direct(shipping, { roots: [{ uri: "file:///a" }, { name: "b" }] } as never))
+        .message,
+    ).toBe('kit.direct("shipping"): roots[1].uri must be a URI string, got undefined.');
+    expect(
+      refusal(() => kit.direct(shipping, { elicitationModes: ["form", "sms"] } as never)).message,
+    ).toBe('kit.direct("shipping"): elicitationModes[1] must be "form" or "url", got "sms".');
     expect(refusal(() => agent!.session({ server: shipping, timeout: Infinity })).message).toBe(
       'Session option "timeout" must be a positive number of milliseconds, got number Infinity.',
     );
@@ -202,6 +216,7 @@ const agreement: {
   kit: SameKeys<MCPTestKitOptions, z.input<typeof kitOptionsSchema>>;
   agents: Agrees<AgentsOptions, typeof agentsOptionsSchema>;
   capture: SameKeys<CaptureOptions, z.input<typeof captureOptionsSchema>>;
+  direct: SameKeys<DirectClientOptions, z.input<typeof directClientOptionsSchema>>;
 } = {
   stdio: true,
   http: true,
@@ -211,6 +226,7 @@ const agreement: {
   kit: true,
   agents: true,
   capture: true,
+  direct: true,
 };
 
 test("the schemas agree with the exported types (checked by the compiler)", () => {
