@@ -6,8 +6,10 @@ import { benchAcpSession } from "./acp-session";
 import { benchWire } from "./wire";
 import { benchRelay } from "./relay";
 import { benchWarm } from "./warm";
+import { benchValidation } from "./validation";
 
 async function main(): Promise<void> {
+  await benchValidation();
   await benchDirect();
   await benchWire();
   await benchRelay();

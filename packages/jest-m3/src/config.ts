@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { z } from "zod";
 import { M3Error } from "@jest-m3/core";
+import { checkInput, must, nonEmptyString, strictFields } from "@jest-m3/core/runner";
 import { parseAgentEntries, type MatrixAgentEntry } from "./matrix/agent-list.js";
 
 /**
@@ -49,78 +51,50 @@ export class InvalidConfig extends M3Error {
   }
 }
 
-const KEYS = ["resultsDir", "harnesses", "agents", "scriptedModel", "orphans"];
+const SETTINGS = { unknown: "is not a setting", listed: "the settings are" };
+
+/** `scriptedModel`: the script to serve and the variables it sets. */
+const scriptedModelSchema = strictFields(
+  {
+    script: nonEmptyString("the path of a script file (JSON)"),
+    env: z.record(z.string(), z.string(), must("an object of strings")).optional(),
+  },
+  SETTINGS,
+);
+
+/** The schema of m3.config.json (or the `"jest-m3"` key of package.json). */
+export const configSchema = strictFields(
+  {
+    resultsDir: nonEmptyString("a non-empty path").optional(),
+    harnesses: z
+      .array(nonEmptyString(), must('an array of harness names, e.g. ["codex"]'))
+      .optional(),
+    // Checked by the agent list's own schema, whose errors say where in the list.
+    agents: z.unknown().optional(),
+    scriptedModel: scriptedModelSchema.optional(),
+    orphans: z.enum(["fail", "warn"], must('"fail" or "warn"')).optional(),
+  },
+  { ...SETTINGS, notAnObject: () => "must be an object." },
+);
 
 function validate(raw: unknown, source: string, rootDir: string): M3Config {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    throw new InvalidConfig(source, "(root)", "must be an object.");
-  }
-  const record = raw as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
-    if (!KEYS.includes(key))
-      throw new InvalidConfig(
-        source,
-        key,
-        `is not a setting; the settings are ${KEYS.join(", ")}.`,
-      );
-  }
-  const { resultsDir = ".m3", harnesses = [], scriptedModel, orphans = "fail" } = record;
+  const config = checkInput(
+    configSchema,
+    raw,
+    (problem) => new InvalidConfig(source, problem.field || "(root)", problem.problem),
+  );
   let agentEntries: MatrixAgentEntry[] | undefined;
-  if (record.agents !== undefined) {
+  if (config.agents !== undefined) {
     try {
-      agentEntries = parseAgentEntries(record.agents, source);
+      agentEntries = parseAgentEntries(config.agents, source);
     } catch (error) {
       throw new InvalidConfig(source, "agents", (error as Error).message);
     }
   }
-  if (orphans !== "fail" && orphans !== "warn") {
-    throw new InvalidConfig(
-      source,
-      "orphans",
-      `must be "fail" or "warn", got ${JSON.stringify(orphans)}.`,
-    );
-  }
-  if (typeof resultsDir !== "string" || resultsDir === "") {
-    throw new InvalidConfig(source, "resultsDir", "must be a non-empty path.");
-  }
-  if (
-    !Array.isArray(harnesses) ||
-    harnesses.some((name) => typeof name !== "string" || name === "")
-  ) {
-    throw new InvalidConfig(
-      source,
-      "harnesses",
-      'must be an array of harness names, e.g. ["codex"].',
-    );
-  }
   let model: M3Config["scriptedModel"];
-  if (scriptedModel !== undefined) {
-    const script = (scriptedModel as { script?: unknown } | null)?.script;
-    if (typeof script !== "string" || script === "") {
-      throw new InvalidConfig(
-        source,
-        "scriptedModel.script",
-        "must be the path of a script file (JSON).",
-      );
-    }
-    const extra = Object.keys(scriptedModel as object).filter(
-      (key) => key !== "script" && key !== "env",
-    );
-    if (extra.length > 0) {
-      throw new InvalidConfig(
-        source,
-        `scriptedModel.${extra[0]}`,
-        "is not a setting; the settings are script and env.",
-      );
-    }
-    const env = (scriptedModel as { env?: unknown }).env ?? {};
-    if (
-      typeof env !== "object" ||
-      env === null ||
-      Object.values(env).some((value) => typeof value !== "string")
-    ) {
-      throw new InvalidConfig(source, "scriptedModel.env", "must be an object of strings.");
-    }
+  if (config.scriptedModel !== undefined) {
+    // The one check against the disk, after the shape is right.
+    const { script, env = {} } = config.scriptedModel;
     if (!existsSync(resolve(rootDir, script))) {
       throw new InvalidConfig(
         source,
@@ -128,14 +102,14 @@ function validate(raw: unknown, source: string, rootDir: string): M3Config {
         `names ${JSON.stringify(script)}, which does not exist.`,
       );
     }
-    model = { script: resolve(rootDir, script), env: env as Record<string, string> };
+    model = { script: resolve(rootDir, script), env };
   }
   return {
-    resultsDir: resolve(rootDir, resultsDir),
-    harnesses,
+    resultsDir: resolve(rootDir, config.resultsDir ?? ".m3"),
+    harnesses: config.harnesses ?? [],
     ...(agentEntries ? { agents: agentEntries } : {}),
     ...(model ? { scriptedModel: model } : {}),
-    orphans,
+    orphans: config.orphans ?? "fail",
     source,
     rootDir,
   };

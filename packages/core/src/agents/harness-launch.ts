@@ -109,11 +109,15 @@ export function withServerStderr(error: unknown, trace: Trace | undefined): unkn
       `server "${server}"`,
     ).trimStart(),
   );
+  // The message holds the adapter's problem and then its own stderr tail; rebuilt, the
+  // tail is added back once, after the servers' stderr.
   const prefix = `Harness "${error.harness}" could not open a session: `;
-  const message = error.message.startsWith(prefix)
+  const ownTail = stderrSection(error.stderrTail);
+  let problem = error.message.startsWith(prefix)
     ? error.message.slice(prefix.length)
     : error.message;
-  return new HarnessStartError(error.harness, `${message}\n${sections.join("\n")}`, {
+  if (ownTail !== "" && problem.endsWith(ownTail)) problem = problem.slice(0, -ownTail.length);
+  return new HarnessStartError(error.harness, `${problem}\n${sections.join("\n")}`, {
     stderrTail: error.stderrTail,
     cause: error,
   });

@@ -1,4 +1,7 @@
+import { z } from "zod";
 import { InvalidSessionOptions } from "../errors.js";
+import { checkInput, type InputProblem } from "../validation/check-input.js";
+import { must, positiveMs, strictFields } from "../validation/rules.js";
 import { resolveServers, type ResolvedServer, type ServerSpec } from "../servers/spec.js";
 import { parseToolPolicy, type ToolPolicy } from "../servers/tool-policy.js";
 import type { ElicitationPlan, ElicitationPlanInput } from "../direct/elicitation-plan.js";
@@ -41,31 +44,58 @@ export interface SessionSpec {
   readonly elicitation?: ElicitationPlan;
 }
 
-const SESSION_KEYS = ["server", "servers", "tools", "timeout", "elicitation"];
 const DEFAULT_TIMEOUT_MS = 120_000;
 
-/** The longest timer Node keeps: a longer one fires after 1 ms. */
-export const MAX_TIMEOUT_MS = 2_147_483_647;
+/**
+ * The fields of `agent.session()` options, one schema each. A new option is one entry
+ * here (its schema, in its own module) and one line in {@link resolveSessionOptions}
+ * reading the checked value; the unknown-option message lists it by itself.
+ */
+const sessionOptionFields = {
+  server: z.unknown().optional(),
+  servers: z.array(z.unknown(), must("an array of server specs")).optional(),
+  // Checked with the servers, by the tool policy (its entries must name a bound server).
+  tools: z.unknown().optional(),
+  timeout: positiveMs.optional(),
+  // Checked by resolveSessionElicitation (the same plan shape as direct calls).
+  elicitation: z.unknown().optional(),
+};
 
-/** A positive number of milliseconds (at most {@link MAX_TIMEOUT_MS}), or undefined when not given. */
-export function positiveMs(value: unknown, field: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new InvalidSessionOptions(
-      field,
-      `must be a positive number of milliseconds, got ${JSON.stringify(value)}.`,
-    );
+/** `agent.session()` options, with the rules between fields. */
+export const sessionOptionsSchema = strictFields(sessionOptionFields, {
+  unknown: "is unknown",
+  listed: "the options are",
+  notAnObject: () => "agent.session() needs options { server | servers, tools?, timeout?, elicitation? }.",
+}).superRefine((options, context) => {
+  if (options.server !== undefined && options.servers !== undefined) {
+    context.addIssue({
+      code: "custom",
+      path: ["servers"],
+      message: 'give either "server" or "servers", not both.',
+    });
+  } else if (options.server === undefined && (options.servers ?? []).length === 0) {
+    context.addIssue({
+      code: "custom",
+      path: [options.servers !== undefined ? "servers" : "server"],
+      message:
+        "names no server: a session tests an MCP server, so give `server` (or a non-empty `servers`). " +
+        "Without one, every assertion that a call did not happen would pass for nothing.",
+    });
   }
-  if (value > MAX_TIMEOUT_MS) {
-    throw new InvalidSessionOptions(
-      field,
-      `must be at most ${MAX_TIMEOUT_MS} ms (about 24.8 days; Node fires longer timers at once), got ${value}.`,
-    );
-  }
-  return value;
-}
+});
 
-const SEND_KEYS = ["timeout"];
+/** `send()` options. */
+export const sendOptionsSchema = strictFields(
+  { timeout: positiveMs.optional() },
+  {
+    unknown: "is not a send() option",
+    listed: "the options are",
+    notAnObject: () => "send() takes { timeout? } as its options.",
+  },
+).optional();
+
+const refuseOption = (problem: InputProblem): InvalidSessionOptions =>
+  new InvalidSessionOptions(problem.field === "" ? "(options)" : problem.field, problem.problem);
 
 /**
  * Checks `send()` options before the turn starts.
@@ -73,19 +103,12 @@ const SEND_KEYS = ["timeout"];
  * @throws {@link InvalidSessionOptions} for an unknown option or a bad timeout.
  */
 export function resolveSendOptions(options: unknown): { timeoutMs: number | undefined } {
-  if (options === undefined) return { timeoutMs: undefined };
-  if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    throw new InvalidSessionOptions("(send options)", "send() takes { timeout? } as its options.");
-  }
-  for (const key of Object.keys(options)) {
-    if (!SEND_KEYS.includes(key)) {
-      throw new InvalidSessionOptions(
-        key,
-        `is not a send() option; the options are ${SEND_KEYS.join(", ")}.`,
-      );
-    }
-  }
-  return { timeoutMs: positiveMs((options as SendOptions).timeout, "timeout") };
+  const checked = checkInput(sendOptionsSchema, options, (problem) =>
+    problem.field === ""
+      ? new InvalidSessionOptions("(send options)", problem.problem)
+      : refuseOption(problem),
+  );
+  return { timeoutMs: checked?.timeout };
 }
 
 /**
@@ -94,45 +117,21 @@ export function resolveSendOptions(options: unknown): { timeoutMs: number | unde
  * @throws {@link InvalidSessionOptions}, {@link InvalidServerSpec} or {@link InvalidToolPolicy}.
  */
 export function resolveSessionOptions(options: unknown, cwd: string): SessionSpec {
-  if (typeof options !== "object" || options === null) {
-    throw new InvalidSessionOptions(
-      "(options)",
-      "agent.session() needs options { server | servers, tools?, timeout? }.",
-    );
-  }
-  const record = options as SessionOptions;
-  for (const key of Object.keys(record)) {
-    if (!SESSION_KEYS.includes(key)) {
-      throw new InvalidSessionOptions(
-        key,
-        `is unknown; the options are ${SESSION_KEYS.join(", ")}.`,
-      );
-    }
-  }
-  if (record.server !== undefined && record.servers !== undefined) {
-    throw new InvalidSessionOptions("servers", 'give either "server" or "servers", not both.');
-  }
-  const specs = record.servers ?? (record.server !== undefined ? [record.server] : []);
-  if (!Array.isArray(specs)) {
-    throw new InvalidSessionOptions("servers", "must be an array of server specs.");
-  }
-  if (specs.length === 0) {
-    throw new InvalidSessionOptions(
-      record.servers !== undefined ? "servers" : "server",
-      "names no server: a session tests an MCP server, so give `server` (or a non-empty `servers`). " +
-        "Without one, every assertion that a call did not happen would pass for nothing.",
-    );
-  }
-  const servers = resolveServers(specs, cwd);
-  const elicitation = resolveSessionElicitation(record.elicitation);
+  const checked = checkInput(sessionOptionsSchema, options, refuseOption);
+  const servers =
+    checked.servers === undefined
+      ? resolveServers([checked.server], cwd, () => "server")
+      : resolveServers(checked.servers, cwd);
+  const tools = checked.tools as readonly string[] | undefined;
+  const elicitation = resolveSessionElicitation(checked.elicitation);
   return {
     servers,
-    tools: record.tools,
+    tools,
     policy: parseToolPolicy(
-      record.tools,
+      tools,
       servers.map((server) => server.name),
     ),
-    timeoutMs: positiveMs(record.timeout, "timeout") ?? DEFAULT_TIMEOUT_MS,
+    timeoutMs: checked.timeout ?? DEFAULT_TIMEOUT_MS,
     ...(elicitation ? { elicitation } : {}),
   };
 }

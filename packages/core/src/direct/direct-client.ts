@@ -80,6 +80,8 @@ import {
 import { ProcessTransport } from "./process-transport.js";
 import { operationTag, RecordingTransport, type CloseCause } from "./recording-transport.js";
 import { SchemaValidator } from "./schema-validation.js";
+import { directClientOptionsSchema } from "./client-options.js";
+import { checkInput } from "../validation/check-input.js";
 import {
   parseHttpAuth,
   redactText,
@@ -349,40 +351,13 @@ export class DirectClient {
   ) {
     this.server = spec.name;
     const where = `kit.direct(${JSON.stringify(spec.name)})`;
-    if (typeof options !== "object" || options === null) {
-      throw new InvalidArgument(`${where}: options must be an object.`);
-    }
-    checkTimeout(options.timeoutMs, where);
-    checkTimeout(options.startTimeoutMs, `${where} (startTimeoutMs)`);
-    if (
-      options.protocolVersion !== undefined &&
-      !SUPPORTED_PROTOCOL_VERSIONS.includes(options.protocolVersion)
-    ) {
-      throw new InvalidArgument(
-        `${where}: protocolVersion ${JSON.stringify(options.protocolVersion)} is not a revision the MCP SDK speaks. ` +
-          `Known: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}.`,
-      );
-    }
-    if (options.sampling !== undefined && typeof options.sampling !== "function") {
-      throw new InvalidArgument(
-        `${where}: sampling must be a function (params) => CreateMessageResult.`,
-      );
-    }
-    if (
-      options.roots !== undefined &&
-      (!Array.isArray(options.roots) ||
-        !options.roots.every((root: unknown) => typeof (root as Root)?.uri === "string"))
-    ) {
-      throw new InvalidArgument(`${where}: roots must be an array of { uri, name? }.`);
-    }
+    checkInput(
+      directClientOptionsSchema,
+      options,
+      (problem) =>
+        new InvalidArgument(`${where}: ${problem.field || "options"} ${problem.problem}`),
+    );
     const modes = options.elicitationModes ?? ["form", "url"];
-    if (
-      !Array.isArray(modes) ||
-      modes.length === 0 ||
-      !modes.every((mode) => mode === "form" || mode === "url")
-    ) {
-      throw new InvalidArgument(`${where}: elicitationModes must list "form" and/or "url".`);
-    }
     if (options.auth !== undefined) {
       if (spec.kind !== "http") {
         throw new InvalidArgument(

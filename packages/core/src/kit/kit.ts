@@ -2,7 +2,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { DirectClient, type DirectClientOptions } from "../direct/direct-client.js";
+import { z } from "zod";
 import { InvalidArgument, KitClosed } from "../errors.js";
+import { checkInput, describeValue, type InputProblem } from "../validation/check-input.js";
+import { must, strictFields } from "../validation/rules.js";
 import { ManagedProcess, stopIfSame, type ProcessLaunch } from "../processes/managed-process.js";
 import {
   resolveServer,
@@ -43,43 +46,71 @@ export interface MCPTestKitOptions {
   readonly runtime?: M3Runtime;
 }
 
-const KIT_OPTIONS = ["env", "cwd", "killGraceMs", "harnesses", "runtime"];
 const MAX_KILL_GRACE_MS = 60_000;
 
-/** Checks `new MCPTestKit(options)`: a misspelt option must not silently mean the default. */
-function checkKitOptions(options: unknown): void {
-  const bad = (option: string, problem: string): never => {
-    throw new InvalidArgument(`new MCPTestKit(): option "${option}" ${problem}`);
-  };
-  if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    bad("(options)", `must be an object { ${KIT_OPTIONS.join(", ")} }.`);
-  }
-  const record = options as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
-    if (!KIT_OPTIONS.includes(key))
-      bad(key, `is unknown; the options are ${KIT_OPTIONS.join(", ")}.`);
-  }
-  const { env, cwd, killGraceMs, harnesses } = record;
-  if (env !== undefined && (typeof env !== "object" || env === null || Array.isArray(env))) {
-    bad("env", "must be an object of variables ({} ignores the ambient M3_* variables).");
-  }
-  if (cwd !== undefined && (typeof cwd !== "string" || cwd === "")) bad("cwd", "must be a path.");
-  if (
-    killGraceMs !== undefined &&
-    (typeof killGraceMs !== "number" ||
-      !Number.isFinite(killGraceMs) ||
-      killGraceMs < 0 ||
-      killGraceMs > MAX_KILL_GRACE_MS)
-  ) {
-    bad(
-      "killGraceMs",
-      `must be a number of milliseconds from 0 to ${MAX_KILL_GRACE_MS}, got ${String(killGraceMs)}.`,
-    );
-  }
-  if (harnesses !== undefined && !Array.isArray(harnesses)) {
-    bad("harnesses", "must be an array of adapters made with defineHarness().");
-  }
-}
+const kitOption = (problem: InputProblem): InvalidArgument =>
+  new InvalidArgument(
+    `new MCPTestKit(): option "${problem.field === "" ? "(options)" : problem.field}" ${problem.problem}`,
+  );
+
+/** `new MCPTestKit(options)`: a misspelt option must not silently mean the default. */
+export const kitOptionsSchema = strictFields(
+  {
+    env: z
+      .record(z.string(), z.string().optional(), {
+        error: "must be an object of variables ({} ignores the ambient M3_* variables).",
+      })
+      .optional(),
+    cwd: z.string({ error: "must be a path." }).min(1, { error: "must be a path." }).optional(),
+    killGraceMs: z
+      .number(must(`a number of milliseconds from 0 to ${MAX_KILL_GRACE_MS}`))
+      .min(0, must(`a number of milliseconds from 0 to ${MAX_KILL_GRACE_MS}`))
+      .max(MAX_KILL_GRACE_MS, must(`a number of milliseconds from 0 to ${MAX_KILL_GRACE_MS}`))
+      .optional(),
+    harnesses: z
+      .array(z.unknown(), { error: "must be an array of adapters made with defineHarness()." })
+      .optional(),
+    runtime: z
+      .custom<M3Runtime>(
+        (value) => typeof value === "object" && value !== null,
+        must("an M3Runtime (new M3Runtime({ ... }))"),
+      )
+      .optional(),
+  },
+  {
+    unknown: "is unknown",
+    listed: "the options are",
+    notAnObject: () => "must be an object { env, cwd, killGraceMs, harnesses, runtime }.",
+  },
+);
+
+const agentsOption = (problem: InputProblem): InvalidArgument =>
+  new InvalidArgument(`kit.agents(): ${problem.field || "options"} ${problem.problem}`);
+
+const NO_SELECTIONS = {
+  error: "kit.agents() needs a non-empty array of selections like { harness, models }.",
+};
+/** `kit.agents()`'s first argument; each entry is checked by its own schema (selection.ts). */
+const selectionListSchema = z.array(z.unknown(), NO_SELECTIONS).min(1, NO_SELECTIONS);
+
+/** `kit.capture()`'s options (each server by its own schema, the allow-list by the policy's). */
+export const captureOptionsSchema = strictFields(
+  {
+    servers: z.array(z.unknown(), must("an array of server specs")),
+    tools: z.unknown().optional(),
+  },
+  {
+    unknown: "is not a capture() option",
+    listed: "the options are",
+    notAnObject: (received) => `must be { servers, tools? }, got ${describeValue(received)}.`,
+  },
+);
+
+/** `kit.agents()`'s second argument. */
+export const agentsOptionsSchema = strictFields(
+  { trials: z.int(must("a positive integer")).min(1, must("a positive integer")).optional() },
+  { unknown: "is not an agents() option", listed: "the options are" },
+);
 
 /** Options of {@link MCPTestKit.agents}. */
 export interface AgentsOptions {
@@ -131,7 +162,7 @@ export class MCPTestKit implements AsyncDisposable {
   private connections = 0;
 
   constructor(options: MCPTestKitOptions = {}) {
-    checkKitOptions(options);
+    checkInput(kitOptionsSchema, options, kitOption);
     for (const harness of options.harnesses ?? []) this.registered.set(harness.name, harness);
     this.runtime = options.runtime ?? defaultRuntime();
     this.runtime.kitOpened(this);
@@ -208,17 +239,8 @@ export class MCPTestKit implements AsyncDisposable {
     options: AgentsOptions = {},
   ): AgentSelection[] {
     this.assertOpen("kit.agents()");
-    if (!Array.isArray(selections) || selections.length === 0) {
-      throw new InvalidArgument(
-        "kit.agents() needs a non-empty array of selections like { harness, models }.",
-      );
-    }
-    const trials = options.trials ?? 1;
-    if (!Number.isInteger(trials) || trials < 1) {
-      throw new InvalidArgument(
-        `kit.agents(): trials must be a positive integer, got ${JSON.stringify(options.trials)}.`,
-      );
-    }
+    checkInput(selectionListSchema, selections, (problem) => new InvalidArgument(problem.problem));
+    const trials = checkInput(agentsOptionsSchema, options, agentsOption).trials ?? 1;
     const services: AgentServices = {
       config: this.env,
       parentEnv: process.env,
@@ -262,6 +284,12 @@ export class MCPTestKit implements AsyncDisposable {
     options: CaptureOptions,
   ): Promise<{ capture: WireCapture; servers: CapturedServer[] }> {
     this.assertOpen("kit.capture()");
+    checkInput(
+      captureOptionsSchema,
+      options,
+      (problem) =>
+        new InvalidArgument(`kit.capture(): ${problem.field || "options"} ${problem.problem}`),
+    );
     const servers = resolveServers(options.servers, this.cwd);
     const policy = parseToolPolicy(
       options.tools,

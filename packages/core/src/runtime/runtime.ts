@@ -13,6 +13,7 @@ import type {
   ProviderDialect,
   Readiness,
 } from "../harness/contract.js";
+import { SecretScrubber, type SecretValue } from "./secret-scrubber.js";
 
 /**
  * Hooks for test-runner integrations (the jest-m3 preset uses them for transcripts and for
@@ -91,7 +92,8 @@ export class M3Runtime {
   private readonly probes = new WeakMap<HarnessDefinition, Map<string, Promise<Readiness>>>();
   private readonly primed = new Map<string, Readiness>();
   private runProvider: RunProvider | undefined;
-  private readonly secretValues = new Map<string, string>();
+  /** The run's one scrubber of secret values (see {@link SecretScrubber}). */
+  private readonly scrubber = new SecretScrubber();
 
   constructor(options: RuntimeOptions = {}) {
     this.runProvider = options.provider;
@@ -135,23 +137,17 @@ export class M3Runtime {
    * Values shorter than 6 characters are ignored: scrubbing them would hide ordinary words.
    */
   registerSecret(name: string, value: string): void {
-    if (value.length >= 6) this.secretValues.set(value, name);
+    this.scrubber.add(name, value);
   }
 
   /** Every secret value registered, longest first, with the name it came from. */
-  secrets(): { readonly name: string; readonly value: string }[] {
-    return [...this.secretValues]
-      .map(([value, name]) => ({ name, value }))
-      .sort((a, b) => b.value.length - a.value.length);
+  secrets(): SecretValue[] {
+    return this.scrubber.secrets();
   }
 
   /** `text` with every registered secret value replaced by `[redacted: NAME]`. */
   scrub(text: string): string {
-    let out = text;
-    for (const { name, value } of this.secrets()) {
-      if (out.includes(value)) out = out.split(value).join(`[redacted: ${name}]`);
-    }
-    return out;
+    return this.scrubber.scrub(text);
   }
 
   /** The provider for selections that name none, if the run configured one. */

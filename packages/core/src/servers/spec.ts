@@ -1,6 +1,9 @@
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
+import { z } from "zod";
 import { InvalidServerSpec } from "../errors.js";
+import { checkInput, type InputProblem } from "../validation/check-input.js";
+import { httpUrl, must, nonEmptyString, processString, strictFields } from "../validation/rules.js";
 
 /**
  * An MCP server started as a child process and spoken to over stdio.
@@ -62,180 +65,134 @@ export interface ResolvedHttpServer {
 
 export type ResolvedServer = ResolvedStdioServer | ResolvedHttpServer;
 
-const STDIO_KEYS = ["name", "command", "args", "env", "cwd"];
 /** Portable across harnesses (Codex namespaces, TOML keys) and free of the allow-list's ':'. */
 const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
-const HTTP_KEYS = ["name", "url", "headers"];
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "string")
-    return value === "" ? "an empty string" : `the string ${JSON.stringify(value)}`;
-  return `${typeof value} ${JSON.stringify(value)}`;
-}
-
 /** Names a process environment can hold: no `=`, no NUL, not empty. */
 // eslint-disable-next-line no-control-regex -- NUL is exactly what must be refused
 const ENV_NAME = /^[^=\u0000]+$/;
 /** An HTTP header name (an RFC 9110 token). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+// eslint-disable-next-line no-control-regex -- CR, LF and NUL are what must be refused
+const HEADER_BREAK = /[\r\n\u0000]/;
 
-/** Rejects a NUL byte, which no process argument or environment entry can carry. */
-function noNul(label: string, field: string, value: string): void {
-  if (value.includes("\u0000")) {
-    throw new InvalidServerSpec(label, field, "contains a NUL byte, which no process can receive.");
-  }
-}
+const serverName = nonEmptyString().refine(
+  (name) => SERVER_NAME.test(name),
+  "may hold only letters, digits, '_', '.' and '-' (starting with a letter or digit): " +
+    'it names the server in allow-list entries ("server:tool"), in harness configs and in tool namespaces.',
+);
 
-function stringMap(
-  label: string,
-  field: "env" | "headers",
-  value: unknown,
-): Record<string, string> {
-  if (value === undefined) return {};
-  if (!isRecord(value)) {
-    throw new InvalidServerSpec(
-      label,
-      field,
-      `must be an object of strings, got ${describe(value)}.`,
-    );
-  }
-  for (const [key, entry] of Object.entries(value)) {
-    if (typeof entry !== "string") {
-      throw new InvalidServerSpec(
-        label,
-        `${field}.${key}`,
-        `must be a string, got ${describe(entry)}.`,
-      );
+/** What every spec has, and the one rule between its kinds: `command` or `url`, not both. */
+const serverKindSchema = z
+  .looseObject({ name: serverName }, must("an object like { name, command } or { name, url }"))
+  .superRefine((spec, context) => {
+    const hasCommand = "command" in spec;
+    const hasUrl = "url" in spec;
+    if (hasCommand && hasUrl) {
+      context.addIssue({
+        code: "custom",
+        path: ["url"],
+        message:
+          "cannot be given together with command: a server is either stdio (command) or Streamable HTTP (url).",
+      });
+    } else if (!hasCommand && !hasUrl) {
+      context.addIssue({
+        code: "custom",
+        path: ["command"],
+        message: "is missing: give command (a stdio server) or url (a Streamable HTTP server).",
+      });
     }
-    if (field === "env") {
-      if (!ENV_NAME.test(key)) {
-        throw new InvalidServerSpec(
-          label,
-          `env.${JSON.stringify(key)}`,
-          "is not a valid environment variable name (it must be non-empty, without = or NUL).",
-        );
-      }
-      noNul(label, `env.${key}`, entry);
-    } else {
-      if (!HEADER_NAME.test(key)) {
-        throw new InvalidServerSpec(
-          label,
-          `headers.${JSON.stringify(key)}`,
-          "is not a valid HTTP header name (letters, digits and !#$%&'*+.^_`|~-).",
-        );
-      }
-      // eslint-disable-next-line no-control-regex -- CR, LF and NUL are what must be refused
-      if (/[\r\n\u0000]/.test(entry)) {
-        throw new InvalidServerSpec(
-          label,
-          `headers.${key}`,
-          "contains CR, LF or NUL, which would split or corrupt the HTTP request.",
-        );
+  });
+
+/** `env` of a stdio spec: variable names a process can hold, values without NUL. */
+const environmentSchema = z
+  .record(z.string(), z.string(must("a string")).pipe(processString), must("an object of strings"))
+  .superRefine((env, context) => {
+    for (const name of Object.keys(env)) {
+      if (!ENV_NAME.test(name)) {
+        context.addIssue({
+          code: "custom",
+          path: [name],
+          message:
+            "is not a valid environment variable name (it must be non-empty, without = or NUL).",
+        });
       }
     }
-  }
-  return { ...(value as Record<string, string>) };
-}
+  });
+
+/** `headers` of an HTTP spec: token names, values that cannot split the request. */
+const headersSchema = z
+  .record(
+    z.string(),
+    z
+      .string(must("a string"))
+      .refine(
+        (value) => !HEADER_BREAK.test(value),
+        "contains CR, LF or NUL, which would split or corrupt the HTTP request.",
+      ),
+    must("an object of strings"),
+  )
+  .superRefine((headers, context) => {
+    for (const name of Object.keys(headers)) {
+      if (!HEADER_NAME.test(name)) {
+        context.addIssue({
+          code: "custom",
+          path: [name],
+          message: "is not a valid HTTP header name (letters, digits and !#$%&'*+.^_`|~-).",
+        });
+      }
+    }
+  });
+
+/** The schema of a {@link StdioServer}. */
+export const stdioServerSchema = strictFields(
+  {
+    name: serverName,
+    command: nonEmptyString().pipe(processString),
+    args: z
+      .array(z.string(must("a string")).pipe(processString), must("an array of strings"))
+      .optional(),
+    env: environmentSchema.optional(),
+    cwd: nonEmptyString().optional(),
+  },
+  { unknown: "is not a StdioServer field", listed: "the fields are" },
+);
+
+/** The schema of an {@link HttpServer}. */
+export const httpServerSchema = strictFields(
+  {
+    name: serverName,
+    url: httpUrl,
+    headers: headersSchema.optional(),
+  },
+  { unknown: "is not a HttpServer field", listed: "the fields are" },
+);
 
 /**
  * Checks a server spec and applies defaults. Every problem names the server and the field.
  *
  * @param spec - What the test passed.
  * @param baseDir - Where relative `cwd` values resolve (the kit's `cwd`).
+ * @param at - Where the spec sits in the caller's input (`servers[1]`), to prefix fields with.
  * @throws {@link InvalidServerSpec} when a field is missing, of the wrong type, or unknown.
  */
-export function resolveServer(spec: unknown, baseDir: string): ResolvedServer {
-  if (!isRecord(spec)) {
-    throw new InvalidServerSpec(
-      "(unnamed)",
-      "(spec)",
-      `must be an object like { name, command } or { name, url }, got ${describe(spec)}.`,
+export function resolveServer(spec: unknown, baseDir: string, at?: string): ResolvedServer {
+  const named = (spec as { name?: unknown } | null)?.name;
+  const refuse = (problem: InputProblem): InvalidServerSpec =>
+    new InvalidServerSpec(
+      typeof named === "string" && named.trim() !== "" ? JSON.stringify(named) : "(unnamed)",
+      fieldAt(at, problem.field),
+      problem.problem,
     );
-  }
-  const name = spec.name;
-  if (typeof name !== "string" || name.trim() === "") {
-    throw new InvalidServerSpec(
-      "(unnamed)",
-      "name",
-      `must be a non-empty string, got ${describe(name)}.`,
-    );
-  }
-  const label = JSON.stringify(name);
-  if (!SERVER_NAME.test(name)) {
-    throw new InvalidServerSpec(
-      label,
-      "name",
-      "may hold only letters, digits, '_', '.' and '-' (starting with a letter or digit): " +
-        'it names the server in allow-list entries ("server:tool"), in harness configs and in tool namespaces.',
-    );
-  }
-  const hasCommand = "command" in spec;
-  const hasUrl = "url" in spec;
-  if (hasCommand && hasUrl) {
-    throw new InvalidServerSpec(
-      label,
-      "url",
-      "cannot be given together with command: a server is either stdio (command) or Streamable HTTP (url).",
-    );
-  }
-  if (!hasCommand && !hasUrl) {
-    throw new InvalidServerSpec(
-      label,
-      "command",
-      "is missing: give command (a stdio server) or url (a Streamable HTTP server).",
-    );
-  }
-  const allowed = hasCommand ? STDIO_KEYS : HTTP_KEYS;
-  for (const key of Object.keys(spec)) {
-    if (!allowed.includes(key)) {
-      throw new InvalidServerSpec(
-        label,
-        key,
-        `is not a ${hasCommand ? "StdioServer" : "HttpServer"} field; the fields are ${allowed.join(", ")}.`,
-      );
-    }
-  }
-  if (hasCommand) {
-    const { command, args, cwd } = spec;
-    if (typeof command !== "string" || command.trim() === "") {
-      throw new InvalidServerSpec(
-        label,
-        "command",
-        `must be a non-empty string, got ${describe(command)}.`,
-      );
-    }
-    if (args !== undefined && !Array.isArray(args)) {
-      throw new InvalidServerSpec(
-        label,
-        "args",
-        `must be an array of strings, got ${describe(args)}.`,
-      );
-    }
-    noNul(label, "command", command);
-    (args ?? []).forEach((arg: unknown, index: number) => {
-      if (typeof arg !== "string") {
-        throw new InvalidServerSpec(
-          label,
-          `args[${index}]`,
-          `must be a string, got ${describe(arg)}.`,
-        );
-      }
-      noNul(label, `args[${index}]`, arg);
-    });
-    if (cwd !== undefined && (typeof cwd !== "string" || cwd === "")) {
-      throw new InvalidServerSpec(
-        label,
-        "cwd",
-        `must be a non-empty string, got ${describe(cwd)}.`,
-      );
-    }
-    const dir = cwd === undefined ? baseDir : isAbsolute(cwd) ? cwd : resolve(baseDir, cwd);
+  checkInput(serverKindSchema, spec, refuse);
+  if ("command" in (spec as object)) {
+    const stdio = checkInput(stdioServerSchema, spec, refuse);
+    // The one check against the disk, after the shape is right.
+    const dir =
+      stdio.cwd === undefined
+        ? baseDir
+        : isAbsolute(stdio.cwd)
+          ? stdio.cwd
+          : resolve(baseDir, stdio.cwd);
     let isDir = false;
     try {
       isDir = statSync(dir).isDirectory();
@@ -244,57 +201,50 @@ export function resolveServer(spec: unknown, baseDir: string): ResolvedServer {
     }
     if (!isDir) {
       throw new InvalidServerSpec(
-        label,
-        "cwd",
+        JSON.stringify(stdio.name),
+        fieldAt(at, "cwd"),
         `names ${JSON.stringify(dir)}, which is not an existing directory.`,
       );
     }
     return {
       kind: "stdio",
-      name,
-      command,
-      args: [...((args as string[] | undefined) ?? [])],
-      env: stringMap(label, "env", spec.env),
+      name: stdio.name,
+      command: stdio.command,
+      args: stdio.args ?? [],
+      env: stdio.env ?? {},
       cwd: dir,
     };
   }
-  const { url } = spec;
-  if (typeof url !== "string" || url === "") {
-    throw new InvalidServerSpec(label, "url", `must be a non-empty string, got ${describe(url)}.`);
-  }
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new InvalidServerSpec(label, "url", `is not a valid URL: ${JSON.stringify(url)}.`);
-  }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    throw new InvalidServerSpec(
-      label,
-      "url",
-      `must be an http: or https: URL, got ${JSON.stringify(parsed.protocol)}.`,
-    );
-  }
-  if (parsed.hostname === "") {
-    throw new InvalidServerSpec(label, "url", `has no host: ${JSON.stringify(url)}.`);
-  }
-  return { kind: "http", name, url: parsed, headers: stringMap(label, "headers", spec.headers) };
+  const http = checkInput(httpServerSchema, spec, refuse);
+  return { kind: "http", name: http.name, url: http.url, headers: http.headers ?? {} };
+}
+
+/** `servers[1].env.PATH`: a field inside the spec, from the caller's input's root. */
+function fieldAt(at: string | undefined, field: string): string {
+  if (at === undefined) return field === "" ? "(spec)" : field;
+  return field === "" ? at : field.startsWith("[") ? `${at}${field}` : `${at}.${field}`;
 }
 
 /**
  * Resolves several specs for one session or capture, checking each and that no two share a
  * name.
  *
+ * @param at - Where each spec sits in the caller's input: `servers[i]` unless given (a
+ * session's single `server` passes `() => "server"`).
  * @throws {@link InvalidServerSpec} for a bad spec or a duplicate name.
  */
-export function resolveServers(specs: readonly unknown[], baseDir: string): ResolvedServer[] {
+export function resolveServers(
+  specs: readonly unknown[],
+  baseDir: string,
+  at: (index: number) => string = (index) => `servers[${index}]`,
+): ResolvedServer[] {
   const resolved: ResolvedServer[] = [];
-  for (const spec of specs) {
-    const server = resolveServer(spec, baseDir);
+  for (const [index, spec] of specs.entries()) {
+    const server = resolveServer(spec, baseDir, at(index));
     if (resolved.some((other) => other.name === server.name)) {
       throw new InvalidServerSpec(
         JSON.stringify(server.name),
-        "name",
+        `${at(index)}.name`,
         "is used by two servers; names must be unique.",
       );
     }

@@ -1,4 +1,6 @@
+import { z } from "zod";
 import { M3Error } from "../errors.js";
+import { checkInput } from "../validation/check-input.js";
 
 /**
  * Which tools each server may be called with. `undefined` for a server means all of its
@@ -23,6 +25,34 @@ export class InvalidToolPolicy extends M3Error {
   }
 }
 
+/** One allow-list entry: `server:tool`, both parts non-empty. */
+const toolEntrySchema = z.string({ error: "is not a string." }).refine((entry) => {
+  const colon = entry.indexOf(":");
+  return colon > 0 && colon < entry.length - 1;
+}, "is not of the form server:tool.");
+
+/**
+ * The allow-list against the servers it is for: each entry well formed, and (the rule
+ * between the two fields) naming a bound server.
+ */
+export const toolPolicySchema = z
+  .object({
+    servers: z.array(z.string()),
+    tools: z.array(toolEntrySchema, { error: "is not an array of strings." }).optional(),
+  })
+  .superRefine(({ servers, tools }, context) => {
+    tools?.forEach((entry, index) => {
+      const server = entry.slice(0, entry.indexOf(":"));
+      if (!servers.includes(server)) {
+        context.addIssue({
+          code: "custom",
+          path: ["tools", index],
+          message: `names server "${server}", which is not bound to this session.`,
+        });
+      }
+    });
+  });
+
 /**
  * Turns `tools: ["server:tool", ...]` into a {@link ToolPolicy} over the bound servers.
  * Omitted = every tool of every server; `[]` = no tool at all.
@@ -34,29 +64,16 @@ export function parseToolPolicy(
   tools: readonly string[] | undefined,
   servers: readonly string[],
 ): ToolPolicy {
+  checkInput(toolPolicySchema, { servers, tools }, (problem) => {
+    const index = problem.path[1];
+    const entry = typeof index === "number" ? (tools as readonly unknown[])[index] : tools;
+    return new InvalidToolPolicy(entry, problem.problem, servers);
+  });
   const policy = new Map<string, Set<string> | undefined>();
   for (const server of servers) policy.set(server, tools === undefined ? undefined : new Set());
-  if (tools === undefined) return policy;
-  if (!Array.isArray(tools)) {
-    throw new InvalidToolPolicy(tools, "is not an array of strings.", servers);
-  }
-  for (const entry of tools as unknown[]) {
-    if (typeof entry !== "string") throw new InvalidToolPolicy(entry, "is not a string.", servers);
+  for (const entry of tools ?? []) {
     const colon = entry.indexOf(":");
-    if (colon <= 0 || colon === entry.length - 1) {
-      throw new InvalidToolPolicy(entry, "is not of the form server:tool.", servers);
-    }
-    const server = entry.slice(0, colon);
-    const tool = entry.slice(colon + 1);
-    const allowed = policy.get(server);
-    if (!policy.has(server) || allowed === undefined) {
-      throw new InvalidToolPolicy(
-        entry,
-        `names server "${server}", which is not bound to this session.`,
-        servers,
-      );
-    }
-    allowed.add(tool);
+    policy.get(entry.slice(0, colon))?.add(entry.slice(colon + 1));
   }
   return policy;
 }

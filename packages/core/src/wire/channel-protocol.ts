@@ -4,6 +4,7 @@
  * relay: `flush`.
  */
 import type { Direction } from "../evidence/trace.js";
+import { parseJsonText, type JsonText } from "./json-rpc.js";
 
 /** The relay has connected: who it is. */
 export interface HelloFrame {
@@ -204,26 +205,28 @@ export function callsInFragments(text: string): RefusedCall[] {
  * server might split on, and every `tools/call` in it must name an allowed tool and carry
  * an id the capture can answer. Anything else is refused; refused calls are reported so
  * the trace records them.
+ *
+ * @param json - `text` already parsed, when the caller parsed it (the HTTP proxy does, once).
  */
 export function vouchFor(
   text: string,
   allowed: ReadonlySet<string> | undefined,
   server: string,
+  json?: JsonText,
 ): PolicyVerdict {
   if (!allowed) return { forward: true };
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
+  const parsed = json ?? parseJsonText(text);
+  if (!parsed.ok) {
     return {
       forward: false,
       reason: LINE_SEPARATORS.test(text)
         ? "the payload holds a raw line separator (CR, VT, FF, U+2028...) that a server may split on"
-        : `the payload is not JSON (${(error as Error).message}), so the capture cannot tell whether it calls a tool`,
+        : `the payload is not JSON (${parsed.error.message}), so the capture cannot tell whether it calls a tool`,
       reply: undefined,
       calls: callsInFragments(text),
     };
   }
+  const value = parsed.value;
   const items = Array.isArray(value) ? value : [value];
   // Calls with an answerable id are recorded from the message and the capture's answer;
   // the others only exist in the trace if the refusal reports them.

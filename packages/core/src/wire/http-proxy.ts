@@ -11,7 +11,7 @@ import { StringDecoder } from "node:string_decoder";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { monotonicNow } from "../evidence/clock.js";
 import type { TraceRecorder } from "../evidence/recorder.js";
-import { parseJsonRpcPayload } from "./json-rpc.js";
+import { messagesOf, parseJsonText, type JsonText } from "./json-rpc.js";
 import { vouchFor, type RefusedCall } from "./channel-protocol.js";
 import { isUtf8 } from "node:buffer";
 import { redactHeaders } from "./redaction.js";
@@ -85,14 +85,16 @@ export class HttpCaptureProxy {
     return connection;
   }
 
+  /** Records a body's messages; `json` is `text` parsed (once, by the caller). */
   private recordBody(
     direction: "to_server" | "from_server",
     text: string,
     connection: string,
     at: number,
+    json: JsonText = parseJsonText(text),
   ): void {
     const where = { server: this.name, connection, at };
-    for (const parsed of parseJsonRpcPayload(text)) {
+    for (const parsed of messagesOf(json)) {
       if (parsed.ok) this.recorder.record(direction, parsed.message, where);
       else this.recorder.recordMalformed(direction, text, parsed.problem, where);
     }
@@ -169,9 +171,11 @@ export class HttpCaptureProxy {
       return "answered";
     }
     const text = body.toString("utf8");
-    this.recordBody("to_server", text, connection, monotonicNow());
-    const verdict = vouchFor(text, this.allowed, this.name);
-    if (verdict.forward) return requestIdsOf(text);
+    // Parsed once: the recording, the allow-list and the request ids all read this value.
+    const json = parseJsonText(text);
+    this.recordBody("to_server", text, connection, monotonicNow(), json);
+    const verdict = vouchFor(text, this.allowed, this.name, json);
+    if (verdict.forward) return requestIdsOf(json);
     if (verdict.reply === undefined) {
       this.refuse(res, connection, verdict.reason, verdict.calls);
       return "answered";
@@ -300,14 +304,9 @@ export class HttpCaptureProxy {
 }
 
 /** The ids of the requests in a body, to end their calls if the server cannot be reached. */
-function requestIdsOf(text: string): Array<string | number> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return [];
-  }
-  return (Array.isArray(parsed) ? parsed : [parsed])
+function requestIdsOf(json: JsonText): Array<string | number> {
+  if (!json.ok) return [];
+  return (Array.isArray(json.value) ? json.value : [json.value])
     .map((item: { id?: unknown; method?: unknown } | null) =>
       item && typeof item === "object" && "method" in item ? item.id : undefined,
     )

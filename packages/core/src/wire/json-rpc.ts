@@ -19,22 +19,35 @@ export function parseJsonRpcLine(line: string): ParsedLine {
   return { ok: true, message: value as JSONRPCMessage };
 }
 
-/**
- * Parses one payload (a stdio line, an HTTP body, an SSE data field) into its messages: a
- * JSON-RPC batch gives one entry per element.
- */
-export function parseJsonRpcPayload(text: string): ParsedLine[] {
-  let value: unknown;
+/** A payload parsed as JSON once, to hand to everything that reads it. */
+export type JsonText =
+  { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: Error };
+
+/** Parses `text` as JSON, keeping the error instead of throwing it. */
+export function parseJsonText(text: string): JsonText {
   try {
-    value = JSON.parse(text);
+    return { ok: true, value: JSON.parse(text) as unknown };
   } catch (error) {
-    return [{ ok: false, problem: `not JSON (${(error as Error).message})` }];
+    return { ok: false, error: error as Error };
   }
-  const items = Array.isArray(value) ? value : [value];
+}
+
+/** The JSON-RPC messages of a payload already parsed: a batch gives one entry per element. */
+export function messagesOf(json: JsonText): ParsedLine[] {
+  if (!json.ok) return [{ ok: false, problem: `not JSON (${json.error.message})` }];
+  const items = Array.isArray(json.value) ? json.value : [json.value];
   return items.map((item): ParsedLine => {
     const parsed = JSONRPCMessageSchema.safeParse(item);
     return parsed.success
       ? { ok: true, message: item as JSONRPCMessage }
       : { ok: false, problem: "JSON, but not a JSON-RPC 2.0 message" };
   });
+}
+
+/**
+ * Parses one payload (a stdio line, an HTTP body, an SSE data field) into its messages: a
+ * JSON-RPC batch gives one entry per element.
+ */
+export function parseJsonRpcPayload(text: string): ParsedLine[] {
+  return messagesOf(parseJsonText(text));
 }

@@ -2,7 +2,9 @@
  * Which agents a run tests, chosen outside the test files: `agents` in m3.config.json,
  * overridden for a CI job by the `M3_AGENTS` environment variable.
  */
+import { z } from "zod";
 import { M3Error } from "@jest-m3/core";
+import { checkInput, must, nonEmptyString, strictFields } from "@jest-m3/core/runner";
 
 /**
  * One agent of the run's matrix: a harness with one model, run `trials` times.
@@ -47,19 +49,42 @@ export class InvalidAgentList extends M3Error {
   }
 }
 
-const ENTRY_KEYS = ["harness", "models", "trials", "options"];
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/;
 
-function positiveTrials(value: unknown, source: string, where: string): number {
-  if (value === undefined) return 1;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > 1000) {
-    throw new InvalidAgentList(
-      source,
-      `${where}: trials must be a whole number from 1 to 1000, got ${JSON.stringify(value)}.`,
-    );
-  }
-  return value;
-}
+const TRIALS = {
+  error: (issue: { readonly input?: unknown }) =>
+    `must be a whole number from 1 to 1000, got ${JSON.stringify(issue.input)}.`,
+};
+
+/** One entry of the `agents` setting. */
+const agentEntrySchema = strictFields(
+  {
+    harness: z
+      .string(must('a harness name such as "codex"'))
+      .regex(NAME, must('a harness name such as "codex"')),
+    models: z
+      .array(nonEmptyString(), must("a non-empty array of model names"))
+      .min(1, must("a non-empty array of model names")),
+    trials: z.int(TRIALS).min(1, TRIALS).max(1000, TRIALS).optional(),
+    options: z.record(z.string(), z.unknown(), must("an object")).optional(),
+  },
+  {
+    unknown: "is not a field",
+    listed: "the fields are",
+    notAnObject: () => "must be an object { harness, models, trials? }.",
+  },
+);
+
+/** The `agents` setting of m3.config.json. */
+export const agentListSchema = z
+  .array(agentEntrySchema, {
+    error: (issue) =>
+      `must be a non-empty array like [{ "harness": "codex", "models": ["gpt-5.5"] }], got ${JSON.stringify(issue.input)}.`,
+  })
+  .min(1, {
+    error: (issue) =>
+      `must be a non-empty array like [{ "harness": "codex", "models": ["gpt-5.5"] }], got ${JSON.stringify(issue.input)}.`,
+  });
 
 /**
  * Checks the `agents` setting of m3.config.json.
@@ -67,60 +92,12 @@ function positiveTrials(value: unknown, source: string, where: string): number {
  * @throws {@link InvalidAgentList} naming the entry and the field.
  */
 export function parseAgentEntries(raw: unknown, source: string): MatrixAgentEntry[] {
-  if (!Array.isArray(raw) || raw.length === 0) {
-    throw new InvalidAgentList(
-      source,
-      `"agents" must be a non-empty array like [{ "harness": "codex", "models": ["gpt-5.5"] }], got ${JSON.stringify(raw)}.`,
-    );
-  }
-  return raw.map((entry: unknown, index) => {
-    const where = `agents[${index}]`;
-    if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
-      throw new InvalidAgentList(
-        source,
-        `${where} must be an object { harness, models, trials? }.`,
-      );
-    }
-    const record = entry as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
-      if (!ENTRY_KEYS.includes(key)) {
-        throw new InvalidAgentList(
-          source,
-          `${where}.${key} is not a field; the fields are ${ENTRY_KEYS.join(", ")}.`,
-        );
-      }
-    }
-    if (typeof record.harness !== "string" || !NAME.test(record.harness)) {
-      throw new InvalidAgentList(
-        source,
-        `${where}.harness must be a harness name such as "codex".`,
-      );
-    }
-    const models = record.models;
-    if (
-      !Array.isArray(models) ||
-      models.length === 0 ||
-      models.some((model) => typeof model !== "string" || model.trim() === "")
-    ) {
-      throw new InvalidAgentList(
-        source,
-        `${where}.models must be a non-empty array of model names, got ${JSON.stringify(models)}.`,
-      );
-    }
-    const options = record.options;
-    if (
-      options !== undefined &&
-      (typeof options !== "object" || options === null || Array.isArray(options))
-    ) {
-      throw new InvalidAgentList(source, `${where}.options must be an object.`);
-    }
-    return {
-      harness: record.harness,
-      models: models as string[],
-      trials: positiveTrials(record.trials, source, where),
-      ...(options ? { options: options as Record<string, unknown> } : {}),
-    };
-  });
+  const entries = checkInput(
+    agentListSchema,
+    raw,
+    (problem) => new InvalidAgentList(source, `agents${problem.field} ${problem.problem}`),
+  );
+  return entries.map((entry) => ({ ...entry, trials: entry.trials ?? 1 }));
 }
 
 /**
@@ -153,11 +130,13 @@ export function parseAgentsVariable(value: string, source = "M3_AGENTS"): Matrix
         `item ${JSON.stringify(item)} is not "harness=model" or "harness=model*trials" (e.g. "codex=gpt-5.5*3").`,
       );
     }
-    return {
-      harness: match[1]!,
-      models: [match[2]!],
-      trials: positiveTrials(match[3] === undefined ? undefined : Number(match[3]), source, item),
-    };
+    const trials = match[3] === undefined ? 1 : Number(match[3]);
+    checkInput(
+      agentEntrySchema,
+      { harness: match[1]!, models: [match[2]!], trials },
+      (problem) => new InvalidAgentList(source, `${item}: ${problem.field} ${problem.problem}`),
+    );
+    return { harness: match[1]!, models: [match[2]!], trials };
   });
 }
 

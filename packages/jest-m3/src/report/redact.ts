@@ -4,7 +4,7 @@
  * values of credential-named environment variables are replaced wherever they appear in a
  * string (a server that echoes its key, a prompt that quotes it). Only names ever remain.
  */
-import { isSecretName } from "@jest-m3/core/runner";
+import { isSecretName, SecretScrubber } from "@jest-m3/core/runner";
 import { redactValue } from "../format/values.js";
 
 /** A credential value to hide, and the variable name shown in its place. */
@@ -13,20 +13,9 @@ export interface SecretValue {
   readonly value: string;
 }
 
-/** Values shorter than this are not scrubbed from text: they would hide ordinary words. */
-const MIN_SECRET_LENGTH = 6;
-
-/** The values of the credential-named variables of `env`, longest first. */
+/** The values of the credential-named variables of `env`, longest first (core's scrubber). */
 export function secretValuesOf(env: NodeJS.ProcessEnv = process.env): SecretValue[] {
-  return Object.entries(env)
-    .filter(
-      (entry): entry is [string, string] =>
-        isSecretName(entry[0]) &&
-        typeof entry[1] === "string" &&
-        entry[1].length >= MIN_SECRET_LENGTH,
-    )
-    .map(([name, value]) => ({ name, value }))
-    .sort((a, b) => b.value.length - a.value.length);
+  return new SecretScrubber().addCredentialVariables(env).secrets();
 }
 
 /** A JSON string member, `"name": "value"`, inside free text (a prompt, a failure message). */
@@ -40,10 +29,7 @@ const ASSIGNMENT = /\b([A-Za-z_][\w]{0,63})=([^\s"',;]+)/g;
  * (a prompt that quotes a token, say).
  */
 export function scrubText(text: string, secrets: readonly SecretValue[]): string {
-  let out = text;
-  for (const { name, value } of secrets) {
-    if (out.includes(value)) out = out.split(value).join(`[redacted: ${name}]`);
-  }
+  let out = new SecretScrubber(secrets).scrub(text);
   out = out.replace(JSON_MEMBER, (member: string, name: string, colon: string) =>
     isSecretName(name) && !member.endsWith('"[redacted]"')
       ? `"${name}"${colon}"[redacted]"`
