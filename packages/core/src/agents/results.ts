@@ -1,4 +1,5 @@
 import type { ResultError } from "../errors.js";
+import type { ModelProvider } from "../harness/contract.js";
 import type { EvidenceGap, Trace, ToolCall } from "../evidence/trace.js";
 import type { ExecutionOutcome, Lifecycle, TurnLifecycle, TurnOutcome } from "./outcomes.js";
 
@@ -42,6 +43,11 @@ export interface AgentIdentity {
   readonly model: string;
   /** The harness's version as readiness found it, or null when unknown. */
   readonly version: string | null;
+  /**
+   * The model provider that served the session: its name, base URL and dialect (never a
+   * key: `envKey` is a variable name). Null when the harness used its own default.
+   */
+  readonly provider?: ModelProvider | null;
 }
 
 /** Where a session stands. */

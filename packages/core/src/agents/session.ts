@@ -365,6 +365,7 @@ export class AgentSession implements AsyncDisposable {
           harness: this.agent.spec.harness,
           model: this.agent.spec.model,
           version: this.readiness?.harness.version ?? null,
+          provider: this.agent.spec.provider ?? null,
         },
         createdAt: this.createdAt,
         finishedAt: this.finishedAt,
