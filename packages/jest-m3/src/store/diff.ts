@@ -263,6 +263,8 @@ export function diffRuns(
     }
   }
   for (const [id, test] of before) if (!after.has(id)) removed.push(String(test.full_name));
+  // Tests that now fail first: those are what a reader looks for.
+  flipped.sort((a, b) => Number(b.to === "failed") - Number(a.to === "failed"));
 
   const oldAgents = agentRows(db, baseline.id);
   const rates: RateChange[] = [];
@@ -270,7 +272,9 @@ export function diffRuns(
   for (const [key, now] of agentRows(db, run.id)) {
     const old = oldAgents.get(key);
     if (!old) continue;
-    if (old.rate !== now.rate || old.run !== now.run) {
+    // A test run once on both sides changed rate only by flipping: listed there, not twice.
+    const single = old.run === 1 && now.run === 1;
+    if (!single && (old.rate !== now.rate || old.run !== now.run)) {
       rates.push({
         test: now.test,
         agent: now.agent,
