@@ -84,7 +84,9 @@ test("a crafted pair: every kind of change listed, regressions make exit 1", asy
   const { code, out } = await cli("diff");
   expect(code).toBe(1);
   expect(out).toContain("jest-m3 diff: run-a (red) → run-b (red)");
-  expect(out).toMatch(/Tests that flipped \(2\)\n {2}passed → failed {2}labels[^\n]*\n {2}failed → passed {2}was red/);
+  expect(out).toMatch(
+    /Tests that flipped \(2\)\n {2}passed → failed {2}labels[^\n]*\n {2}failed → passed {2}was red/,
+  );
   expect(out).toContain("New tests (1)\n  brand new");
   expect(out).toContain("5/5 100% → 3/5 60% (-40 points)  quotes · test · m1");
   expect(out).toContain("4/5 80% → 5/5 100% (+20 points)  quotes · test · m2");
@@ -93,7 +95,9 @@ test("a crafted pair: every kind of change listed, regressions make exit 1", asy
   expect(out).toContain("shipping: ~ quote (schema changed)");
   expect(out).toContain("New calls (1)\n  shipping:track ×1  quotes");
   expect(out).toContain("Vanished calls (1)\n  shipping:label (was ×1)  labels");
-  expect(out).toMatch(/Turn latency \(1\)\n {2}p50 100 ms → 900 ms, p95 120 ms → 1.40 s \(×11.67\) {2}quotes · test · m1/);
+  expect(out).toMatch(
+    /Turn latency \(1\)\n {2}p50 100 ms → 900 ms, p95 120 ms → 1.40 s \(×11.67\) {2}quotes · test · m1/,
+  );
   expect(out).toContain("4 regression(s):");
   expect(out).not.toContain("labels · test · m1"); // a single run's flip is not listed twice
   expect(out).toContain("test failed that passed: labels");
@@ -149,7 +153,10 @@ test("baselines: previous by default, last-green, an id prefix; mistakes are exi
   expect(unknown.code).toBe(2);
   expect(unknown.err).toContain('No run "nope" in the history. Runs: 2026-01-green (green)');
   const noGreen = await cli("diff", "--baseline", "last-green", "2026-01-green");
-  expect(noGreen).toMatchObject({ code: 2, err: expect.stringContaining("No green run before 2026-01-green") });
+  expect(noGreen).toMatchObject({
+    code: 2,
+    err: expect.stringContaining("No green run before 2026-01-green"),
+  });
   expect(await cli("diff", "--latency-ratio", "0.5")).toMatchObject({
     code: 2,
     err: expect.stringContaining("--latency-ratio needs a number above 1"),

@@ -3,7 +3,7 @@
 // processes, and locks left by killed runs.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { HistoryLocked, withLock } from "../dist/store/lock";
 import {
@@ -56,7 +56,9 @@ test("a store of schema 1 is migrated to the current schema, its runs kept and t
     {
       name: "quotes",
       verdict: "passed",
-      sessions: [{ calls: [{ server: "shipping", tool: "quote" }], catalog: { shipping: { quote: "h1" } } }],
+      sessions: [
+        { calls: [{ server: "shipping", tool: "quote" }], catalog: { shipping: { quote: "h1" } } },
+      ],
     },
   ]);
   await recordRunInStore(path, report, null);
@@ -69,9 +71,16 @@ test("a store of schema 1 is migrated to the current schema, its runs kept and t
     expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(2);
     // The old session got the columns of schema 2, empty; the new one is complete.
     expect(
-      queryRows(db, "SELECT execution_id, provider_name, provider_dialect FROM sessions ORDER BY run_id"),
+      queryRows(
+        db,
+        "SELECT execution_id, provider_name, provider_dialect FROM sessions ORDER BY run_id",
+      ),
     ).toEqual([
-      { execution_id: expect.stringMatching(/^exec-/), provider_name: "scripted", provider_dialect: "responses" },
+      {
+        execution_id: expect.stringMatching(/^exec-/),
+        provider_name: "scripted",
+        provider_dialect: "responses",
+      },
       { execution_id: "e1", provider_name: null, provider_dialect: null },
     ]);
     expect(queryRows(db, "SELECT server, tool, schema_hash FROM catalogs")).toEqual([
@@ -86,7 +95,11 @@ test("a store of schema 1 is migrated to the current schema, its runs kept and t
 });
 
 test.each([
-  ["random bytes", () => Buffer.from("this is not a database at all, just text ".repeat(10)), "M3_STORE_CORRUPT"],
+  [
+    "random bytes",
+    () => Buffer.from("this is not a database at all, just text ".repeat(10)),
+    "M3_STORE_CORRUPT",
+  ],
   ["a damaged SQLite file (pages overwritten)", "truncated", "M3_STORE_CORRUPT"],
   ["another application's SQLite database", "foreign", "M3_STORE_FOREIGN"],
   ["a history of a newer jest-m3", "newer", "M3_STORE_TOO_NEW"],
@@ -111,7 +124,10 @@ test.each([
     } else {
       const bytes = readFileSync(path);
       // Keep the header, damage every page after the first.
-      writeFileSync(path, Buffer.concat([bytes.subarray(0, 4096), Buffer.alloc(bytes.length - 4096, 0xee)]));
+      writeFileSync(
+        path,
+        Buffer.concat([bytes.subarray(0, 4096), Buffer.alloc(bytes.length - 4096, 0xee)]),
+      );
     }
   }
   const before = readFileSync(path);
@@ -144,11 +160,15 @@ test("six processes writing at once: every run recorded, the file intact", async
         await recordRunInStore(${JSON.stringify(path)}, report, null);
       }
     })().catch((error) => { console.error(error); process.exit(1); });`;
-  const writers = Array.from({ length: 6 }, (_, index) =>
-    new Promise<number | null>((resolve) => {
-      const child = spawn(process.execPath, ["-e", script, String(index)], { stdio: ["ignore", "ignore", "inherit"] });
-      child.on("close", resolve);
-    }),
+  const writers = Array.from(
+    { length: 6 },
+    (_, index) =>
+      new Promise<number | null>((resolve) => {
+        const child = spawn(process.execPath, ["-e", script, String(index)], {
+          stdio: ["ignore", "ignore", "inherit"],
+        });
+        child.on("close", resolve);
+      }),
   );
   expect(await Promise.all(writers)).toEqual([0, 0, 0, 0, 0, 0]);
   const ids = await runIds(path);
@@ -172,7 +192,12 @@ test("a lock left by a killed run is taken over; a live one makes the writer wai
   });
   writeFileSync(
     `${path}.lock`,
-    JSON.stringify({ pid: Number(gone.stdout), startTicks: "1", host: require("node:os").hostname(), at: new Date().toISOString() }),
+    JSON.stringify({
+      pid: Number(gone.stdout),
+      startTicks: "1",
+      host: hostname(),
+      at: new Date().toISOString(),
+    }),
   );
   await recordRunInStore(path, craftedRun("after-crash", [{ name: "t", verdict: "passed" }]), null);
   expect(await runIds(path)).toEqual(["after-crash"]);

@@ -70,7 +70,11 @@ function session(test: string, crafted: CraftedSession): TranscriptRecord {
 }
 
 /** The report of a crafted run, built as the reporter builds one. */
-export function craftedRun(runId: string, tests: readonly CraftedTest[], success?: boolean): RunReport {
+export function craftedRun(
+  runId: string,
+  tests: readonly CraftedTest[],
+  success?: boolean,
+): RunReport {
   const sessions = tests.flatMap((test) =>
     (test.sessions ?? []).map((crafted) => session(test.name, crafted)),
   );
