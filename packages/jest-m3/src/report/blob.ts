@@ -74,13 +74,23 @@ export function makeBlob(
     readonly secrets: readonly SecretValue[];
   },
 ): RunBlob {
-  const { secrets, files, ...rest } = input;
+  const { secrets, files, trials, ...rest } = input;
   return {
     kind: "jest-m3-blob",
     schema: 1,
     runId: input.run?.runId ?? null,
     ...rest,
     files: files.map((file) => trimFile(file, secrets)),
+    // The counts only: the ledger's verdicts hold failure texts the report does not use.
+    trials: trials.map((record) => ({
+      testPath: record.testPath,
+      testName: record.testName,
+      agent: record.agent ?? null,
+      trials: record.trials,
+      passed: record.passed,
+      interval: record.interval,
+      need: record.need,
+    })),
   };
 }
 
