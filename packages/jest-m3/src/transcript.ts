@@ -261,12 +261,12 @@ export function toTranscript(
     harness: snapshot.agent.harness,
     version: snapshot.agent.version,
     sessionId: snapshot.sessionId,
-    provider: snapshot.agent.provider
+    provider: snapshot.provider
       ? {
-          name: snapshot.agent.provider.name,
-          baseUrl: scrub(snapshot.agent.provider.baseUrl),
-          dialect: snapshot.agent.provider.wireApi,
-          ...(snapshot.agent.provider.envKey ? { envKey: snapshot.agent.provider.envKey } : {}),
+          name: snapshot.provider.name,
+          baseUrl: scrub(snapshot.provider.baseUrl),
+          dialect: snapshot.provider.wireApi,
+          ...(snapshot.provider.envKey ? { envKey: snapshot.provider.envKey } : {}),
         }
       : null,
     catalogs: catalogsOf(result.trace.messages),

@@ -43,11 +43,6 @@ export interface AgentIdentity {
   readonly model: string;
   /** The harness's version as readiness found it, or null when unknown. */
   readonly version: string | null;
-  /**
-   * The model provider that served the session: its name, base URL and dialect (never a
-   * key: `envKey` is a variable name). Null when the harness used its own default.
-   */
-  readonly provider?: ModelProvider | null;
 }
 
 /** Where a session stands. */
@@ -59,6 +54,11 @@ export interface ExecutionSnapshot {
   readonly outcome: ExecutionOutcome | null;
   readonly toolCallCount: number;
   readonly agent: AgentIdentity;
+  /**
+   * The model provider that served the session: its name, base URL and dialect (never a
+   * key: `envKey` is a variable name). Null when the harness used its own default.
+   */
+  readonly provider?: ModelProvider | null;
   readonly createdAt: number;
   readonly finishedAt: number | null;
 }
