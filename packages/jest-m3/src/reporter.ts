@@ -74,6 +74,9 @@ interface M3ReporterOptions {
   readonly failureTranscripts?: boolean;
 }
 
+/** Rows of the end-of-run table at most; the report has them all. */
+const MAX_TABLE_ROWS = 40;
+
 function transcripts(dir: string): TranscriptRecord[] {
   return readRecords<TranscriptRecord>(dir, "executions");
 }
@@ -143,10 +146,18 @@ class M3Reporter {
     writeReports(dir, report, jsonReport(report, run));
     const table = statsRows(report);
     if (table.length > 0) {
+      // A long run shows its weakest rows: lowest pass rate first, the rest in the report.
+      const shown = [...table]
+        .sort((a, b) => a.trials.rate - b.trials.rate)
+        .slice(0, MAX_TABLE_ROWS)
+        .sort((a, b) => table.indexOf(a) - table.indexOf(b));
+      const hidden = table.filter((row) => !shown.includes(row));
+      const more = hidden.length;
+      const which = hidden.every((row) => row.trials.rate === 1) ? ", all at 100%" : "";
       process.stderr.write(
         `\njest-m3: per test and agent\n${formatStatsTable(
-          table.map((row) => ({ test: row.test.fullName, stats: row })),
-        )}\n`,
+          shown.map((row) => ({ test: row.test.fullName, stats: row })),
+        )}\n${more > 0 ? `  … and ${more} more row(s)${which}: report.json (stats) and report.html\n` : ""}`,
       );
     }
     process.stderr.write(

@@ -132,3 +132,79 @@ test("the reporter writes the report but leaves a foreign history untouched, say
   );
   expect(readFileSync(foreign).equals(before)).toBe(true);
 });
+
+test("the end-of-run table shows the weakest 40 rows of a long run and says where the rest are", async () => {
+  const run = join(project, ".m3", "runs", "r1");
+  mkdirSync(join(run, "executions"), { recursive: true });
+  const names = Array.from({ length: 45 }, (_, index) => `case ${String(index).padStart(2, "0")}`);
+  const session = (testName: string, index: number) => ({
+    testPath: join(project, "a.test.ts"),
+    testName,
+    executionId: `e${index}`,
+    agent: "test:m1",
+    model: "m1",
+    harness: "test",
+    version: "1.0.0",
+    sessionId: `s${index}`,
+    outcome: "completed",
+    error: null,
+    gaps: [],
+    turns: [
+      {
+        number: 1,
+        outcome: "completed",
+        prompt: "p",
+        reply: "r",
+        error: null,
+        durationMs: 40 + index,
+        toolCalls: [],
+      },
+    ],
+    outsideTurns: 0,
+  });
+  writeFileSync(
+    join(run, "executions", "1.jsonl"),
+    names.map((name, index) => JSON.stringify(session(name, index))).join("\n") + "\n",
+  );
+  const written: string[] = [];
+  const previous = process.env.M3_RUN_DIR;
+  process.env.M3_RUN_DIR = run;
+  const write = jest
+    .spyOn(process.stderr, "write")
+    .mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+  try {
+    const M3Reporter = createRequire(__filename)("../dist/reporter.js") as typeof Reporter;
+    const reporter = new M3Reporter({ rootDir: project });
+    reporter.onTestResult(undefined, {
+      testFilePath: join(project, "a.test.ts"),
+      testResults: names.map((name) => ({
+        fullName: name,
+        title: name,
+        status: name === "case 44" ? "failed" : "passed",
+        failureMessages: name === "case 44" ? ["boom"] : [],
+      })),
+    });
+    await reporter.onRunComplete(undefined, {
+      numTotalTests: 45,
+      numPassedTests: 44,
+      numFailedTests: 1,
+      success: false,
+    });
+  } finally {
+    write.mockRestore();
+    if (previous === undefined) delete process.env.M3_RUN_DIR;
+    else process.env.M3_RUN_DIR = previous;
+  }
+  const table = /jest-m3: per test and agent\n([\s\S]*?)\njest-m3: report written/.exec(
+    written.join(""),
+  )![1]!;
+  const rows = table.split("\n").filter((line) => /^ {2}\d+\/\d+ /.test(line));
+  expect(rows).toHaveLength(40);
+  expect(rows.some((row) => row.startsWith("  0/1 ") && row.endsWith("case 44"))).toBe(true);
+  expect(table).toContain("… and 5 more row(s), all at 100%: report.json (stats) and report.html");
+  // Every row is in report.json.
+  expect(JSON.parse(readFileSync(join(run, "report.json"), "utf8")).stats).toHaveLength(45);
+});
