@@ -297,3 +297,59 @@ test("stats, providers and catalogs of a real run; shards merge to the unsharded
   expect(diff.out).toContain("New calls (1)\n  depot:track ×1  labels");
   expect(diff.out).toContain("Vanished calls (1)\n  depot:label (was ×1)  labels");
 });
+
+// Real agents: Codex and Claude Code on the run's scripted model, each in its own dialect.
+// Their sessions name the provider that served them, and the catalog comes from the
+// agent's own tools/list on the wire.
+let agentProject: string | undefined;
+afterAll(() => removeTempDir(agentProject));
+
+test("real agents: each session's provider and its server's catalog in the report and the history", async () => {
+  const shipping = `{ name: "shipping", command: process.execPath, args: [${JSON.stringify(join(REPO, "examples", "shipping", "shipping-server.mjs"))}] }`;
+  const agentTest = (harness: string, model: string) => `
+test(${JSON.stringify(`quotes on ${harness}`)}, async () => {
+  await using kit = new MCPTestKit({ env: {} });
+  const [agent] = kit.agents([{ harness: ${JSON.stringify(harness)}, models: [${JSON.stringify(model)}] }]);
+  const result = await agent!.run("Call shipping_quote once for weight_kg 2 in zone local.", { server: ${shipping}, timeout: 120_000 });
+  expect(result).toHaveToolCall("shipping_quote", { server: "shipping", status: "success" });
+});
+`;
+  agentProject = makeUserProject({
+    "m3.config.json": JSON.stringify({ scriptedModel: { script: "script.json" } }),
+    "script.json": readFileSync(join(REPO, "examples", "shipping", "model-script.json"), "utf8"),
+    "agents.test.ts": `import { MCPTestKit, expect } from "jest-m3";
+${agentTest("codex", "gpt-5.5")}
+${agentTest("claude-code", "claude-sonnet-5-5")}`,
+  });
+  const run = runJest(agentProject, { env: { OPENAI_API_KEY: SECRET }, timeoutMs: 300_000 });
+  expect(run.output).toContain("Tests:       2 passed, 2 total");
+  const [id] = runFolders(agentProject);
+  const report = readJson(join(agentProject, ".m3", "runs", id!));
+  const byHarness = new Map(report.sessions.map((s) => [s.harness, s]));
+  expect(byHarness.get("codex")!.provider).toMatchObject({ dialect: "responses" });
+  expect(byHarness.get("codex")!.provider!.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+  expect(byHarness.get("claude-code")!.provider).toMatchObject({ dialect: "anthropic-messages" });
+  expect(byHarness.get("claude-code")!.provider!.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  for (const session of report.sessions) {
+    const tools = session.catalogs!.find((c) => c.server === "shipping")!.tools.map((t) => t.name);
+    expect(tools).toContain("shipping_quote");
+  }
+  expect(
+    report.stats.map((row) => [row.agent.harness, row.trials.passed, row.toolCalls.total]).sort(),
+  ).toEqual([
+    ["claude-code", 1, 1],
+    ["codex", 1, 1],
+  ]);
+  const rows = await historyRows(
+    agentProject,
+    "SELECT harness, provider_dialect FROM sessions WHERE run_id = ? ORDER BY harness",
+    id!,
+  );
+  expect(rows).toEqual([
+    { harness: "claude-code", provider_dialect: "anthropic-messages" },
+    { harness: "codex", provider_dialect: "responses" },
+  ]);
+  expect(readFileSync(join(agentProject, ".m3", "runs", id!, "report.html"), "utf8")).not.toContain(
+    SECRET,
+  );
+}, 320_000);
