@@ -22,29 +22,6 @@ export function startedProcesses(dir: string): StartedProcess[] {
   return readRecords<StartedProcess>(dir, "processes");
 }
 
-interface TrialsRecord {
-  readonly testName: string;
-  readonly agent: { harness: string; model: string; version: string | null } | null;
-  readonly trials: number;
-  readonly passed: number;
-  readonly rate: number;
-  readonly interval: readonly [number, number];
-  readonly need: string;
-}
-
-const percent = (value: number): string => `${Math.round(value * 100)}%`;
-
-/** The run's pass rates, per test and agent, when any test ran trials. */
-function printPassRates(dir: string): void {
-  const records = readRecords<TrialsRecord>(dir, "trials");
-  if (records.length === 0) return;
-  const lines = records.map(
-    (record) =>
-      `  ${record.passed}/${record.trials} ${percent(record.rate)} (95% CI ${percent(record.interval[0])}–${percent(record.interval[1])}, needs ${record.need})  ${record.testName}`,
-  );
-  console.log(`\njest-m3: pass rates\n${lines.join("\n")}`);
-}
-
 export default async function globalTeardown(globalConfig: {
   readonly rootDir: string;
 }): Promise<void> {
@@ -68,7 +45,6 @@ export default async function globalTeardown(globalConfig: {
       `\njest-m3: removed ${leftovers.length} temporary folder(s) of kits that never closed.`,
     );
   }
-  printPassRates(dir);
   if (survivors.length === 0) return;
   const report =
     `jest-m3: ${survivors.length} process(es) started by the suite outlived their kit and were killed:\n` +

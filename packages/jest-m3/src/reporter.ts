@@ -1,7 +1,10 @@
 /**
  * The jest-m3 reporter: for each failed test that ran agent sessions, the transcript
  * (turns, prompts, replies, every tool call with its server, arguments, status and
- * evidence); per run, `report.json` and the HTML report `report.html` in the run folder.
+ * evidence); per run, `report.json`, the HTML report `report.html` and the run's blob
+ * (`blob.json`, for merge-reports) in the run folder, the per-test-and-agent statistics
+ * table, and an entry in the results folder's run history (not for a shard: its merge
+ * records the whole run).
  *
  * The transcript of a failed test is also appended to its last failure message, so reporters
  * that run after this one (jest-junit's `<failure>` body, say) carry it. Turn that off with
@@ -12,14 +15,19 @@ import { join } from "node:path";
 import { readRecords } from "./run-ledger.js";
 import { runDir } from "./run-state.js";
 import { formatTranscript, type TranscriptRecord } from "./transcript.js";
+import { TRANSCRIPT_MARKER, type JestFileResult, type RunFile } from "./report/build.js";
 import {
-  buildRunReport,
-  TRANSCRIPT_MARKER,
-  type JestFileResult,
-  type RunFile,
-} from "./report/build.js";
-import { renderReportHtml } from "./report/html.js";
+  BLOB_FILE,
+  jsonReport,
+  makeBlob,
+  reportOfBlob,
+  statsRows,
+  writeReports,
+} from "./report/blob.js";
+import type { RunReport } from "./report/model.js";
 import { secretValuesOf } from "./report/redact.js";
+import { formatStatsTable } from "./report/stats.js";
+import { historyPathOf, recordRunInStore } from "./store/record.js";
 
 interface AssertionResult {
   readonly fullName: string;
@@ -66,18 +74,31 @@ interface M3ReporterOptions {
   readonly failureTranscripts?: boolean;
 }
 
+/** Rows of the end-of-run table at most; the report has them all. */
+const MAX_TABLE_ROWS = 40;
+
 function transcripts(dir: string): TranscriptRecord[] {
   return readRecords<TranscriptRecord>(dir, "executions");
 }
 
 class M3Reporter {
-  private readonly failed: Array<{ test: string; transcripts: TranscriptRecord[] }> = [];
   private readonly files: TestFileResult[] = [];
   private readonly rootDir: string;
   private readonly failureTranscripts: boolean;
 
-  constructor(globalConfig?: { readonly rootDir?: string }, options?: M3ReporterOptions) {
+  private readonly shard: { index: number; count: number } | null;
+
+  constructor(
+    globalConfig?: {
+      readonly rootDir?: string;
+      readonly shard?: { readonly shardIndex: number; readonly shardCount: number } | null;
+    },
+    options?: M3ReporterOptions,
+  ) {
     this.rootDir = globalConfig?.rootDir ?? process.cwd();
+    this.shard = globalConfig?.shard
+      ? { index: globalConfig.shard.shardIndex, count: globalConfig.shard.shardCount }
+      : null;
     this.failureTranscripts = options?.failureTranscripts !== false;
   }
 
@@ -91,7 +112,6 @@ class M3Reporter {
     for (const entry of failedTests) {
       const mine = records.filter((record) => record.testName === entry.fullName);
       if (mine.length === 0) continue;
-      this.failed.push({ test: entry.fullName, transcripts: mine });
       const shownAbove = entry.failureMessages.join("\n");
       const text = mine.map((record) => formatTranscript(record, shownAbove)).join("\n\n");
       process.stderr.write(`\n● ${entry.fullName} — what the agent did\n\n${text}\n`);
@@ -102,42 +122,70 @@ class M3Reporter {
     }
   }
 
-  onRunComplete(_contexts: unknown, results: AggregatedResult): void {
+  async onRunComplete(_contexts: unknown, results: AggregatedResult): Promise<void> {
     const dir = runDir();
     if (!dir) return;
     const run = existsSync(join(dir, "run.json"))
       ? (JSON.parse(readFileSync(join(dir, "run.json"), "utf8")) as RunFile)
       : null;
-    const sessions = transcripts(dir);
-    const success = runSucceeded(results);
-    const report = {
+    const secrets = secretValuesOf();
+    const blob = makeBlob({
+      rootDir: this.rootDir,
+      shard: this.shard,
       run,
-      tests: {
-        total: results.numTotalTests,
-        passed: results.numPassedTests,
-        failed: results.numFailedTests,
-      },
-      success,
-      sessions,
-      failedWithTranscripts: this.failed,
-    };
-    writeFileSync(join(dir, "report.json"), JSON.stringify(report, null, 2));
-    const html = renderReportHtml(
-      buildRunReport({
-        rootDir: this.rootDir,
-        run,
-        files: this.files,
-        sessions,
-        success,
-        startedAt: results.startTime ?? null,
-        secrets: secretValuesOf(),
-        trials: readRecords(dir, "trials"),
-      }),
-    );
-    writeFileSync(join(dir, "report.html"), html);
+      files: this.files,
+      sessions: transcripts(dir),
+      trials: readRecords(dir, "trials"),
+      success: runSucceeded(results),
+      startedAt: results.startTime ?? null,
+      finishedAt: Date.now(),
+      secrets,
+    });
+    writeFileSync(join(dir, BLOB_FILE), JSON.stringify(blob));
+    const report = reportOfBlob(blob, secrets);
+    writeReports(dir, report, jsonReport(report, run));
+    const table = statsRows(report);
+    if (table.length > 0) {
+      // A long run shows its weakest rows: lowest pass rate first, the rest in the report.
+      const shown = [...table]
+        .sort((a, b) => a.trials.rate - b.trials.rate)
+        .slice(0, MAX_TABLE_ROWS)
+        .sort((a, b) => table.indexOf(a) - table.indexOf(b));
+      const hidden = table.filter((row) => !shown.includes(row));
+      const more = hidden.length;
+      const which = hidden.every((row) => row.trials.rate === 1) ? ", all at 100%" : "";
+      process.stderr.write(
+        `\njest-m3: per test and agent\n${formatStatsTable(
+          shown.map((row) => ({ test: row.test.fullName, stats: row })),
+        )}\n${more > 0 ? `  … and ${more} more row(s)${which}: report.json (stats) and report.html\n` : ""}`,
+      );
+    }
     process.stderr.write(
       `jest-m3: report written to ${join(dir, "report.html")} (npx jest-m3 show-report)\n`,
     );
+    if (this.shard) {
+      process.stderr.write(
+        `jest-m3: shard ${this.shard.index}/${this.shard.count}: its blob is ${join(dir, BLOB_FILE)}; ` +
+          "merge the shards' run folders with npx jest-m3 merge-reports <folders...> (the history records the merged run).\n",
+      );
+      return;
+    }
+    await this.record(report, run);
+  }
+
+  /** Records the run in the results folder's history; a broken store is said, not hidden. */
+  private async record(report: RunReport, run: RunFile | null): Promise<void> {
+    const dir = runDir();
+    if (!dir) return;
+    try {
+      const store = historyPathOf(dir);
+      await recordRunInStore(store, report, run);
+      process.stderr.write(`jest-m3: run recorded in ${store} (npx jest-m3 diff)\n`);
+    } catch (error) {
+      process.stderr.write(
+        `jest-m3: the run was NOT recorded in the history: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+    }
   }
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { ExecutionResult, ToolCall, TraceMessage } from "@jest-m3/core";
 import { isUnavailable } from "@jest-m3/core";
 import { toolErrorText } from "@jest-m3/core/runner";
@@ -37,6 +38,30 @@ export interface TranscriptCall {
   readonly messages?: readonly TranscriptMessage[];
 }
 
+/** The model provider that served a session: never a key (`envKey` is a variable name). */
+export interface TranscriptProvider {
+  readonly name: string;
+  /** Where requests went (secrets scrubbed). */
+  readonly baseUrl: string;
+  /** The dialect it spoke (`responses`, `anthropic-messages`, `gemini`, `chat-completions`). */
+  readonly dialect: string;
+  readonly envKey?: string;
+}
+
+/** One tool of a server's catalog, as its `tools/list` answer gave it. */
+export interface CatalogTool {
+  readonly name: string;
+  /** sha256 (first 16 hex digits) of the canonical JSON of its input and output schemas. */
+  readonly schemaHash: string;
+  readonly description?: string;
+}
+
+/** The tools a server listed during a session (every page of `tools/list`). */
+export interface ServerCatalog {
+  readonly server: string;
+  readonly tools: readonly CatalogTool[];
+}
+
 /** A session, as kept for the reporter: small, redacted, JSON. */
 export interface TranscriptRecord {
   readonly testPath: string;
@@ -49,6 +74,12 @@ export interface TranscriptRecord {
   /** The harness's version as readiness found it. */
   readonly version?: string | null;
   readonly sessionId: string | null;
+  /** The provider that served the session; null when the harness used its own default. */
+  readonly provider?: TranscriptProvider | null;
+  /** The tool catalog each server answered `tools/list` with, as seen on the wire. */
+  readonly catalogs?: readonly ServerCatalog[];
+  /** The trial (1-based) of `trials()` the session ran in, or null outside trials. */
+  readonly trial?: number | null;
   readonly outcome: string | null;
   readonly error: string | null;
   /** The session's structured error code, when it has one. */
@@ -145,6 +176,72 @@ function toTranscriptCall(
   };
 }
 
+/** JSON with object keys sorted, so equal values hash equally. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** The short hash a catalog tool's schemas are compared by. */
+export function schemaHash(tool: { inputSchema?: unknown; outputSchema?: unknown }): string {
+  return createHash("sha256")
+    .update(canonicalJson({ input: tool.inputSchema ?? null, output: tool.outputSchema ?? null }))
+    .digest("hex")
+    .slice(0, 16);
+}
+
+/**
+ * The tool catalogs of a session's servers: every `tools/list` answer on the wire, pages
+ * merged. A server listed more than once keeps its last complete listing.
+ */
+export function catalogsOf(messages: readonly TraceMessage[]): ServerCatalog[] {
+  const requests = new Map<string, true>();
+  const key = (message: TraceMessage, id: unknown): string =>
+    `${message.server}\u0000${message.connection}\u0000${typeof id}:${String(id)}`;
+  // Per server: the listing being assembled (pages) and the last finished one.
+  const building = new Map<string, Map<string, CatalogTool>>();
+  const finished = new Map<string, Map<string, CatalogTool>>();
+  for (const message of messages) {
+    const body = message.message as
+      | { id?: unknown; method?: unknown; params?: { cursor?: unknown }; result?: unknown }
+      | undefined;
+    if (!body) continue;
+    if (message.direction === "to_server" && body.method === "tools/list") {
+      requests.set(key(message, body.id), true);
+      if (body.params?.cursor === undefined) building.set(message.server, new Map());
+      continue;
+    }
+    if (message.direction !== "from_server" || !requests.has(key(message, body.id))) continue;
+    const result = body.result as { tools?: unknown; nextCursor?: unknown } | undefined;
+    if (!result || !Array.isArray(result.tools)) continue;
+    const tools = building.get(message.server) ?? new Map<string, CatalogTool>();
+    for (const tool of result.tools as Array<Record<string, unknown>>) {
+      if (typeof tool.name !== "string") continue;
+      tools.set(tool.name, {
+        name: tool.name,
+        schemaHash: schemaHash(tool),
+        ...(typeof tool.description === "string"
+          ? { description: clip(tool.description, 300) }
+          : {}),
+      });
+    }
+    building.set(message.server, tools);
+    if (typeof result.nextCursor !== "string") finished.set(message.server, tools);
+  }
+  return [...finished.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([server, tools]) => ({
+      server,
+      tools: [...tools.values()].sort((a, b) => a.name.localeCompare(b.name)),
+    }));
+}
+
 /** Makes the record the reporter prints for a finished session. */
 export function toTranscript(
   result: ExecutionResult,
@@ -164,6 +261,15 @@ export function toTranscript(
     harness: snapshot.agent.harness,
     version: snapshot.agent.version,
     sessionId: snapshot.sessionId,
+    provider: snapshot.provider
+      ? {
+          name: snapshot.provider.name,
+          baseUrl: scrub(snapshot.provider.baseUrl),
+          dialect: snapshot.provider.wireApi,
+          ...(snapshot.provider.envKey ? { envKey: snapshot.provider.envKey } : {}),
+        }
+      : null,
+    catalogs: catalogsOf(result.trace.messages),
     outcome: snapshot.outcome,
     error:
       result.error === null

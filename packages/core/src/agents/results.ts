@@ -1,4 +1,5 @@
 import type { ResultError } from "../errors.js";
+import type { ModelProvider } from "../harness/contract.js";
 import type { EvidenceGap, Trace, ToolCall } from "../evidence/trace.js";
 import type { ExecutionOutcome, Lifecycle, TurnLifecycle, TurnOutcome } from "./outcomes.js";
 
@@ -53,6 +54,11 @@ export interface ExecutionSnapshot {
   readonly outcome: ExecutionOutcome | null;
   readonly toolCallCount: number;
   readonly agent: AgentIdentity;
+  /**
+   * The model provider that served the session: its name, base URL and dialect (never a
+   * key: `envKey` is a variable name). Null when the harness used its own default.
+   */
+  readonly provider?: ModelProvider | null;
   readonly createdAt: number;
   readonly finishedAt: number | null;
 }

@@ -405,6 +405,7 @@ export class AgentSession implements AsyncDisposable {
           model: this.agent.spec.model,
           version: this.readiness?.harness.version ?? null,
         },
+        provider: this.agent.spec.provider ?? null,
         createdAt: this.createdAt,
         finishedAt: this.finishedAt,
       },

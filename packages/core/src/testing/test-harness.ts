@@ -6,6 +6,7 @@
 //   call-unreported <server>:<tool> <json>  call a tool without reporting it
 //   report-only <server>:<tool> <json>   report a call that was never made
 //   reply <text>                         the agent's answer
+//   list <server>                        list the server's tools (as agents do at start)
 //   fail <message>                       end the turn failed (harness stays alive)
 //   hang                                 never finish (until interrupted)
 //   die                                  the harness process dies mid-turn
@@ -105,7 +106,11 @@ export function testHarness(options: TestHarnessOptions = {}): HarnessDefinition
                 ? (JSON.parse(rest.join(" ")) as Record<string, unknown>)
                 : {};
             if (verb === "reply") text = line.slice("reply ".length);
-            else if (verb === "fail")
+            else if (verb === "list") {
+              const client = clients.get(target);
+              if (!client) throw new Error(`no server ${target}`);
+              await client.listTools();
+            } else if (verb === "fail")
               return {
                 outcome: "failed",
                 response: null,

@@ -7,11 +7,16 @@
  * npx jest-m3 show-report 2026-05 --serve --port 9323
  * npx jest-m3 init --server "node server.js"
  * npx jest-m3 doctor
+ * npx jest-m3 diff --baseline last-green
+ * npx jest-m3 merge-reports shard-1/.m3/runs/* shard-2/.m3/runs/*
  * ```
  */
 import { createInterface } from "node:readline/promises";
+import { parseDiffArgs, runDiff } from "./diff.js";
+import type { CliIo } from "./io.js";
 import { doctor } from "./doctor.js";
 import { init } from "./init.js";
+import { parseMergeArgs, runMergeReports } from "./merge-reports.js";
 import { findReport, openInBrowser, ReportNotFound, serveReport } from "./show-report.js";
 
 const USAGE = `Usage: jest-m3 <command>
@@ -28,17 +33,26 @@ Commands:
       --name <name>   the server's name in tests (default: the package's name)
       --force, --yes  overwrite files that differ without asking (otherwise asked in a
                       terminal, kept when no one can answer)
+  diff [run]          what changed since a baseline run of the history (results folder's
+                      history.sqlite): flipped tests, pass rates, tool catalogs, calls, latency
+      run             a run id or its prefix (default: the latest run)
+      --baseline <b>  a run id, last-green or previous (default: previous)
+      --results <dir> the results folder (default: resultsDir of m3.config.json, else .m3)
+      --strict        exit 1 on any change, not only on regressions
+      --latency-ratio <r>  list p95 turn latency changes from this ratio (default 1.5)
+      --json          the diff as JSON
+      exit code       0 no regression, 1 regressions, 2 nothing to compare
+  merge-reports <run folders...>  the run folders of jest --shard=i/n shards (each with
+                      its blob.json) into one run: report.json, report.html, one history entry
+      --results <dir> where the merged run goes (default: resultsDir of m3.config.json)
+      --no-history    do not record the merged run in the history
+      exit code       0 merged and passed, 1 merged and failed, 2 nothing merged
   doctor              versions, model providers, and every installed harness's readiness,
                       with the fix for each problem
   help                this text
 `;
 
-/** Where the command writes; a test passes its own. */
-export interface CliIo {
-  readonly cwd: string;
-  out(text: string): void;
-  err(text: string): void;
-}
+export type { CliIo };
 
 const processIo: CliIo = {
   cwd: process.cwd(),
@@ -153,6 +167,22 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     return problems === 0 ? 0 : 1;
   }
   if (command === "init") return runInit(rest, io);
+  if (command === "diff") {
+    const args = parseDiffArgs(rest);
+    if (typeof args === "string") {
+      io.err(`jest-m3 diff: ${args}\n\n${USAGE}`);
+      return 2;
+    }
+    return runDiff(args, io);
+  }
+  if (command === "merge-reports") {
+    const args = parseMergeArgs(rest);
+    if (typeof args === "string") {
+      io.err(`jest-m3 merge-reports: ${args}\n\n${USAGE}`);
+      return 2;
+    }
+    return runMergeReports(args, io);
+  }
   if (command !== "show-report") {
     io.err(`jest-m3: unknown command "${command}".\n\n${USAGE}`);
     return 2;

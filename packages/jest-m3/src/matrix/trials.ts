@@ -7,6 +7,9 @@ import { InvalidArgument, M3Error } from "@jest-m3/core";
 import { appendRecord } from "../run-ledger.js";
 import { runDir } from "../run-state.js";
 import type { MatrixAgent } from "./agent-list.js";
+import { wilsonInterval } from "./wilson.js";
+
+export { wilsonInterval };
 
 /** What a test needs from its trials: at least N passes, or a minimum pass rate. */
 export interface TrialRequirement {
@@ -75,18 +78,6 @@ function choose(n: number, k: number): number {
   let result = 1;
   for (let i = 1; i <= k; i++) result = (result * (n - k + i)) / i;
   return result;
-}
-
-/** Wilson score interval (95%): honest about small samples, unlike passed/trials ± ... */
-export function wilsonInterval(passed: number, trials: number): [number, number] {
-  if (trials === 0) return [0, 1];
-  const z = 1.959964;
-  const p = passed / trials;
-  const denominator = 1 + (z * z) / trials;
-  const centre = (p + (z * z) / (2 * trials)) / denominator;
-  const margin =
-    (z * Math.sqrt((p * (1 - p)) / trials + (z * z) / (4 * trials * trials))) / denominator;
-  return [Math.max(0, centre - margin), Math.min(1, centre + margin)];
 }
 
 /** The statistics of a set of verdicts. */

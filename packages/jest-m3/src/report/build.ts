@@ -7,6 +7,7 @@ import { relative, sep } from "node:path";
 import type { TranscriptRecord } from "../transcript.js";
 import type { ReportTest, RunReport, Trials, Verdict } from "./model.js";
 import { scrubText, type SecretValue } from "./redact.js";
+import { testStats, type StatsAgent } from "./stats.js";
 
 /** One test as Jest's reporters receive it (the fields the report reads). */
 export interface JestAssertion {
@@ -50,11 +51,14 @@ export interface ReportInput {
   readonly sessions: readonly TranscriptRecord[];
   readonly success: boolean;
   readonly startedAt: number | null;
+  /** When the run finished (epoch ms); now by default. */
+  readonly finishedAt?: number;
   readonly secrets: readonly SecretValue[];
   /** The trials ledger of the run (see `trials()`), when tests ran trials. */
   readonly trials?: ReadonlyArray<{
     readonly testPath: string;
     readonly testName: string;
+    readonly agent?: StatsAgent | null;
     readonly trials: number;
     readonly passed: number;
     readonly interval: readonly [number, number];
@@ -118,6 +122,21 @@ function trialsOf(input: ReportInput, testPath: string, fullName: string): { tri
   };
 }
 
+/** A test's statistics per agent, when it ran sessions or trials (skipped tests: none). */
+function statsOf(
+  input: ReportInput,
+  testPath: string,
+  assertion: JestAssertion,
+  sessions: readonly TranscriptRecord[],
+): { stats?: ReportTest["stats"] } {
+  if (assertion.status !== "passed" && assertion.status !== "failed") return {};
+  const trials = (input.trials ?? []).filter(
+    (record) => record.testPath === testPath && record.testName === assertion.fullName,
+  );
+  if (sessions.length === 0 && trials.length === 0) return {};
+  return { stats: testStats(sessions, trials, assertion.status === "passed") };
+}
+
 /** The report of a run. */
 export function buildRunReport(input: ReportInput): RunReport {
   // Stack frames relative to the project, as the file names in the report are.
@@ -158,6 +177,7 @@ export function buildRunReport(input: ReportInput): RunReport {
         ),
         sessions: mine,
         ...trialsOf(input, result.testFilePath, assertion.fullName),
+        ...statsOf(input, result.testFilePath, assertion, mine),
       });
     }
     const suiteFailed = Boolean(result.testExecError) || result.testResults.length === 0;
@@ -186,7 +206,7 @@ export function buildRunReport(input: ReportInput): RunReport {
     provider: input.run?.provider ?? null,
     harnesses: harnessLines(input.run),
     startedAt: input.startedAt === null ? null : new Date(input.startedAt).toISOString(),
-    finishedAt: new Date().toISOString(),
+    finishedAt: new Date(input.finishedAt ?? Date.now()).toISOString(),
     success: input.success,
     totals: {
       tests: tests.length,

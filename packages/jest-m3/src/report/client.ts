@@ -40,7 +40,9 @@ pre.failure { border-color:#f1b7b5; background:#fff6f5; }
 .session { background:#fff; border:1px solid var(--line); border-radius:6px; padding:8px 12px; margin:12px 0; }
 .turn { border-top:1px solid #eef1f5; margin-top:8px; padding-top:4px; }
 .label { color:var(--muted); font-size:12px; }
-table.calls { border-collapse:collapse; width:100%; font-size:12px; margin:4px 0; }
+table.calls, table.stats { border-collapse:collapse; width:100%; font-size:12px; margin:4px 0; }
+table.stats th, table.stats td { text-align:left; border-bottom:1px solid var(--line); padding:3px 4px; }
+table.stats th { color:var(--muted); font-weight:600; }
 table.calls th { text-align:left; color:var(--muted); font-weight:600; border-bottom:1px solid var(--line); padding:3px 4px; }
 table.calls td { border-bottom:1px solid #eef1f5; padding:3px 4px; vertical-align:top; }
 table.calls tr.call { cursor:pointer; }
@@ -213,11 +215,20 @@ export const REPORT_SCRIPT = String.raw`
       html += '<h3>Failed assertion</h3>' + t.failureMessages.map(function (m) { return '<pre class="failure">' + esc(m) + '</pre>'; }).join('') +
         (t.sessions.length ? '<div class="label">The calls the message lists are in the timeline of each turn below.</div>' : '');
     }
+    if (t.stats && t.stats.length) {
+      html += '<h3>Per agent</h3><table class="stats"><thead><tr><th>agent</th><th>passed</th><th>pass rate (95% CI)</th><th>turn p50</th><th>turn p95</th><th>tool calls</th><th>per session p50 / max</th></tr></thead><tbody>' +
+        t.stats.map(function (r) {
+          var pct = function (v) { return Math.round(v * 100) + '%'; };
+          return '<tr class="stats-row"><td>' + esc(r.agent.harness + (r.agent.version ? ' ' + r.agent.version : '') + ' · ' + r.agent.model) + '</td><td>' + r.trials.passed + '/' + r.trials.run +
+            '</td><td>' + pct(r.trials.rate) + ' (' + pct(r.trials.interval[0]) + '–' + pct(r.trials.interval[1]) + ')</td><td>' + (r.turnLatencyMs ? esc(ms(r.turnLatencyMs.p50)) : '-') +
+            '</td><td>' + (r.turnLatencyMs ? esc(ms(r.turnLatencyMs.p95)) : '-') + '</td><td>' + r.toolCalls.total + '</td><td>' + r.toolCalls.perSession.p50 + ' / ' + r.toolCalls.perSession.max + '</td></tr>';
+        }).join('') + '</tbody></table>';
+    }
     if (t.sessions.length === 0) html += '<p class="label">This test ran no agent sessions.</p>';
     t.sessions.forEach(function (s, si) {
       var count = s.turns.reduce(function (n, turn) { return n + turn.toolCalls.length; }, 0);
       html += '<div class="session"><h3>' + esc(s.agent) + '</h3><div class="meta agent">harness ' + esc(s.harness || s.agent) + (s.version ? ' ' + esc(s.version) : '') + ' · model ' + esc(s.model) +
-        ' · session ' + esc(s.sessionId || '(never opened)') + ' · outcome ' + esc(s.outcome) + ' · ' + count + ' calls' + (s.durationMs != null ? ' · ' + esc(ms(s.durationMs)) : '') + '</div>';
+        (s.provider ? ' · provider <span class="provider">' + esc(s.provider.name + ' (' + s.provider.dialect + ', ' + s.provider.baseUrl + ')') + '</span>' : '') + ' · session ' + esc(s.sessionId || '(never opened)') + ' · outcome ' + esc(s.outcome) + ' · ' + count + ' calls' + (s.durationMs != null ? ' · ' + esc(ms(s.durationMs)) : '') + '</div>';
       if (s.error) html += '<div class="err">session error: ' + esc(s.error) + '</div>';
       s.gaps.forEach(function (g) { html += '<div class="gap">evidence gap: ' + esc(g) + '</div>'; });
       if (s.outsideTurns) html += '<div class="label">' + s.outsideTurns + ' call(s) outside any turn</div>';

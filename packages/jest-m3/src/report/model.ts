@@ -3,6 +3,7 @@
  * redacted, built once per run by the reporter.
  */
 import type { TranscriptRecord } from "../transcript.js";
+import type { AgentStats } from "./stats.js";
 
 /** Where a test ended. */
 export type Verdict = "passed" | "failed" | "skipped" | "todo";
@@ -32,6 +33,11 @@ export interface ReportTest {
   readonly failureMessages: readonly string[];
   readonly sessions: readonly TranscriptRecord[];
   readonly trials?: Trials;
+  /**
+   * Per agent the test ran on: trials run and passed, pass rate and interval, turn latency
+   * p50/p95 and tool-call counts (total and per session).
+   */
+  readonly stats?: readonly AgentStats[];
 }
 
 /** The whole run. */

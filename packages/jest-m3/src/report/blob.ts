@@ -1,0 +1,301 @@
+/**
+ * A run's blob: everything its report is made of (Jest's results, the sessions, the trials,
+ * run.json), as one JSON file in the run folder. A sharded run (`jest --shard=i/n`) writes
+ * one per shard; `npx jest-m3 merge-reports` merges them into one report and one history
+ * entry, the same as an unsharded run's.
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { M3Error } from "@jest-m3/core";
+import type { TranscriptRecord } from "../transcript.js";
+import {
+  buildRunReport,
+  type JestAssertion,
+  type JestFileResult,
+  type ReportInput,
+  type RunFile,
+} from "./build.js";
+import { renderReportHtml } from "./html.js";
+import type { RunReport } from "./model.js";
+import { scrubText, type SecretValue } from "./redact.js";
+import type { AgentStats } from "./stats.js";
+
+/** The file name of a run's blob in its run folder. */
+export const BLOB_FILE = "blob.json";
+
+/** What a blob holds. Paths are absolute on the machine that ran the shard (see `rootDir`). */
+export interface RunBlob {
+  readonly kind: "jest-m3-blob";
+  /** Version of this shape. */
+  readonly schema: 1;
+  readonly runId: string | null;
+  /** Jest's root folder on the machine that ran it: test paths are rebased from it. */
+  readonly rootDir: string;
+  /** `{ index, count }` for `jest --shard=index/count`; null when not sharded. */
+  readonly shard: { readonly index: number; readonly count: number } | null;
+  readonly run: RunFile | null;
+  readonly files: readonly JestFileResult[];
+  readonly sessions: readonly TranscriptRecord[];
+  readonly trials: NonNullable<ReportInput["trials"]>;
+  readonly success: boolean;
+  readonly startedAt: number | null;
+  readonly finishedAt: number;
+}
+
+/** A blob could not be read: missing, not a jest-m3 blob, or of shards that do not fit. */
+export class BlobInvalid extends M3Error {
+  override readonly code = "M3_BLOB_INVALID";
+}
+
+/** Only the fields a report reads, failure messages scrubbed: a blob may be uploaded. */
+function trimFile(file: JestFileResult, secrets: readonly SecretValue[]): JestFileResult {
+  const assertion = (entry: JestAssertion): JestAssertion => ({
+    fullName: entry.fullName,
+    title: entry.title,
+    status: entry.status,
+    duration: entry.duration ?? null,
+    failureMessages: (entry.failureMessages ?? []).map((message) => scrubText(message, secrets)),
+  });
+  return {
+    testFilePath: file.testFilePath,
+    testResults: file.testResults.map(assertion),
+    testExecError: file.testExecError
+      ? { message: scrubText(file.testExecError.message ?? "", secrets) }
+      : null,
+    failureMessage: file.failureMessage ? scrubText(file.failureMessage, secrets) : null,
+  };
+}
+
+/** Makes a run's blob from what the reporter collected. */
+export function makeBlob(
+  input: Omit<RunBlob, "kind" | "schema" | "files" | "runId"> & {
+    readonly files: readonly JestFileResult[];
+    readonly secrets: readonly SecretValue[];
+  },
+): RunBlob {
+  const { secrets, files, trials, ...rest } = input;
+  return {
+    kind: "jest-m3-blob",
+    schema: 1,
+    runId: input.run?.runId ?? null,
+    ...rest,
+    files: files.map((file) => trimFile(file, secrets)),
+    // The counts only: the ledger's verdicts hold failure texts the report does not use.
+    trials: trials.map((record) => ({
+      testPath: record.testPath,
+      testName: record.testName,
+      agent: record.agent ?? null,
+      trials: record.trials,
+      passed: record.passed,
+      interval: record.interval,
+      need: record.need,
+    })),
+  };
+}
+
+/** One row of report.json's `stats`: a test on an agent. */
+export interface StatsRow extends AgentStats {
+  readonly test: { readonly id: string; readonly file: string; readonly fullName: string };
+}
+
+/** report.json: the run's totals, every session, the failed tests, and the statistics. */
+export interface JsonReport {
+  readonly run: RunFile | null;
+  readonly runId: string | null;
+  readonly tests: { readonly total: number; readonly passed: number; readonly failed: number };
+  readonly success: boolean;
+  readonly sessions: readonly TranscriptRecord[];
+  readonly failedWithTranscripts: ReadonlyArray<{
+    readonly test: string;
+    readonly transcripts: readonly TranscriptRecord[];
+  }>;
+  /** Per test and agent: trials, pass rate, interval, turn latency, tool calls. */
+  readonly stats: readonly StatsRow[];
+  /** The shards merged into this report (merge-reports), else absent. */
+  readonly shards?: ReadonlyArray<{ readonly runId: string | null; readonly index: number }>;
+}
+
+/** The rows of report.json's `stats`, in the order of the report's tests. */
+export function statsRows(report: RunReport): StatsRow[] {
+  return report.tests.flatMap((test) =>
+    (test.stats ?? []).map((stats) => ({
+      test: { id: test.id, file: test.file, fullName: test.fullName },
+      ...stats,
+    })),
+  );
+}
+
+/** The JSON report of a built run report. */
+export function jsonReport(
+  report: RunReport,
+  run: RunFile | null,
+  shards?: JsonReport["shards"],
+): JsonReport {
+  return {
+    run,
+    runId: report.runId,
+    tests: {
+      total: report.tests.filter((test) => !test.fullName.startsWith("(")).length,
+      passed: report.tests.filter(
+        (test) => test.verdict === "passed" && !test.fullName.startsWith("("),
+      ).length,
+      failed: report.tests.filter(
+        (test) => test.verdict === "failed" && !test.fullName.startsWith("("),
+      ).length,
+    },
+    success: report.success,
+    sessions: report.tests.flatMap((test) => test.sessions),
+    failedWithTranscripts: report.tests
+      .filter((test) => test.verdict === "failed" && test.sessions.length > 0)
+      .map((test) => ({ test: test.fullName, transcripts: test.sessions })),
+    stats: statsRows(report),
+    ...(shards ? { shards } : {}),
+  };
+}
+
+/** Builds a blob's report. */
+export function reportOfBlob(blob: RunBlob, secrets: readonly SecretValue[]): RunReport {
+  return buildRunReport({
+    rootDir: blob.rootDir,
+    run: blob.run,
+    files: [...blob.files].sort((a, b) => a.testFilePath.localeCompare(b.testFilePath)),
+    sessions: blob.sessions,
+    success: blob.success,
+    startedAt: blob.startedAt,
+    finishedAt: blob.finishedAt,
+    secrets,
+    trials: blob.trials,
+  });
+}
+
+/** Writes report.json and report.html of `report` into `dir`. */
+export function writeReports(dir: string, report: RunReport, json: JsonReport): void {
+  writeFileSync(join(dir, "report.json"), JSON.stringify(json, null, 2));
+  writeFileSync(join(dir, "report.html"), renderReportHtml(report));
+}
+
+/** Reads the blob of a run folder (or a blob file). */
+export function readBlob(path: string): RunBlob {
+  const absolute = resolve(path);
+  const file =
+    existsSync(absolute) && statSync(absolute).isDirectory() ? join(absolute, BLOB_FILE) : absolute;
+  if (!existsSync(file)) {
+    throw new BlobInvalid(
+      `No blob at ${file}. Give the run folder each shard wrote (.m3/runs/<run-id>, with its ${BLOB_FILE}).`,
+    );
+  }
+  let blob: Partial<RunBlob>;
+  try {
+    blob = JSON.parse(readFileSync(file, "utf8")) as Partial<RunBlob>;
+  } catch (error) {
+    throw new BlobInvalid(
+      `${file} is not valid JSON (${(error as Error).message}): a blob cut short by an interrupted copy? Copy the run folder again.`,
+    );
+  }
+  if (blob.kind !== "jest-m3-blob") {
+    throw new BlobInvalid(`${file} is not a jest-m3 blob (no "kind": "jest-m3-blob").`);
+  }
+  if (blob.schema !== 1) {
+    throw new BlobInvalid(
+      `${file} has blob schema ${String(blob.schema)}; this jest-m3 reads schema 1. Merge with the jest-m3 version that ran the shards.`,
+    );
+  }
+  return blob as RunBlob;
+}
+
+/** `path` rebased from `from` to `to` when it lies under `from`. */
+function rebase(path: string, from: string, to: string): string {
+  const rel = relative(from, path);
+  if (rel.startsWith("..") || isAbsolute(rel)) return path;
+  return join(to, rel);
+}
+
+/** Text with every occurrence of the folder `from` replaced by `to` (stack frames). */
+function rebaseText(text: string, from: string, to: string): string {
+  if (from === to) return text;
+  const withSep = from.endsWith(sep) ? from : `${from}${sep}`;
+  return text.split(withSep).join(to.endsWith(sep) ? to : `${to}${sep}`);
+}
+
+/** A fresh run id, in global setup's format. */
+export function newRunId(): string {
+  return `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomBytes(3).toString("hex")}`;
+}
+
+/**
+ * The blob of the whole run, from the blobs of its shards: tests, sessions and trials of
+ * every shard (test paths rebased onto the first shard's root), success only when every
+ * shard succeeded, the earliest start and latest finish.
+ *
+ * @throws BlobInvalid for no blobs, the same shard twice, or shards of different sizes.
+ */
+export function mergeBlobs(blobs: readonly RunBlob[], runId: string = newRunId()): RunBlob {
+  const first = blobs[0];
+  if (!first) throw new BlobInvalid("merge-reports needs at least one blob folder.");
+  const counts = new Set(blobs.map((blob) => blob.shard?.count ?? 1));
+  if (counts.size > 1) {
+    throw new BlobInvalid(
+      `The blobs are of runs split differently (--shard=…/${[...counts].join(", …/")}): merge the shards of one run.`,
+    );
+  }
+  const seen = new Set<number>();
+  for (const blob of blobs) {
+    const index = blob.shard?.index ?? 1;
+    if (seen.has(index)) {
+      throw new BlobInvalid(
+        `Shard ${index} is given twice (run ${blob.runId ?? "?"}): give each shard's folder once.`,
+      );
+    }
+    seen.add(index);
+  }
+  const count = [...counts][0] ?? 1;
+  const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seen.has(i));
+  const root = first.rootDir;
+  const files: JestFileResult[] = [];
+  const sessions: TranscriptRecord[] = [];
+  const trials: Array<RunBlob["trials"][number]> = [];
+  const ordered = [...blobs].sort((a, b) => (a.shard?.index ?? 1) - (b.shard?.index ?? 1));
+  for (const blob of ordered) {
+    const path = (p: string): string => rebase(p, blob.rootDir, root);
+    const text = (t: string): string => rebaseText(t, blob.rootDir, root);
+    for (const file of blob.files) {
+      files.push({
+        ...file,
+        testFilePath: path(file.testFilePath),
+        testResults: file.testResults.map((entry) => ({
+          ...entry,
+          failureMessages: (entry.failureMessages ?? []).map(text),
+        })),
+        failureMessage: file.failureMessage ? text(file.failureMessage) : null,
+      });
+    }
+    sessions.push(
+      ...blob.sessions.map((session) => ({ ...session, testPath: path(session.testPath) })),
+    );
+    trials.push(...blob.trials.map((record) => ({ ...record, testPath: path(record.testPath) })));
+  }
+  files.sort((a, b) => a.testFilePath.localeCompare(b.testFilePath));
+  const starts = blobs.map((blob) => blob.startedAt).filter((at): at is number => at !== null);
+  return {
+    kind: "jest-m3-blob",
+    schema: 1,
+    runId,
+    rootDir: root,
+    shard: null,
+    run: first.run ? { ...first.run, runId } : { runId },
+    files,
+    sessions,
+    trials,
+    success: missing.length === 0 && blobs.every((blob) => blob.success),
+    startedAt: starts.length > 0 ? Math.min(...starts) : null,
+    finishedAt: Math.max(...blobs.map((blob) => blob.finishedAt)),
+  };
+}
+
+/** The shards a merge is missing (1-based), for its message. */
+export function missingShards(blobs: readonly RunBlob[]): number[] {
+  const count = blobs[0]?.shard?.count ?? 1;
+  const seen = new Set(blobs.map((blob) => blob.shard?.index ?? 1));
+  return Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seen.has(i));
+}

@@ -1,0 +1,147 @@
+/**
+ * Records a run's report in the history: the run, its tests, per test and agent the trial
+ * statistics, every session (with its provider), turn and call, and the tool catalog each
+ * server listed.
+ */
+import { dirname, join } from "node:path";
+import type { RunReport } from "../report/model.js";
+import type { RunFile } from "../report/build.js";
+import type { SqlDatabase, SqlValue } from "./engine.js";
+import { HISTORY_FILE, updateHistory } from "./history.js";
+
+/** The history of the results folder a run folder (`<resultsDir>/runs/<id>`) belongs to. */
+export function historyPathOf(runDir: string): string {
+  return join(dirname(dirname(runDir)), HISTORY_FILE);
+}
+
+function insert(db: SqlDatabase, table: string, row: Record<string, SqlValue>): void {
+  const columns = Object.keys(row);
+  db.run(
+    `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
+    Object.values(row),
+  );
+}
+
+const TABLES = ["catalogs", "trials", "calls", "turns", "sessions", "tests", "runs"];
+
+/** Writes `report` into an open history (replacing a run of the same id). */
+export function insertRun(db: SqlDatabase, report: RunReport, run: RunFile | null): string {
+  const runId = report.runId ?? run?.runId ?? `run-${Date.now()}`;
+  for (const table of TABLES) {
+    db.run(`DELETE FROM ${table} WHERE ${table === "runs" ? "id" : "run_id"} = ?`, [runId]);
+  }
+  const seq = Number(db.exec("SELECT IFNULL(MAX(seq), 0) + 1 FROM runs")[0]?.values[0]?.[0] ?? 1);
+  insert(db, "runs", {
+    id: runId,
+    seq,
+    started_at: report.startedAt,
+    finished_at: report.finishedAt,
+    success: report.success ? 1 : 0,
+    provider: report.provider,
+    tests: report.totals.tests,
+    passed: report.totals.passed,
+    failed: report.totals.failed,
+    skipped: report.totals.skipped,
+    sessions: report.totals.sessions,
+    calls: report.totals.calls,
+  });
+  const catalogs = new Map<string, { hash: string; description: string | null }>();
+  for (const test of report.tests) {
+    insert(db, "tests", {
+      run_id: runId,
+      test_id: test.id,
+      file: test.file,
+      full_name: test.fullName,
+      verdict: test.verdict,
+      duration_ms: test.durationMs,
+    });
+    for (const stats of test.stats ?? []) {
+      insert(db, "trials", {
+        run_id: runId,
+        test_id: test.id,
+        harness: stats.agent.harness,
+        model: stats.agent.model,
+        version: stats.agent.version,
+        run: stats.trials.run,
+        passed: stats.trials.passed,
+        rate: stats.trials.rate,
+        ci_low: stats.trials.interval[0],
+        ci_high: stats.trials.interval[1],
+        sessions: stats.sessions,
+        turns: stats.turns,
+        turn_p50_ms: stats.turnLatencyMs?.p50 ?? null,
+        turn_p95_ms: stats.turnLatencyMs?.p95 ?? null,
+        calls: stats.toolCalls.total,
+        calls_per_session_p50: stats.toolCalls.perSession.p50,
+        calls_per_session_max: stats.toolCalls.perSession.max,
+      });
+    }
+    for (const session of test.sessions) {
+      insert(db, "sessions", {
+        run_id: runId,
+        execution_id: session.executionId,
+        test_id: test.id,
+        harness: session.harness ?? session.agent,
+        model: session.model,
+        version: session.version ?? null,
+        outcome: session.outcome,
+        duration_ms: session.durationMs ?? null,
+        provider_name: session.provider?.name ?? null,
+        provider_base_url: session.provider?.baseUrl ?? null,
+        provider_dialect: session.provider?.dialect ?? null,
+        trial: session.trial ?? null,
+      });
+      for (const turn of session.turns) {
+        insert(db, "turns", {
+          run_id: runId,
+          execution_id: session.executionId,
+          number: turn.number,
+          outcome: turn.outcome,
+          duration_ms: turn.durationMs ?? null,
+        });
+        turn.toolCalls.forEach((call, position) =>
+          insert(db, "calls", {
+            run_id: runId,
+            execution_id: session.executionId,
+            turn: turn.number,
+            position,
+            server: call.server,
+            tool: call.tool,
+            arguments: call.arguments,
+            status: call.status,
+            evidence: call.evidence,
+            latency_ms: call.latencyMs ?? null,
+          }),
+        );
+      }
+      for (const catalog of session.catalogs ?? []) {
+        for (const tool of catalog.tools) {
+          catalogs.set(`${catalog.server}\u0000${tool.name}`, {
+            hash: tool.schemaHash,
+            description: tool.description ?? null,
+          });
+        }
+      }
+    }
+  }
+  for (const [key, tool] of catalogs) {
+    const [server = "", name = ""] = key.split("\u0000");
+    insert(db, "catalogs", {
+      run_id: runId,
+      server,
+      tool: name,
+      schema_hash: tool.hash,
+      description: tool.description,
+    });
+  }
+  return runId;
+}
+
+/** Records `report` in the history at `path` (created when missing), under its lock. */
+export async function recordRunInStore(
+  path: string,
+  report: RunReport,
+  run: RunFile | null,
+): Promise<string> {
+  return updateHistory(path, (db) => insertRun(db, report, run));
+}
