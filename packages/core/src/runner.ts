@@ -41,6 +41,8 @@ export {
   type HarnessManifest,
 } from "./agents/registry.js";
 export { suggestName } from "./text/suggest.js";
+export { canonicalJson } from "./evidence/canonical.js";
+export { toolCatalogs, type ListedTool, type ToolCatalog } from "./evidence/catalogs.js";
 export { harnessDialects } from "./agents/selection.js";
 export {
   queryToolCalls,

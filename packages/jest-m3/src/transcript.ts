@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { ExecutionResult, ToolCall, TraceMessage } from "@jest-m3/core";
 import { isUnavailable } from "@jest-m3/core";
-import { toolErrorText } from "@jest-m3/core/runner";
+import { canonicalJson, toolCatalogs, toolErrorText } from "@jest-m3/core/runner";
 import { shortValue } from "./format/values.js";
 import { redactForReport, scrubText, secretValuesOf, type SecretValue } from "./report/redact.js";
 
@@ -176,18 +176,6 @@ function toTranscriptCall(
   };
 }
 
-/** JSON with object keys sorted, so equal values hash equally. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, item]) => item !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
-
 /** The short hash a catalog tool's schemas are compared by. */
 export function schemaHash(tool: { inputSchema?: unknown; outputSchema?: unknown }): string {
   return createHash("sha256")
@@ -197,48 +185,24 @@ export function schemaHash(tool: { inputSchema?: unknown; outputSchema?: unknown
 }
 
 /**
- * The tool catalogs of a session's servers: every `tools/list` answer on the wire, pages
- * merged. A server listed more than once keeps its last complete listing.
+ * The tool catalogs of a session's servers, for the report and the run history: core's
+ * `toolCatalogs` (every `tools/list` answer on the wire, pages merged, the last complete
+ * listing), each tool reduced to its name, a hash of its schemas and its description.
  */
 export function catalogsOf(messages: readonly TraceMessage[]): ServerCatalog[] {
-  const requests = new Map<string, true>();
-  const key = (message: TraceMessage, id: unknown): string =>
-    `${message.server}\u0000${message.connection}\u0000${typeof id}:${String(id)}`;
-  // Per server: the listing being assembled (pages) and the last finished one.
-  const building = new Map<string, Map<string, CatalogTool>>();
-  const finished = new Map<string, Map<string, CatalogTool>>();
-  for (const message of messages) {
-    const body = message.message as
-      | { id?: unknown; method?: unknown; params?: { cursor?: unknown }; result?: unknown }
-      | undefined;
-    if (!body) continue;
-    if (message.direction === "to_server" && body.method === "tools/list") {
-      requests.set(key(message, body.id), true);
-      if (body.params?.cursor === undefined) building.set(message.server, new Map());
-      continue;
-    }
-    if (message.direction !== "from_server" || !requests.has(key(message, body.id))) continue;
-    const result = body.result as { tools?: unknown; nextCursor?: unknown } | undefined;
-    if (!result || !Array.isArray(result.tools)) continue;
-    const tools = building.get(message.server) ?? new Map<string, CatalogTool>();
-    for (const tool of result.tools as Array<Record<string, unknown>>) {
-      if (typeof tool.name !== "string") continue;
-      tools.set(tool.name, {
-        name: tool.name,
-        schemaHash: schemaHash(tool),
-        ...(typeof tool.description === "string"
-          ? { description: clip(tool.description, 300) }
-          : {}),
-      });
-    }
-    building.set(message.server, tools);
-    if (typeof result.nextCursor !== "string") finished.set(message.server, tools);
-  }
-  return [...finished.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([server, tools]) => ({
+  return [...toolCatalogs(messages).values()]
+    .sort((a, b) => a.server.localeCompare(b.server))
+    .map(({ server, tools }) => ({
       server,
-      tools: [...tools.values()].sort((a, b) => a.name.localeCompare(b.name)),
+      tools: tools
+        .map((tool) => ({
+          name: tool.name,
+          schemaHash: schemaHash(tool),
+          ...(typeof tool.description === "string"
+            ? { description: clip(tool.description, 300) }
+            : {}),
+        }))
+        .sort((a, b) => a.name.localeCompare(b.name)),
     }));
 }
 

@@ -15,7 +15,7 @@ import { suggestName } from "../text/suggest.js";
  * list, with the tools it does list and the closest name.
  */
 export function assertPolicyMatchesCatalogs(policy: ToolPolicy, trace: Trace): void {
-  const catalogs = toolCatalogs(trace);
+  const catalogs = toolCatalogs(trace.messages);
   for (const [server, allowed] of policy) {
     const catalog = catalogs.get(server);
     if (allowed === undefined || catalog === undefined) continue;

@@ -2,7 +2,7 @@
  * The tool catalogs a trace shows: what each server answered to `tools/list`, as the agent
  * (or client) saw it on the wire.
  */
-import type { Trace, TraceMessage } from "./trace.js";
+import type { TraceMessage } from "./trace.js";
 
 /** One tool as a server listed it. */
 export interface ListedTool {
@@ -13,52 +13,54 @@ export interface ListedTool {
   readonly annotations?: unknown;
 }
 
-/** A server's catalog: every tool of every `tools/list` page its answers carried. */
+/** A server's catalog: every tool of its last complete `tools/list` (all pages). */
 export interface ToolCatalog {
   readonly server: string;
-  /** The tools, by name, in the order first listed (a later listing of a name wins). */
+  /** The tools, by name, in the order listed. */
   readonly tools: readonly ListedTool[];
-  /** How many `tools/list` answers it was built from. */
-  readonly listings: number;
 }
 
-const key = (message: TraceMessage, id: unknown): string =>
-  `${message.connection}\u0000${JSON.stringify(id)}`;
+interface ListBody {
+  readonly id?: unknown;
+  readonly method?: unknown;
+  readonly params?: { readonly cursor?: unknown };
+  readonly result?: { readonly tools?: unknown; readonly nextCursor?: unknown };
+}
 
 /**
- * The tool catalog of each server in `trace` that answered `tools/list` at least once,
- * by server name. A server the trace never saw listed is absent (not an empty catalog).
+ * The tool catalog of each server in `messages` that finished a `tools/list` (its last
+ * page, without `nextCursor`), by server name; pages are merged, and a server listed more
+ * than once keeps its last complete listing. A server never seen listed is absent (not an
+ * empty catalog).
  */
-export function toolCatalogs(trace: Trace): Map<string, ToolCatalog> {
-  const listRequests = new Set<string>();
-  const byServer = new Map<string, { tools: Map<string, ListedTool>; listings: number }>();
-  for (const entry of trace.messages) {
-    const message = entry.message as Record<string, unknown> | undefined;
-    if (!message || !("id" in message)) continue;
-    if (entry.direction === "to_server" && message.method === "tools/list") {
-      listRequests.add(key(entry, message.id));
+export function toolCatalogs(messages: readonly TraceMessage[]): Map<string, ToolCatalog> {
+  const requests = new Set<string>();
+  const key = (message: TraceMessage, id: unknown): string =>
+    `${message.server}\u0000${message.connection}\u0000${typeof id}:${String(id)}`;
+  const building = new Map<string, Map<string, ListedTool>>();
+  const finished = new Map<string, ToolCatalog>();
+  for (const message of messages) {
+    const body = message.message as ListBody | undefined;
+    if (!body) continue;
+    if (message.direction === "to_server" && body.method === "tools/list") {
+      requests.add(key(message, body.id));
+      if (body.params?.cursor === undefined) building.set(message.server, new Map());
       continue;
     }
-    if (entry.direction !== "from_server" || !listRequests.has(key(entry, message.id))) continue;
-    const result = message.result as { tools?: unknown } | undefined;
+    if (message.direction !== "from_server" || !requests.has(key(message, body.id))) continue;
+    const result = body.result;
     if (!result || !Array.isArray(result.tools)) continue;
-    const catalog = byServer.get(entry.server) ?? { tools: new Map(), listings: 0 };
-    catalog.listings += 1;
+    const tools = building.get(message.server) ?? new Map<string, ListedTool>();
     for (const tool of result.tools as unknown[]) {
-      if (
-        typeof tool === "object" &&
-        tool !== null &&
-        typeof (tool as ListedTool).name === "string"
-      ) {
-        catalog.tools.set((tool as ListedTool).name, tool as ListedTool);
+      const listed = tool as ListedTool | null;
+      if (typeof listed === "object" && listed !== null && typeof listed.name === "string") {
+        tools.set(listed.name, listed);
       }
     }
-    byServer.set(entry.server, catalog);
+    building.set(message.server, tools);
+    if (typeof result.nextCursor !== "string") {
+      finished.set(message.server, { server: message.server, tools: [...tools.values()] });
+    }
   }
-  return new Map(
-    [...byServer].map(([server, { tools, listings }]) => [
-      server,
-      { server, tools: [...tools.values()], listings },
-    ]),
-  );
+  return finished;
 }
