@@ -123,7 +123,7 @@ describe("mockServer", () => {
       expect(mock.calls[0]?.transport).toBe("http");
       const recorded = JSON.stringify(client.trace);
       expect(recorded).not.toContain(token);
-      expect(recorded).toContain("[redacted:M3_TEST_MOCK_TOKEN]");
+      expect(recorded).toContain("[redacted: M3_TEST_MOCK_TOKEN]");
 
       const anonymous = kit.direct(spec);
       await expect(anonymous.initialize()).rejects.toThrow(ServerStartError);

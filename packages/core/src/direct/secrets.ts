@@ -1,6 +1,7 @@
 import { InvalidArgument, MissingSecret } from "../errors.js";
 import { parseOAuthOptions, type OAuthOptions } from "./oauth.js";
 import type { SecretRef } from "./secret-ref.js";
+import { SecretScrubber } from "../runtime/secret-scrubber.js";
 
 export type { SecretRef } from "./secret-ref.js";
 
@@ -126,11 +127,19 @@ export function resolveHttpAuth(
   return { headers, secrets };
 }
 
-/** Replaces every occurrence of a secret value in `text` with `[redacted:NAME]`. */
+const scrubbers = new WeakMap<ReadonlyMap<string, string>, SecretScrubber>();
+
+/**
+ * Replaces every occurrence of a secret value (`secrets`: value → name) in `text` with
+ * `[redacted: NAME]`, through core's one {@link SecretScrubber}.
+ */
 export function redactText(text: string, secrets: ReadonlyMap<string, string>): string {
-  let out = text;
-  for (const [value, name] of secrets) out = out.split(value).join(`[redacted:${name}]`);
-  return out;
+  let scrubber = scrubbers.get(secrets);
+  if (scrubber === undefined || scrubber.secrets().length !== secrets.size) {
+    scrubber = new SecretScrubber([...secrets].map(([value, name]) => ({ name, value })));
+    scrubbers.set(secrets, scrubber);
+  }
+  return scrubber.scrub(text);
 }
 
 /** A deep copy of `value` with every secret value redacted from its strings (and keys). */

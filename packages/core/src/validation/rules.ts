@@ -5,7 +5,7 @@
  * wherever it applies.
  */
 import { z } from "zod";
-import { suggestToolName } from "../evidence/query.js";
+import { suggestName } from "../text/suggest.js";
 import { describeValue } from "./check-input.js";
 
 /** How {@link strictFields} words an unknown key. */
@@ -22,7 +22,7 @@ export function unknownKeyMessage(
   known: readonly string[],
   wording: UnknownKeyWording,
 ): string {
-  const guess = suggestToolName(key, known);
+  const guess = suggestName(key, known);
   return (
     `${wording.unknown}; ${wording.listed} ${known.join(", ")}.` +
     (guess === null ? "" : ` Did you mean "${guess}"?`)
