@@ -38,12 +38,30 @@ function turnIdOf(params: Json | undefined): string | undefined {
   return typeof id === "string" ? id : undefined;
 }
 
-/** Codex's words for a turn error: the message, and the details when they add something. */
+/** The HTTP status Codex's error info names (`{ someKind: { httpStatusCode: 500 } }`), if any. */
+function httpStatusOf(info: Json | undefined): number | undefined {
+  if (typeof info !== "object" || info === null || Array.isArray(info)) return undefined;
+  for (const [key, value] of Object.entries(info)) {
+    if (key === "httpStatusCode" && typeof value === "number") return value;
+    const nested = httpStatusOf(value);
+    if (nested !== undefined) return nested;
+  }
+  return undefined;
+}
+
+/**
+ * Codex's words for a turn error: the message, the details when they add something, and the
+ * provider's HTTP status when the message does not name it (Codex words a 500 as "high
+ * demand", which hides which fault it was).
+ */
 export function turnErrorText(error: TurnError): string {
   const details = error.additionalDetails;
-  return details && !error.message.includes(details)
-    ? `${error.message} (${details})`
-    : error.message;
+  const text =
+    details && !error.message.includes(details) ? `${error.message} (${details})` : error.message;
+  const status = httpStatusOf(error.codexErrorInfo);
+  return status !== undefined && !text.includes(String(status))
+    ? `${text} (HTTP ${status} from the provider)`
+    : text;
 }
 
 /**

@@ -136,6 +136,28 @@ export class M3Runtime {
     return out;
   }
 
+  /**
+   * `value` with every registered secret value scrubbed from each string in it, however
+   * deep (a harness's raw events carry a provider's error text as it came). Values without
+   * a secret come back as they are.
+   */
+  scrubValue<T>(value: T): T {
+    if (this.secretValues.size === 0) return value;
+    const walk = (item: unknown): unknown => {
+      if (typeof item === "string") return this.scrub(item);
+      if (Array.isArray(item)) return item.map(walk);
+      if (
+        typeof item === "object" &&
+        item !== null &&
+        Object.getPrototypeOf(item) === Object.prototype
+      ) {
+        return Object.fromEntries(Object.entries(item).map(([key, entry]) => [key, walk(entry)]));
+      }
+      return item;
+    };
+    return walk(value) as T;
+  }
+
   /** The provider for selections that name none, if the run configured one. */
   get provider(): RunProvider | undefined {
     return this.runProvider;
