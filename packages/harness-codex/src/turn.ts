@@ -50,15 +50,17 @@ function httpStatusOf(info: Json | undefined): number | undefined {
 }
 
 /**
- * Codex's words for a turn error: the message, the details when they add something, and the
- * provider's HTTP status when the message does not name it (Codex words a 500 as "high
- * demand", which hides which fault it was).
+ * Codex's words for a turn error: the message, the details when they add something, and what
+ * Codex's error info says when the message does not (Codex words a provider's 500 as "high
+ * demand", its info says `internalServerError`; a status it names is added as `HTTP nnn`).
  */
 export function turnErrorText(error: TurnError): string {
   const details = error.additionalDetails;
   const text =
     details && !error.message.includes(details) ? `${error.message} (${details})` : error.message;
-  const status = httpStatusOf(error.codexErrorInfo);
+  const info = error.codexErrorInfo;
+  if (typeof info === "string" && info !== "" && !text.includes(info)) return `${text} (${info})`;
+  const status = httpStatusOf(info);
   return status !== undefined && !text.includes(String(status))
     ? `${text} (HTTP ${status} from the provider)`
     : text;

@@ -26,7 +26,7 @@ import {
 } from "./model-problems.js";
 import { providersOf, RUN_ENV } from "./run-state.js";
 import { SHARED_SERVICES } from "./shared-services.js";
-import { sweepStaleRuns } from "./stale-runs.js";
+import { guardRun } from "./run-guard.js";
 
 interface JestGlobalConfig {
   readonly rootDir: string;
@@ -89,7 +89,7 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
   mkdirSync(join(dir, "executions"), { recursive: true });
   mkdirSync(join(dir, "processes"), { recursive: true });
   mkdirSync(join(dir, "dirs"), { recursive: true });
-  sweepStaleRuns(join(config.resultsDir, "runs"), dir);
+  guardRun(join(config.resultsDir, "runs"), dir);
   process.env[RUN_ENV.runId] = runId;
   process.env[RUN_ENV.runDir] = dir;
 

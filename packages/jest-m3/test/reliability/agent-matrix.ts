@@ -42,38 +42,55 @@ const SLOW_SHIPPING_SERVER = join(__dirname, "..", "fixtures", "slow-shipping-se
 const PLANTED_KEY = "sk-m3-matrix-planted-5e1f07c9";
 const PLANTED_VARIABLE = "M3_MATRIX_PLANTED_KEY";
 
-/** An agent of the matrix: its harness, a model name, and the dialect it speaks. */
+/** A provider fault of the matrix. */
+type ProviderFault = "401" | "429" | "500" | "cut";
+
+/** An agent of the matrix: its harness, a model name, the dialect it speaks, how it meets faults. */
 export interface MatrixAgent {
   readonly harness: string;
   readonly model: string;
   readonly dialect: "responses" | "anthropic-messages" | "gemini" | "chat-completions";
-  /** What the agent does when the provider cuts its stream: fail the turn, or retry it. */
-  readonly cutStream: "fails" | "retries";
-  /** The words of the failed turn's error, when it fails. */
-  readonly cutWords?: RegExp;
+  /**
+   * Per provider fault, what the agent does: fail the turn with error words matching the
+   * expression, or `"retries"` (it asks again on its own, and the turn completes on the
+   * model's next answer).
+   */
+  readonly faults: Readonly<Record<ProviderFault, RegExp | "retries">>;
+  /**
+   * Files the agent itself writes into its (the kit's temporary) home when a request fails,
+   * quoting the provider's answer as it came: Gemini CLI's `gemini-client-error-*.json`,
+   * OpenCode's log and its session database.
+   */
+  readonly ownErrorReports?: RegExp;
 }
 
-/** Every agent the project has. */
+/** Every agent the project has, and what each does with a provider's faults (observed). */
 export const MATRIX_AGENTS: Record<string, MatrixAgent> = {
   codex: {
     harness: "codex",
     model: "scripted",
     dialect: "responses",
-    cutStream: "fails",
-    cutWords: /stream/i,
+    faults: { "401": /401/, "429": /429/, "500": /internalServerError/, cut: /stream/i },
   },
   "claude-code": {
     harness: "claude-code",
     model: "claude-sonnet-5-5",
     dialect: "anthropic-messages",
-    cutStream: "retries",
+    faults: { "401": /401/, "429": /429/, "500": /500/, cut: "retries" },
   },
-  gemini: { harness: "gemini", model: "gemini-scripted", dialect: "gemini", cutStream: "fails" },
+  gemini: {
+    harness: "gemini",
+    model: "gemini-scripted",
+    dialect: "gemini",
+    faults: { "401": /401/, "429": "retries", "500": "retries", cut: /terminated/ },
+    ownErrorReports: /\/tmp\/gemini-client-error-[^/]+\.json$/,
+  },
   opencode: {
     harness: "opencode",
     model: "scripted-model",
     dialect: "chat-completions",
-    cutStream: "fails",
+    faults: { "401": /invalid key/, "429": "retries", "500": "retries", cut: "retries" },
+    ownErrorReports: /\/data\/opencode\/(log\/opencode\.log|opencode\.db(-wal)?)$/,
   },
 };
 
@@ -152,6 +169,11 @@ const SCRIPT = {
       steps: [{ call: "faulty:echo", args: { text: "hi" } }, { reply: "echoed" }],
     },
     {
+      name: "401 for the scan",
+      when: { user: "scan for the key" },
+      steps: [{ http: 401, message: `invalid key: Bearer ${PLANTED_KEY}` }],
+    },
+    {
       name: "401",
       when: { user: "unauthorized" },
       steps: [{ http: 401, message: `invalid key: Bearer ${PLANTED_KEY}` }],
@@ -194,6 +216,8 @@ interface CellFigure {
   readonly cell: string;
   readonly passed: boolean;
   readonly ms: number;
+  /** What the cell saw, where agents differ (printed with the figures). */
+  readonly note?: string;
 }
 
 /** Declares the matrix's cells for one agent. */
@@ -204,6 +228,7 @@ export function describeAgentMatrix(name: keyof typeof MATRIX_AGENTS): void {
   /** Every process the cell's kit reported starting, with its start time. */
   let started: { pid: number; label: string; startTime: string | null }[] = [];
   const figures: CellFigure[] = [];
+  let note: string | undefined;
 
   const provider = (): ModelProvider => ({
     ...model.providerFor(agentCase.dialect),
@@ -247,7 +272,10 @@ export function describeAgentMatrix(name: keyof typeof MATRIX_AGENTS): void {
     console.log(
       `reliability matrix, ${name}: ${passed}/${figures.length} cells passed\n` +
         figures
-          .map((figure) => `  ${figure.passed ? "✓" : "✕"} ${figure.cell}: ${figure.ms} ms`)
+          .map(
+            (figure) =>
+              `  ${figure.passed ? "✓" : "✕"} ${figure.cell}: ${figure.ms} ms${figure.note ? ` (${figure.note})` : ""}`,
+          )
           .join("\n"),
     );
   });
@@ -276,11 +304,12 @@ export function describeAgentMatrix(name: keyof typeof MATRIX_AGENTS): void {
       `${name}: ${title}`,
       async () => {
         const startedAt = Date.now();
+        note = undefined;
         try {
           await body();
-          figures.push({ cell: title, passed: true, ms: Date.now() - startedAt });
+          figures.push({ cell: title, passed: true, ms: Date.now() - startedAt, note });
         } catch (error) {
-          figures.push({ cell: title, passed: false, ms: Date.now() - startedAt });
+          figures.push({ cell: title, passed: false, ms: Date.now() - startedAt, note });
           throw error;
         }
       },
@@ -332,9 +361,10 @@ export function describeAgentMatrix(name: keyof typeof MATRIX_AGENTS): void {
       outcome = `turn ${turn.snapshot.outcome}`;
       message = `${turn.error?.message ?? ""}\n${JSON.stringify(session.result.trace.events)}`;
     } catch (error) {
-      outcome = "open failed";
+      outcome = `open failed (${(error as { code?: string }).code})`;
       message = (error as Error).message;
     }
+    note = outcome;
     expect({ outcome, message }).toEqual({
       outcome: expect.any(String),
       message: expect.stringContaining("cannot open database"),
@@ -383,58 +413,53 @@ export function describeAgentMatrix(name: keyof typeof MATRIX_AGENTS): void {
     expect(wait?.status).not.toBe("success");
   });
 
-  for (const [prompt, words] of [
-    ["unauthorized", /401/],
-    ["rate limit me", /429/],
-    ["outage", /500/],
+  for (const [fault, prompt] of [
+    ["401", "unauthorized"],
+    ["429", "rate limit me"],
+    ["500", "outage"],
+    ["cut", "cut the stream"],
   ] as const) {
-    cell(`the provider answering "${prompt}" with HTTP ${words.source}`, async () => {
-      const session = agent().session({ server: faultServer(), timeout: 60_000 });
-      let turn;
-      let after;
-      {
-        await using open = await session.open();
-        turn = await open.send(prompt, { timeout: 30_000 });
-        after = await open.send("echo once", { timeout: 30_000 });
-      }
-      expect(turn.snapshot.outcome).toBe(TurnOutcome.FAILED);
-      expect(turn.error).toMatchObject({
-        code: "M3_TURN_FAILED",
-        message: expect.stringMatching(words),
-      });
-      expect(turn.error?.message).not.toContain(PLANTED_KEY);
-      // The session goes on: the next turn's call crosses the wire.
-      expect(after.toolCalls.map((call) => [call.tool, call.status])).toEqual([
-        ["echo", "success"],
-      ]);
-    });
-  }
-
-  cell("the provider cutting its stream", async () => {
-    const session = agent().session({ server: faultServer(), timeout: 60_000 });
-    let turn;
-    let after;
-    {
-      await using open = await session.open();
-      turn = await open.send("cut the stream", { timeout: 30_000 });
-      after = await open.send("echo once", { timeout: 30_000 });
-    }
-    const asked = model.journal.entries.filter(
-      (entry) => entry.conversation?.user === "cut the stream",
+    const expected = agentCase.faults[fault];
+    cell(
+      `the provider answering ${fault === "cut" ? "with a cut stream" : `HTTP ${fault}`}: ${
+        expected === "retries" ? "the agent retries" : "the turn fails naming it"
+      }; the session goes on`,
+      async () => {
+        const session = agent().session({ server: faultServer(), timeout: 60_000 });
+        let turn;
+        let after;
+        {
+          await using open = await session.open();
+          turn = await open.send(prompt, { timeout: 30_000 });
+          after = await open.send("echo once", { timeout: 30_000 });
+        }
+        const asked = model.journal.entries
+          // Side requests (a title for the chat, say) quote the prompt too: not the turn's.
+          .filter((entry) => !entry.side && entry.conversation?.user === prompt)
+          .map((entry) => entry.decision.kind);
+        // The model really answered with the fault first.
+        expect(asked[0]).toBe(fault === "cut" ? "cut" : "http");
+        if (expected === "retries") {
+          // The agent asked again on its own; the model's next answer (its fallback) ended
+          // the turn: the journal shows the fault, then the retry.
+          expect(turn.snapshot.outcome).toBe(TurnOutcome.COMPLETED);
+          expect(turn.response?.text).toBe("fallback reply");
+          expect(asked.slice(0, 2)).toEqual([asked[0], "reply"]);
+        } else {
+          expect(turn.snapshot.outcome).toBe(TurnOutcome.FAILED);
+          expect(turn.error).toMatchObject({
+            code: "M3_TURN_FAILED",
+            message: expect.stringMatching(expected),
+          });
+        }
+        expect(JSON.stringify(turn)).not.toContain(PLANTED_KEY);
+        // The session goes on: the next turn's call crosses the wire.
+        expect(after.toolCalls.map((call) => [call.tool, call.status])).toEqual([
+          ["echo", "success"],
+        ]);
+      },
     );
-    if (agentCase.cutStream === "fails") {
-      expect(turn.snapshot.outcome).toBe(TurnOutcome.FAILED);
-      expect(turn.error).toMatchObject({ code: "M3_TURN_FAILED", message: agentCase.cutWords });
-    } else {
-      // The agent retries a broken stream on its own: the turn completes on the second
-      // answer, and the model's journal shows the cut request and the retry.
-      expect(turn.snapshot.outcome).toBe(TurnOutcome.COMPLETED);
-      expect(turn.response?.text).toBe("fallback reply");
-      expect(asked.map((entry) => entry.decision.kind).slice(0, 2)).toEqual(["cut", "reply"]);
-    }
-    expect(asked[0]?.decision.kind).toBe("cut");
-    expect(after.toolCalls.map((call) => [call.tool, call.status])).toEqual([["echo", "success"]]);
-  });
+  }
 
   cell("the provider hanging: the turn times out", async () => {
     const session = agent().session({ server: faultServer(), timeout: 60_000 });
@@ -489,18 +514,26 @@ export function describeAgentMatrix(name: keyof typeof MATRIX_AGENTS): void {
   );
 
   cell(
-    "the planted key reaches no file the kit or the preset wrote, no trace and no error",
+    "the planted key, echoed by a 401, reaches no file the kit or the preset wrote, no trace and no error",
     async () => {
       const session = agent().session({ server: faultServer(), timeout: 60_000 });
       let failed;
+      let copies: string[];
       {
         await using open = await session.open();
-        failed = await open.send("unauthorized", { timeout: 30_000 });
+        failed = await open.send("scan for the key", { timeout: 30_000 });
         const dirs = (kit as unknown as { tempDirs: string[] }).tempDirs;
         expect(dirs.length).toBeGreaterThanOrEqual(2);
-        expect(dirs.flatMap((dir) => filesContaining(dir, PLANTED_KEY))).toEqual([]);
+        copies = dirs.flatMap((dir) => filesContaining(dir, PLANTED_KEY));
+        // Only the agent's own error reports, in the kit's temporary folders, may quote what
+        // the provider sent back; they go with the folders when the kit closes.
+        const allowed = agentCase.ownErrorReports;
+        expect(copies.filter((file) => !(allowed && allowed.test(file)))).toEqual([]);
       }
+      await kit.close();
+      expect(copies.filter((file) => existsSync(file))).toEqual([]);
       expect(failed.snapshot.outcome).toBe(TurnOutcome.FAILED);
+      expect(failed.error?.message).toContain(`[redacted: ${PLANTED_VARIABLE}]`);
       expect(
         JSON.stringify([session.result, session.result.trace, failed.error?.message]),
       ).not.toContain(PLANTED_KEY);

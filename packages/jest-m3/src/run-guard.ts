@@ -1,7 +1,14 @@
 /**
- * Sweeps what earlier runs left behind when they did not end cleanly (Jest killed with
- * SIGKILL, a machine that lost power mid-run): their kits' temporary folders (a Codex home
- * may hold a copy of the host's login) and any process they started that still runs.
+ * Guards a run from Jest's main process (global setup calls {@link guardRun}):
+ *
+ * - It sweeps what earlier runs left behind when they did not end cleanly (Jest killed with
+ *   SIGKILL, a machine that lost power mid-run): their kits' temporary folders (a Codex home
+ *   may hold a copy of the host's login) and any process they started that still runs.
+ * - While the run lasts, it watches the run's workers: a worker killed mid-test (SIGKILL,
+ *   the out-of-memory killer) cannot close its kits, and an agent that does not exit on the
+ *   end of its stdin while a tool call is pending (Claude Code) would run on until the
+ *   global teardown. Within a second of the worker's death, the processes its kits started
+ *   are stopped (SIGTERM, then SIGKILL) and its kits' temporary folders removed.
  *
  * Each run folder names its owner, Jest's main process, by pid and start time
  * (`owner.json`, written here when a run starts). A run is stale only when that very process
@@ -12,7 +19,8 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isProcessAlive, processStartTime, signalIfSame, stillSame } from "@jest-m3/core/runner";
-import { readRecords, removeLeftoverDirs } from "./run-ledger.js";
+import { readRecords, removeLeftoverDirs, WRITERS } from "./run-ledger.js";
+import { SHARED_SERVICES } from "./shared-services.js";
 
 /** The run folder's record of the process that owns it. */
 export const RUN_OWNER = "owner.json";
@@ -117,4 +125,79 @@ export function sweepStaleRuns(runsDir: string, currentRun: string): SweepResult
     );
   }
   return result;
+}
+
+/** How often the run's workers are checked. */
+const WATCH_INTERVAL_MS = 1000;
+
+/**
+ * Checks the run's workers every second until `stop()`: the processes and folders of a
+ * worker that died are stopped and removed (see the module's comment), with one line saying
+ * so. Jest's main process is never one of them (in-band runs have the signal guard of the
+ * environment instead).
+ */
+export function watchWorkers(runDir: string): () => void {
+  const handled = new Set<number>();
+  /** Processes sent SIGTERM at the last check, to SIGKILL at this one if still the same. */
+  let stopping: { pid: number; startTime: string | null | undefined; worker: number }[] = [];
+  const check = (): void => {
+    signalIfSame(stopping, "SIGKILL");
+    for (const worker of new Set(stopping.map((entry) => entry.worker))) {
+      const removed = removeLeftoverDirs(runDir, worker);
+      const stopped = stopping.filter((entry) => entry.worker === worker).length;
+      console.warn(
+        `jest-m3: a Jest worker (pid ${worker}) ended without closing its kits; stopped ${stopped} process(es) they started and removed ${removed.length} temporary folder(s).`,
+      );
+    }
+    stopping = [];
+    const folder = join(runDir, WRITERS);
+    if (!existsSync(folder)) return;
+    for (const file of readdirSync(folder)) {
+      let writer: RunOwner;
+      try {
+        writer = JSON.parse(readFileSync(join(folder, file), "utf8")) as RunOwner;
+      } catch {
+        continue; // being written
+      }
+      if (writer.pid === process.pid || handled.has(writer.pid)) continue;
+      if (stillSame({ pid: writer.pid, startTime: writer.startTicks })) continue;
+      handled.add(writer.pid);
+      const started = readRecords<{ pid: number; startTicks?: string | null }>(
+        runDir,
+        "processes",
+        writer.pid,
+      ).map((child) => ({ pid: child.pid, startTime: child.startTicks, worker: writer.pid }));
+      const alive = started.filter(stillSame);
+      if (alive.length === 0) {
+        // Ended normally, or its kits' processes ended with it: only folders may be left.
+        const removed = removeLeftoverDirs(runDir, writer.pid);
+        if (removed.length > 0) {
+          console.warn(
+            `jest-m3: a Jest worker (pid ${writer.pid}) ended without closing its kits; removed ${removed.length} temporary folder(s).`,
+          );
+        }
+        continue;
+      }
+      signalIfSame(alive, "SIGTERM");
+      stopping.push(...alive);
+    }
+  };
+  const timer = setInterval(check, WATCH_INTERVAL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * What global setup calls once the run folder exists: records the run's owner, sweeps stale
+ * runs beside it, and watches the run's workers until global teardown.
+ *
+ * @example
+ * ```ts
+ * guardRun(join(config.resultsDir, "runs"), dir);
+ * ```
+ */
+export function guardRun(runsDir: string, currentRun: string): void {
+  sweepStaleRuns(runsDir, currentRun);
+  const stop = watchWorkers(currentRun);
+  SHARED_SERVICES.push(async () => stop());
 }
