@@ -19,7 +19,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import NodeEnvironment from "jest-environment-node";
 import { signalIfSame, stillSame } from "@jest-m3/core/runner";
-import { readRecords, removeLeftoverDirs } from "./run-ledger.js";
+import { markWriterExited, readRecords, removeLeftoverDirs } from "./run-ledger.js";
 import { ENVIRONMENT_MARK, TEST_DONE_HOOK } from "./environment-hooks.js";
 import { RUN_ENV } from "./run-state.js";
 import { condenseErrorText } from "./transcript.js";
@@ -62,6 +62,17 @@ function guardWorker(): void {
     process.exit(1);
   }, 250);
   check.unref();
+  // A worker that ends normally says so; one that was killed cannot, and Jest's main process
+  // then cleans up after it (run-guard.ts).
+  process.once("exit", () => {
+    const dir = process.env[RUN_ENV.runDir];
+    if (!dir) return;
+    try {
+      markWriterExited(dir);
+    } catch {
+      // The run folder is gone.
+    }
+  });
 }
 
 function guardMainProcess(): void {

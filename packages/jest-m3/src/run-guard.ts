@@ -131,12 +131,13 @@ export function sweepStaleRuns(runsDir: string, currentRun: string): SweepResult
 const WATCH_INTERVAL_MS = 1000;
 
 /**
- * Checks the run's workers every second until `stop()`: the processes and folders of a
- * worker that died are stopped and removed (see the module's comment), with one line saying
- * so. Jest's main process is never one of them (in-band runs have the signal guard of the
- * environment instead).
+ * Checks the run's workers every second until `stop()` (which looks once more): the
+ * processes and folders of a worker that died without saying it ended normally (see
+ * `markWriterExited`) are stopped and removed (see the module's comment), with one line
+ * saying so. Jest's main process is never one of them (in-band runs have the signal guard of
+ * the environment instead).
  */
-export function watchWorkers(runDir: string): () => void {
+export function watchWorkers(runDir: string): () => Promise<void> {
   const handled = new Set<number>();
   /** Processes sent SIGTERM at the last check, to SIGKILL at this one if still the same. */
   let stopping: { pid: number; startTime: string | null | undefined; worker: number }[] = [];
@@ -153,6 +154,8 @@ export function watchWorkers(runDir: string): () => void {
     const folder = join(runDir, WRITERS);
     if (!existsSync(folder)) return;
     for (const file of readdirSync(folder)) {
+      if (!file.endsWith(".json") || existsSync(join(folder, file.replace(/json$/, "exited"))))
+        continue; // ended normally: whatever it left is the global teardown's to report
       let writer: RunOwner;
       try {
         writer = JSON.parse(readFileSync(join(folder, file), "utf8")) as RunOwner;
@@ -184,7 +187,15 @@ export function watchWorkers(runDir: string): () => void {
   };
   const timer = setInterval(check, WATCH_INTERVAL_MS);
   timer.unref();
-  return () => clearInterval(timer);
+  return async () => {
+    clearInterval(timer);
+    // A worker killed just before the run ended: one last look, with a short grace.
+    check();
+    if (stopping.length > 0) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      check();
+    }
+  };
 }
 
 /**
@@ -199,5 +210,5 @@ export function watchWorkers(runDir: string): () => void {
 export function guardRun(runsDir: string, currentRun: string): void {
   sweepStaleRuns(runsDir, currentRun);
   const stop = watchWorkers(currentRun);
-  SHARED_SERVICES.push(async () => stop());
+  SHARED_SERVICES.push(stop);
 }

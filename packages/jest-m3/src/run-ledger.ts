@@ -30,6 +30,15 @@ export const WRITERS = "writers";
 
 const ready = new Set<string>();
 
+/**
+ * Marks this process as having ended normally (a worker's "exit"), so that Jest's main
+ * process does not take it for a worker that was killed. Only a writer is marked.
+ */
+export function markWriterExited(dir: string): void {
+  const file = join(dir, WRITERS, `${process.pid}.json`);
+  if (existsSync(file)) writeFileSync(join(dir, WRITERS, `${process.pid}.exited`), "");
+}
+
 /** Appends one record to this worker's file of a ledger. */
 export function appendRecord(dir: string, ledger: Ledger, record: unknown): void {
   const folder = join(dir, ledger);
