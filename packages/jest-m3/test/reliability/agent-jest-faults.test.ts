@@ -1,11 +1,11 @@
 /**
- * Faults in Jest itself, on every agent: Jest's own timeout and a killed Jest worker, each in
- * the middle of a tool call. One Jest run (as a child process, two workers) per agent holds
- * both: `timeout.test.ts` outlives its Jest timeout while its turn waits in shipping_wait,
- * and `killed.test.ts` loses its worker (SIGKILL) while its turn waits in a call of its
- * own. Afterwards: Jest names both faults, the timed-out session's call is in the run's
- * report, not as a success, and nothing the run started is left (checked with `ps`, by pid
- * and start time, independently of the kit); the killed kit's folders are removed.
+ * Faults in Jest itself, on every agent: Jest's own timeout and a killed Jest worker. One Jest
+ * run (as a child process, two workers) per agent holds both: `timeout.test.ts` outlives its
+ * Jest timeout while its turn waits in shipping_wait, and `killed.test.ts` loses its worker
+ * (SIGKILL) while its turn waits in a call of its own. Afterwards: Jest names both faults,
+ * the timed-out session's calls in the run's report are those its server received, none as
+ * a success, and nothing the run started is left (checked with `ps`, by pid and start time,
+ * independently of the kit); the killed kit's folders are removed.
  * (reliability/jest-faults.test.ts holds the Codex-only scenarios in more depth; the in-band
  * SIGINT and SIGTERM on every agent are in in-band-signals.test.ts.)
  */
@@ -77,7 +77,7 @@ describe.each(AGENTS)("Jest faults around an open %s session", (harness, model, 
     leftoverDirs = [];
   });
 
-  test("Jest's timeout and a killed worker, both mid-call: both named, the call kept, nothing left", async () => {
+  test("Jest's timeout while a turn runs, and a worker killed mid-call: both named, the calls kept, nothing left", async () => {
     dir = makeUserProject({
       "m3.config.json": JSON.stringify({
         harnesses: [harness],
@@ -145,22 +145,19 @@ describe.each(AGENTS)("Jest faults around an open %s session", (harness, model, 
     );
     expect(run.output).not.toContain("outlived their kit");
     expect(killedDirs.filter((path) => existsSync(path))).toEqual([]);
-    // Evidence: both calls reached the server; the timed-out session's is in the report,
-    // with the outcome the session had and a status that is not a success.
-    expect(
-      calls()
-        .map((call) => call.arguments.seconds)
-        .sort(),
-    ).toEqual([600, 601]);
+    // Evidence: what the timed-out session's server received is what the run's report
+    // holds for it (on a loaded machine a slow agent may not reach the call before Jest's
+    // timeout: then neither has it), with the session's outcome and no call as a success.
+    const received = calls()
+      .filter((call) => call.arguments.seconds === 600)
+      .map((call) => [call.tool, JSON.stringify(call.arguments)]);
     const report = JSON.parse(readFileSync(join(folder, "report.json"), "utf8")) as Report;
     const timedOut = report.sessions.filter(
       (session) => session.testName === "outlives the Jest timeout",
     );
     expect(timedOut.map((session) => session.outcome)).toEqual(["cancelled"]);
-    const wait = timedOut[0]!.turns.flatMap((turn) => turn.toolCalls);
-    expect(wait.map((call) => [call.tool, call.arguments])).toEqual([
-      ["shipping_wait", '{"seconds":600}'],
-    ]);
-    expect(wait[0]!.status).not.toBe("success");
+    const recorded = timedOut[0]!.turns.flatMap((turn) => turn.toolCalls);
+    expect(recorded.map((call) => [call.tool, call.arguments])).toEqual(received);
+    expect(recorded.filter((call) => call.status === "success")).toEqual([]);
   }, 180_000);
 });
