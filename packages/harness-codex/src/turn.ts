@@ -38,12 +38,32 @@ function turnIdOf(params: Json | undefined): string | undefined {
   return typeof id === "string" ? id : undefined;
 }
 
-/** Codex's words for a turn error: the message, and the details when they add something. */
+/** The HTTP status Codex's error info names (`{ someKind: { httpStatusCode: 500 } }`), if any. */
+function httpStatusOf(info: Json | undefined): number | undefined {
+  if (typeof info !== "object" || info === null || Array.isArray(info)) return undefined;
+  for (const [key, value] of Object.entries(info)) {
+    if (key === "httpStatusCode" && typeof value === "number") return value;
+    const nested = httpStatusOf(value);
+    if (nested !== undefined) return nested;
+  }
+  return undefined;
+}
+
+/**
+ * Codex's words for a turn error: the message, the details when they add something, and what
+ * Codex's error info says when the message does not (Codex words a provider's 500 as "high
+ * demand", its info says `internalServerError`; a status it names is added as `HTTP nnn`).
+ */
 export function turnErrorText(error: TurnError): string {
   const details = error.additionalDetails;
-  return details && !error.message.includes(details)
-    ? `${error.message} (${details})`
-    : error.message;
+  const text =
+    details && !error.message.includes(details) ? `${error.message} (${details})` : error.message;
+  const info = error.codexErrorInfo;
+  if (typeof info === "string" && info !== "" && !text.includes(info)) return `${text} (${info})`;
+  const status = httpStatusOf(info);
+  return status !== undefined && !text.includes(String(status))
+    ? `${text} (HTTP ${status} from the provider)`
+    : text;
 }
 
 /**

@@ -1,8 +1,8 @@
 /**
- * Faults around a real Codex session (issue "Reliability"): provider errors and broken
- * streams, a server that floods stderr or returns 10 MB, an app-server that dies during
- * startup or never answers, hostile prompts. Each asserts the outcome, the evidence kept,
- * and that nothing is left running.
+ * Faults around a real Codex session (issue "Reliability"): a server that floods stderr or
+ * returns 10 MB, an app-server that dies during startup or never answers, hostile prompts. Each asserts the outcome, the evidence kept,
+ * and that nothing is left running. Provider errors and broken streams are in the fault
+ * matrix of every agent (packages/jest-m3/test/reliability/agent-matrix.ts).
  */
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -23,12 +23,6 @@ describe("Codex session faults", () => {
   beforeEach(async () => {
     model = await startScriptedModel({
       rules: [
-        {
-          name: "429",
-          when: { user: "rate limit me" },
-          steps: [{ http: 429, message: "slow down" }],
-        },
-        { name: "cut", when: { user: "cut the stream" }, steps: [{ cut: true }] },
         {
           name: "flood",
           when: { user: "flood" },
@@ -63,24 +57,6 @@ describe("Codex session faults", () => {
         ...(executable ? { executable } : {}),
       },
     ])[0]!;
-
-  test("HTTP 429 and a cut stream fail their turns with Codex's words; the session stays usable", async () => {
-    const session = await agent().session({ server: faultServer, timeout: 60_000 }).open();
-    const limited = await session.send("rate limit me");
-    const cut = await session.send("cut the stream");
-    const after = await session.send("echo");
-    await session.close();
-    expect([limited.snapshot.outcome, cut.snapshot.outcome, after.snapshot.outcome]).toEqual([
-      "failed",
-      "failed",
-      "completed",
-    ]);
-    expect(limited.error).toBeTruthy();
-    expect(cut.error).toBeTruthy();
-    expect(after.toolCalls.map((call) => [call.tool, call.status, call.evidence])).toEqual([
-      ["echo", "success", "both"],
-    ]);
-  });
 
   test("a server flooding stderr: the call succeeds and the mirrored stderr stays bounded", async () => {
     const session = await agent().session({ server: faultServer, timeout: 60_000 }).open();

@@ -1,37 +1,56 @@
 /**
- * The preset's test environment: Jest's node environment, plus a guard in the worker's own
- * process. When Jest's main process dies without tearing down (SIGINT outside watch mode,
- * a crash), its workers lose their parent and would keep running their sessions. On that
- * disconnect the guard stops every process this worker's kits started (listed in the run
- * folder, checked by start time so a reused pid is never hit) and exits.
+ * The preset's test environment: Jest's node environment, plus a guard in the process that
+ * runs the tests.
+ *
+ * - In a worker: when Jest's main process dies without tearing down (SIGINT outside watch
+ *   mode, a crash), its workers lose their parent and would keep running their sessions.
+ *   On that disconnect the guard stops every process this worker's kits started and exits.
+ * - In Jest's main process (`--runInBand`, or a single test file): Jest has no handler for
+ *   SIGINT or SIGTERM outside watch mode, so the process would die at once, leaving behind
+ *   whatever its kits started (a server that ignores EOF and SIGTERM keeps running) and
+ *   their temporary folders. The guard handles both signals: it stops those processes,
+ *   removes those folders, notes what it did in the run folder, and then lets the signal
+ *   end the process as it would have.
+ *
+ * Either way the processes come from the run folder's ledger, checked by start time so a
+ * reused pid is never hit, and only folders directly in the system temp folder are removed.
  */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import NodeEnvironment from "jest-environment-node";
 import { signalIfSame, stillSame } from "@jest-m3/core/runner";
-import { readRecords, removeLeftoverDirs } from "./run-ledger.js";
+import { markWriterExited, readRecords, removeLeftoverDirs } from "./run-ledger.js";
 import { ENVIRONMENT_MARK, TEST_DONE_HOOK } from "./environment-hooks.js";
 import { RUN_ENV } from "./run-state.js";
 import { condenseErrorText } from "./transcript.js";
 
+/** Written into the run folder when a signal ended Jest's main process mid-run. */
+export const RUN_INTERRUPTED = "interrupted.json";
+
 let guarded = false;
 
-function stopThisWorkersProcesses(dir: string): void {
+/**
+ * Stops every process this process's kits started (SIGTERM, a short grace, then SIGKILL)
+ * and removes their temporary folders. Synchronous on purpose: the process exits right
+ * after. Returns what it stopped and removed.
+ */
+function cleanUpThisProcess(dir: string): { stopped: number[]; removed: string[] } {
   const ours = readRecords<{ pid: number; startTicks?: string | null }>(
     dir,
     "processes",
     process.pid,
   ).map((entry) => ({ pid: entry.pid, startTime: entry.startTicks }));
-  // Synchronous on purpose: the worker exits right after this, on its parent's disconnect.
-  signalIfSame(ours, "SIGTERM");
+  const stopped = signalIfSame(ours, "SIGTERM");
   const deadline = Date.now() + 300;
   while (Date.now() < deadline && ours.some(stillSame)) {
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
   }
+  // Processes first: one still running could write into a folder being removed.
   signalIfSame(ours, "SIGKILL");
+  return { stopped, removed: removeLeftoverDirs(dir, process.pid) };
 }
 
 function guardWorker(): void {
-  if (guarded || typeof process.send !== "function") return;
-  guarded = true;
   // Polled with an unref'd timer, not a "disconnect" listener: a listener keeps the IPC
   // channel referenced, so a finished worker could not exit on its own and Jest printed
   // "A worker process has failed to exit gracefully" after every clean run.
@@ -39,13 +58,54 @@ function guardWorker(): void {
     if (process.connected) return;
     clearInterval(check);
     const dir = process.env[RUN_ENV.runDir];
-    if (dir) {
-      stopThisWorkersProcesses(dir);
-      removeLeftoverDirs(dir, process.pid);
-    }
+    if (dir) cleanUpThisProcess(dir);
     process.exit(1);
   }, 250);
   check.unref();
+  // A worker that ends normally says so; one that was killed cannot, and Jest's main process
+  // then cleans up after it (run-guard.ts).
+  process.once("exit", () => {
+    const dir = process.env[RUN_ENV.runDir];
+    if (!dir) return;
+    try {
+      markWriterExited(dir);
+    } catch {
+      // The run folder is gone.
+    }
+  });
+}
+
+function guardMainProcess(): void {
+  const onSignal = (signal: NodeJS.Signals): void => {
+    for (const name of ["SIGINT", "SIGTERM"] as const) process.removeListener(name, onSignal);
+    const dir = process.env[RUN_ENV.runDir];
+    if (dir) {
+      const { stopped, removed } = cleanUpThisProcess(dir);
+      try {
+        writeFileSync(
+          join(dir, RUN_INTERRUPTED),
+          JSON.stringify({ signal, at: new Date().toISOString(), stopped, removed }),
+        );
+      } catch {
+        // The run folder is gone: nothing to note.
+      }
+      process.stderr.write(
+        `\njest-m3: ${signal}: stopped ${stopped.length} process(es) the run's kits started and removed ${removed.length} temporary folder(s).\n`,
+      );
+    }
+    // End as the signal would have, unless someone else took it over.
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+}
+
+/** Installs the guard that fits this process, once. */
+function guardProcess(): void {
+  if (guarded) return;
+  guarded = true;
+  if (typeof process.send === "function") guardWorker();
+  else guardMainProcess();
 }
 
 /**
@@ -101,7 +161,7 @@ function timedOut(errors: readonly unknown[]): boolean {
 export default class M3Environment extends NodeEnvironment {
   constructor(...args: ConstructorParameters<typeof NodeEnvironment>) {
     super(...args);
-    guardWorker();
+    guardProcess();
     (this.global as unknown as Record<symbol, unknown>)[ENVIRONMENT_MARK] = true;
   }
 

@@ -26,6 +26,7 @@ import {
 } from "./model-problems.js";
 import { providersOf, RUN_ENV } from "./run-state.js";
 import { SHARED_SERVICES } from "./shared-services.js";
+import { guardRun } from "./run-guard.js";
 
 interface JestGlobalConfig {
   readonly rootDir: string;
@@ -90,6 +91,7 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
   mkdirSync(join(dir, "executions"), { recursive: true });
   mkdirSync(join(dir, "processes"), { recursive: true });
   mkdirSync(join(dir, "dirs"), { recursive: true });
+  guardRun(join(config.resultsDir, "runs"), dir);
   process.env[RUN_ENV.runId] = runId;
   process.env[RUN_ENV.runDir] = dir;
 

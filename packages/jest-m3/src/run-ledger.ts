@@ -3,7 +3,15 @@
  * folders made, sessions finished) and that the reporter, the global teardown and the
  * worker guard read back. One file per worker process, so appends never interleave.
  */
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { processStartTime } from "@jest-m3/core/runner";
@@ -14,7 +22,22 @@ export type Ledger = "processes" | "dirs" | "executions" | "trials";
 /** When a process started (see core's `processStartTime`): tells a reused pid apart. */
 export const processStartTicks = processStartTime;
 
+/**
+ * The run folder's list of the processes that write its ledgers (`<pid>.json`: pid and start
+ * time), so Jest's main process can tell when one of them died (see run-guard.ts).
+ */
+export const WRITERS = "writers";
+
 const ready = new Set<string>();
+
+/**
+ * Marks this process as having ended normally (a worker's "exit"), so that Jest's main
+ * process does not take it for a worker that was killed. Only a writer is marked.
+ */
+export function markWriterExited(dir: string): void {
+  const file = join(dir, WRITERS, `${process.pid}.json`);
+  if (existsSync(file)) writeFileSync(join(dir, WRITERS, `${process.pid}.exited`), "");
+}
 
 /** Appends one record to this worker's file of a ledger. */
 export function appendRecord(dir: string, ledger: Ledger, record: unknown): void {
@@ -22,6 +45,15 @@ export function appendRecord(dir: string, ledger: Ledger, record: unknown): void
   if (!ready.has(folder)) {
     mkdirSync(folder, { recursive: true });
     ready.add(folder);
+    const writers = join(dir, WRITERS);
+    if (!ready.has(writers)) {
+      mkdirSync(writers, { recursive: true });
+      writeFileSync(
+        join(writers, `${process.pid}.json`),
+        JSON.stringify({ pid: process.pid, startTicks: processStartTime(process.pid) }),
+      );
+      ready.add(writers);
+    }
   }
   appendFileSync(join(folder, `${process.pid}.jsonl`), JSON.stringify(record) + "\n");
 }

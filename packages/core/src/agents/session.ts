@@ -326,7 +326,8 @@ export class AgentSession implements AsyncDisposable {
 
   /**
    * A turn result with the secret values the kit handed out scrubbed from the texts a
-   * harness or provider may echo them into (an error quoting a key, a reply).
+   * harness or provider may echo them into (an error quoting a key, a reply, the harness's
+   * raw events that carry that error as it came).
    */
   private scrubbed(result: TurnResult): TurnResult {
     const scrub = (text: string) => this.services.runtime.scrub(text);
@@ -335,6 +336,7 @@ export class AgentSession implements AsyncDisposable {
       prompt: scrub(result.prompt),
       response: result.response && { text: scrub(result.response.text) },
       error: result.error && { ...result.error, message: scrub(result.error.message) },
+      events: this.services.runtime.scrubValue(result.events),
     };
   }
 
@@ -381,7 +383,9 @@ export class AgentSession implements AsyncDisposable {
         ? { ...this.error, message }
         : resultError("M3_HARNESS_CLOSE", message);
     }
-    this.finalTrace = sessionTrace(this.capture?.trace, this.turns);
+    const trace = sessionTrace(this.capture?.trace, this.turns);
+    // What the harness printed (its stderr) may quote a key as a provider sent it back.
+    this.finalTrace = { ...trace, events: this.services.runtime.scrubValue(trace.events) };
     this.outcome = outcome;
     this.finishedAt = monotonicNow();
     this.state = Lifecycle.FINISHED;

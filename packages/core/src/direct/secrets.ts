@@ -127,33 +127,28 @@ export function resolveHttpAuth(
   return { headers, secrets };
 }
 
-const scrubbers = new WeakMap<ReadonlyMap<string, string>, SecretScrubber>();
+const scrubbers = new WeakMap<
+  ReadonlyMap<string, string>,
+  { readonly size: number; readonly scrubber: SecretScrubber }
+>();
 
 /**
  * Replaces every occurrence of a secret value (`secrets`: value → name) in `text` with
  * `[redacted: NAME]`, through core's one {@link SecretScrubber}.
  */
 export function redactText(text: string, secrets: ReadonlyMap<string, string>): string {
-  let scrubber = scrubbers.get(secrets);
-  if (scrubber === undefined || scrubber.secrets().length !== secrets.size) {
-    scrubber = new SecretScrubber([...secrets].map(([value, name]) => ({ name, value })));
-    scrubbers.set(secrets, scrubber);
-  }
-  return scrubber.scrub(text);
+  return scrubberOf(secrets).scrub(text);
+}
+
+function scrubberOf(secrets: ReadonlyMap<string, string>): SecretScrubber {
+  const known = scrubbers.get(secrets);
+  if (known !== undefined && known.size === secrets.size) return known.scrubber;
+  const scrubber = new SecretScrubber([...secrets].map(([value, name]) => ({ name, value })));
+  scrubbers.set(secrets, { size: secrets.size, scrubber });
+  return scrubber;
 }
 
 /** A deep copy of `value` with every secret value redacted from its strings (and keys). */
 export function redactValue<T>(value: T, secrets: ReadonlyMap<string, string>): T {
-  if (secrets.size === 0) return value;
-  const walk = (node: unknown): unknown => {
-    if (typeof node === "string") return redactText(node, secrets);
-    if (Array.isArray(node)) return node.map(walk);
-    if (typeof node === "object" && node !== null) {
-      return Object.fromEntries(
-        Object.entries(node).map(([key, entry]) => [redactText(key, secrets), walk(entry)]),
-      );
-    }
-    return node;
-  };
-  return walk(value) as T;
+  return scrubberOf(secrets).scrubValue(value);
 }

@@ -150,6 +150,15 @@ export class M3Runtime {
     return this.scrubber.scrub(text);
   }
 
+  /**
+   * `value` with every registered secret value scrubbed from each string in it, however
+   * deep (a harness's raw events carry a provider's error text as it came). Values without
+   * a secret come back as they are.
+   */
+  scrubValue<T>(value: T): T {
+    return this.scrubber.scrubValue(value);
+  }
+
   /** The provider for selections that name none, if the run configured one. */
   get provider(): RunProvider | undefined {
     return this.runProvider;

@@ -64,4 +64,28 @@ export class SecretScrubber {
     }
     return out;
   }
+
+  /**
+   * `value` with every secret scrubbed from each string in it (keys too), however deep, in
+   * arrays and plain objects; other objects are kept as they are. Without secrets, `value`
+   * itself comes back.
+   */
+  scrubValue<T>(value: T): T {
+    if (this.names.size === 0) return value;
+    const walk = (item: unknown): unknown => {
+      if (typeof item === "string") return this.scrub(item);
+      if (Array.isArray(item)) return item.map(walk);
+      if (
+        typeof item === "object" &&
+        item !== null &&
+        Object.getPrototypeOf(item) === Object.prototype
+      ) {
+        return Object.fromEntries(
+          Object.entries(item).map(([key, entry]) => [this.scrub(key), walk(entry)]),
+        );
+      }
+      return item;
+    };
+    return walk(value) as T;
+  }
 }

@@ -1,0 +1,163 @@
+/**
+ * Faults in Jest itself, on every agent: Jest's own timeout and a killed Jest worker. One Jest
+ * run (as a child process, two workers) per agent holds both: `timeout.test.ts` outlives its
+ * Jest timeout while its turn waits in shipping_wait, and `killed.test.ts` loses its worker
+ * (SIGKILL) while its turn waits in a call of its own. Afterwards: Jest names both faults,
+ * the timed-out session's calls in the run's report are those its server received, none as
+ * a success, and nothing the run started is left (checked with `ps`, by pid and start time,
+ * independently of the kit); the killed kit's folders are removed.
+ * (reliability/jest-faults.test.ts holds the Codex-only scenarios in more depth; the in-band
+ * SIGINT and SIGTERM on every agent are in in-band-signals.test.ts.)
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import {
+  childPids,
+  jsonLines,
+  ledgerProcesses,
+  makeUserProject,
+  removeTempDir,
+  runFolder,
+  signalIfSame,
+  startJest,
+  stillRunning,
+  waitUntil,
+  type RunningJest,
+} from "../support/user-project";
+
+const FIXTURE = join(__dirname, "..", "fixtures", "faults");
+const SESSION = JSON.stringify(join(FIXTURE, "fault-session"));
+
+/** Every agent, its model on the scripted model, and a Jest timeout that lets it reach the call. */
+const AGENTS = [
+  ["codex", "gpt-5.5", 8_000],
+  ["claude-code", "claude-sonnet-5-5", 8_000],
+  ["gemini", "gemini-scripted", 20_000],
+  ["opencode", "scripted-model", 30_000],
+] as const;
+
+const sessionTest = (name: string, seconds: number, jestTimeoutMs: number): string =>
+  `import { MCPTestKit } from "jest-m3";
+import { shippingSession } from ${SESSION};
+
+test(${JSON.stringify(name)}, async () => {
+  await using kit = new MCPTestKit({ env: {} });
+  await using open = await shippingSession(kit).open();
+  await open.send("wait on shipping for ${seconds} seconds");
+}, ${jestTimeoutMs});
+`;
+
+interface Report {
+  readonly sessions: {
+    testName: string;
+    outcome: string | null;
+    turns: { toolCalls: { tool: string; arguments: string; status: string }[] }[];
+  }[];
+}
+
+describe.each(AGENTS)("Jest faults around an open %s session", (harness, model, jestTimeoutMs) => {
+  let dir: string | undefined;
+  let out: string | undefined;
+  let jest: RunningJest | undefined;
+  let leftovers: { pid: number; ticks: string | null }[] = [];
+  let leftoverDirs: string[] = [];
+
+  afterEach(async () => {
+    for (const { pid, ticks } of leftovers) signalIfSame(pid, ticks, "SIGKILL");
+    if (jest) {
+      if (!jest.exited) process.kill(jest.pid, "SIGKILL");
+      await jest.done;
+    }
+    for (const folder of leftoverDirs) removeTempDir(folder);
+    removeTempDir(dir);
+    removeTempDir(out);
+    jest = undefined;
+    leftovers = [];
+    leftoverDirs = [];
+  });
+
+  test("Jest's timeout while a turn runs, and a worker killed mid-call: both named, the calls kept, nothing left", async () => {
+    dir = makeUserProject({
+      "m3.config.json": JSON.stringify({
+        harnesses: [harness],
+        scriptedModel: { script: join(FIXTURE, "model-script.json") },
+      }),
+      "timeout.test.ts": sessionTest("outlives the Jest timeout", 600, jestTimeoutMs),
+      "killed.test.ts": sessionTest("worker killed mid-call", 601, 120_000),
+    });
+    out = mkdtempSync(join(tmpdir(), "m3-agent-fault-out-"));
+    jest = startJest(dir, {
+      args: ["--maxWorkers=2"],
+      env: { M3_FAULT_OUT: out, M3_FAULT_AGENT: `${harness}:${model}` },
+      timeoutMs: 150_000,
+    });
+    const calls = () =>
+      jsonLines<{ tool: string; arguments: { seconds: number } }>(join(out!, "calls.jsonl"));
+    const reached = await waitUntil(
+      () => calls().some((call) => call.arguments.seconds === 601),
+      90_000,
+    );
+    if (!reached) throw new Error(`the turn never reached the tool call:\n${jest.output()}`);
+    const folder = runFolder(dir);
+    // The worker whose kit started the killed test's processes: its ledger file's name.
+    const killedLedger = readdirSync(join(folder, "processes")).find((file) =>
+      jsonLines<{ testName: string }>(join(folder, "processes", file)).some(
+        (child) => child.testName === "worker killed mid-call",
+      ),
+    );
+    const worker = Number(basename(killedLedger ?? "0", ".jsonl"));
+    expect(childPids(jest.pid)).toContain(worker);
+    const killedDirs = jsonLines<{ path: string }>(join(folder, "dirs", `${worker}.jsonl`)).map(
+      (entry) => entry.path,
+    );
+    expect(killedDirs.length).toBeGreaterThanOrEqual(2);
+    leftoverDirs = killedDirs;
+    for (const child of ledgerProcesses(folder))
+      leftovers.push({ pid: child.pid, ticks: child.startTicks });
+
+    process.kill(worker, "SIGKILL");
+    const run = await jest.done;
+    const started = ledgerProcesses(folder);
+
+    // Both faults named.
+    expect(run.output).toContain(`Exceeded timeout of ${jestTimeoutMs} ms for a test`);
+    expect(run.output).toMatch(
+      /jest-m3: "outlives the Jest timeout" exceeded Jest's test timeout while 1 MCPTestKit\(s\) were still in use; closed them/,
+    );
+    expect(run.output).toContain(
+      `A jest worker process (pid=${worker}) was terminated by another process: signal=SIGKILL`,
+    );
+    expect(run.status).toBe(1);
+    // Nothing left: every process either test's kit started, checked by `ps`; the killed
+    // kit's processes ended without the orphan guard, and its folders were removed.
+    expect(
+      started.filter((child) => child.testName === "worker killed mid-call").length,
+    ).toBeGreaterThanOrEqual(2);
+    expect(stillRunning(started).map((child) => `${child.label} (pid ${child.pid})`)).toEqual([]);
+    expect(stillRunning([{ pid: worker }])).toEqual([]);
+    // Jest's main process saw the worker die and cleaned up after it (run-guard.ts), well
+    // before the global teardown's orphan guard.
+    expect(run.output).toMatch(
+      new RegExp(
+        `jest-m3: a Jest worker \\(pid ${worker}\\) ended without closing its kits; (stopped \\d+ process\\(es\\) they started and )?removed \\d+ temporary folder\\(s\\)`,
+      ),
+    );
+    expect(run.output).not.toContain("outlived their kit");
+    expect(killedDirs.filter((path) => existsSync(path))).toEqual([]);
+    // Evidence: what the timed-out session's server received is what the run's report
+    // holds for it (on a loaded machine a slow agent may not reach the call before Jest's
+    // timeout: then neither has it), with the session's outcome and no call as a success.
+    const received = calls()
+      .filter((call) => call.arguments.seconds === 600)
+      .map((call) => [call.tool, JSON.stringify(call.arguments)]);
+    const report = JSON.parse(readFileSync(join(folder, "report.json"), "utf8")) as Report;
+    const timedOut = report.sessions.filter(
+      (session) => session.testName === "outlives the Jest timeout",
+    );
+    expect(timedOut.map((session) => session.outcome)).toEqual(["cancelled"]);
+    const recorded = timedOut[0]!.turns.flatMap((turn) => turn.toolCalls);
+    expect(recorded.map((call) => [call.tool, call.arguments])).toEqual(received);
+    expect(recorded.filter((call) => call.status === "success")).toEqual([]);
+  }, 180_000);
+});

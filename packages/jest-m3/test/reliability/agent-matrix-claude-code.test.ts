@@ -1,0 +1,4 @@
+/** The reliability matrix (agent-matrix.ts) on claude-code. */
+import { describeAgentMatrix } from "./agent-matrix";
+
+describeAgentMatrix("claude-code");

@@ -1,0 +1,4 @@
+/** The reliability matrix (agent-matrix.ts) on codex. */
+import { describeAgentMatrix } from "./agent-matrix";
+
+describeAgentMatrix("codex");

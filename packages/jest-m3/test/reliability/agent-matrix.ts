@@ -1,0 +1,558 @@
+/**
+ * The fault matrix of issue 22, one agent per test file (agent-matrix-<agent>.test.ts), so
+ * Jest's workers run the agents side by side while each agent's cells run one at a time.
+ * Every cell drives the real agent binary through the public API (`MCPTestKit`, sessions,
+ * turns) on one scripted model shared by the file, with real MCP servers, and asserts:
+ *
+ * - a readable result: the turn's and session's outcome, the error's words naming the fault;
+ * - no evidence lost: the calls the server received are in the kit's records, with a status
+ *   that says what happened to them;
+ * - no process left: every process the kit reported starting (the agent, each relay, each
+ *   server) is gone from /proc once the kit closed, checked by pid and start time.
+ *
+ * Cells: an MCP server that crashes mid-call, hangs, or fails to start; the agent killed
+ * mid-turn, or hanging (stopped); the provider answering 401 (echoing the planted key),
+ * 429, 500, cutting its stream, or hanging; eight sessions at once with ground truth (the
+ * server's own call log equals the kit's records, turn by turn); the planted-secret scan.
+ * Jest-level faults (Jest's timeout, SIGINT, SIGTERM, a killed worker) need a Jest of their
+ * own: in-band-signals.test.ts runs SIGINT and SIGTERM on every agent.
+ *
+ * `afterAll` prints the agent's figures: cells passed and the time of each.
+ */
+import { lstatSync, readdirSync, readFileSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import {
+  ExecutionOutcome,
+  MCPTestKit,
+  TurnOutcome,
+  type ModelProvider,
+  type StdioServer,
+} from "jest-m3";
+import { processStartTime, stillSame } from "@jest-m3/core/runner";
+import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+
+/** The repository root. */
+const REPO = join(__dirname, "..", "..", "..", "..");
+const FAULT_SERVER = join(REPO, "packages", "core", "test", "fixtures", "fault-server.mjs");
+const SHIPPING_SERVER = join(REPO, "examples", "shipping", "shipping-server.mjs");
+/** The shipping server plus shipping_wait, which logs its call and then waits. */
+const SLOW_SHIPPING_SERVER = join(__dirname, "..", "fixtures", "slow-shipping-server.mjs");
+
+/** The planted credential: handed to the agent as its provider key, echoed by a 401. */
+const PLANTED_KEY = "sk-m3-matrix-planted-5e1f07c9";
+const PLANTED_VARIABLE = "M3_MATRIX_PLANTED_KEY";
+
+/** A provider fault of the matrix. */
+type ProviderFault = "401" | "429" | "500" | "cut";
+
+/** An agent of the matrix: its harness, a model name, the dialect it speaks, how it meets faults. */
+export interface MatrixAgent {
+  readonly harness: string;
+  readonly model: string;
+  readonly dialect: "responses" | "anthropic-messages" | "gemini" | "chat-completions";
+  /**
+   * Per provider fault, what the agent does: fail the turn with error words matching the
+   * expression, or `"retries"` (it asks again on its own, and the turn completes on the
+   * model's next answer).
+   */
+  readonly faults: Readonly<Record<ProviderFault, RegExp | "retries">>;
+  /**
+   * Files the agent itself writes into its (the kit's temporary) home when a request fails,
+   * quoting the provider's answer as it came: Gemini CLI's `gemini-client-error-*.json`,
+   * OpenCode's log and its session database.
+   */
+  readonly ownErrorReports?: RegExp;
+  /**
+   * What an MCP server that exits at start does to the session: `open()` fails with
+   * `M3_HARNESS_START`, or the agent goes on without the server and the turn completes.
+   */
+  readonly serverStartFailure: "open fails" | "turn completes";
+}
+
+/** Every agent the project has, and what each does with a provider's faults (observed). */
+export const MATRIX_AGENTS: Record<string, MatrixAgent> = {
+  codex: {
+    harness: "codex",
+    model: "scripted",
+    dialect: "responses",
+    faults: { "401": /401/, "429": /429/, "500": /internalServerError/, cut: /stream/i },
+    serverStartFailure: "open fails",
+  },
+  "claude-code": {
+    harness: "claude-code",
+    model: "claude-sonnet-5-5",
+    dialect: "anthropic-messages",
+    faults: { "401": /401/, "429": /429/, "500": /500/, cut: "retries" },
+    serverStartFailure: "open fails",
+  },
+  gemini: {
+    harness: "gemini",
+    model: "gemini-scripted",
+    dialect: "gemini",
+    faults: { "401": /401/, "429": "retries", "500": "retries", cut: /terminated/ },
+    ownErrorReports: /\/tmp\/gemini-client-error-[^/]+\.json$/,
+    serverStartFailure: "turn completes",
+  },
+  opencode: {
+    harness: "opencode",
+    model: "scripted-model",
+    dialect: "chat-completions",
+    faults: { "401": /invalid key/, "429": "retries", "500": "retries", cut: "retries" },
+    ownErrorReports: /\/data\/opencode\/(log\/opencode\.log|opencode\.db(-wal)?)$/,
+    serverStartFailure: "turn completes",
+  },
+};
+
+/** The turn budget of cells that end by a timeout: short, so the matrix stays quick. */
+const TIMEOUT_MS = 6_000;
+/** How the kit words a turn that ran out of its budget. */
+const TIMED_OUT_WORDS = expect.stringContaining(
+  `The turn did not finish within ${TIMEOUT_MS} ms; the harness was interrupted`,
+);
+/** Sessions of the load cell, all open at once. */
+const LOAD_SESSIONS = 8;
+
+const faultServer = (...args: string[]): StdioServer => ({
+  name: "faulty",
+  command: process.execPath,
+  args: [FAULT_SERVER, ...args],
+});
+
+const shippingServer = (callLog: string): StdioServer => ({
+  name: "shipping",
+  command: process.execPath,
+  args: [SHIPPING_SERVER],
+  env: { SHIPPING_CALL_LOG: callLog },
+});
+
+const slowShippingServer = (callLog: string): StdioServer => ({
+  name: "shipping",
+  command: process.execPath,
+  args: [SLOW_SHIPPING_SERVER],
+  env: { SHIPPING_CALL_LOG: callLog },
+});
+
+/** The lines a server appended to its call log. */
+function callLog(file: string): { tool: string; arguments: Record<string, unknown> }[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { tool: string; arguments: Record<string, unknown> });
+}
+
+/** Files under `dir` whose bytes contain `needle`. */
+function filesContaining(dir: string, needle: string): string[] {
+  if (!existsSync(dir)) return [];
+  const found: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    const stat = lstatSync(path, { throwIfNoEntry: false });
+    if (!stat || stat.isSymbolicLink()) continue;
+    if (stat.isDirectory()) found.push(...filesContaining(path, needle));
+    else if (stat.isFile() && readFileSync(path).includes(needle)) found.push(path);
+  }
+  return found;
+}
+
+const SCRIPT = {
+  rules: [
+    {
+      name: "crash",
+      when: { user: "crash the server" },
+      steps: [{ call: "faulty:crash", args: {} }, { reply: "after the crash" }],
+    },
+    {
+      name: "server hang",
+      when: { user: "hang the server" },
+      steps: [{ call: "faulty:sleep", args: { ms: 600_000 } }, { reply: "slept" }],
+    },
+    {
+      name: "wait",
+      when: { user: "wait on shipping" },
+      steps: [{ call: "shipping:shipping_wait", args: { seconds: 600 } }, { reply: "waited" }],
+    },
+    {
+      name: "echo",
+      when: { user: "echo once" },
+      steps: [{ call: "faulty:echo", args: { text: "hi" } }, { reply: "echoed" }],
+    },
+    {
+      name: "401 for the scan",
+      when: { user: "scan for the key" },
+      steps: [{ http: 401, message: `invalid key: Bearer ${PLANTED_KEY}` }],
+    },
+    {
+      name: "401",
+      when: { user: "unauthorized" },
+      steps: [{ http: 401, message: `invalid key: Bearer ${PLANTED_KEY}` }],
+    },
+    { name: "429", when: { user: "rate limit me" }, steps: [{ http: 429, message: "slow down" }] },
+    { name: "500", when: { user: "outage" }, steps: [{ http: 500, message: "scripted outage" }] },
+    { name: "cut", when: { user: "cut the stream" }, steps: [{ cut: true as const }] },
+    { name: "model hang", when: { user: "hang the model" }, steps: [{ hang: true as const }] },
+    {
+      name: "quote one",
+      when: { user: { regex: "^load: one quote for (\\d+) kg$" } },
+      steps: [
+        {
+          call: "shipping:shipping_quote",
+          args: { weight_kg: "{{match.1 | number}}", zone: "local" },
+        },
+        { reply: "one quote" },
+      ],
+    },
+    {
+      name: "quote two",
+      when: { user: { regex: "^load: two quotes for (\\d+) kg$" } },
+      steps: [
+        {
+          call: "shipping:shipping_quote",
+          args: { weight_kg: "{{match.1 | number}}", zone: "regional" },
+        },
+        {
+          call: "shipping:shipping_quote",
+          args: { weight_kg: "{{match.1 | number}}", zone: "international" },
+        },
+        { reply: "two quotes" },
+      ],
+    },
+  ],
+  fallback: [{ reply: "fallback reply" }],
+};
+
+interface CellFigure {
+  readonly cell: string;
+  readonly passed: boolean;
+  readonly ms: number;
+  /** What the cell saw, where agents differ (printed with the figures). */
+  readonly note?: string;
+}
+
+/** Declares the matrix's cells for one agent. */
+export function describeAgentMatrix(name: keyof typeof MATRIX_AGENTS): void {
+  const agentCase = MATRIX_AGENTS[name]!;
+  let model: ScriptedModel;
+  let kit: MCPTestKit;
+  /** Every process the cell's kit reported starting, with its start time. */
+  let started: { pid: number; label: string; startTime: string | null }[] = [];
+  const figures: CellFigure[] = [];
+  let note: string | undefined;
+
+  const provider = (): ModelProvider => ({
+    ...model.providerFor(agentCase.dialect),
+    envKey: "M3_MATRIX_API_KEY",
+  });
+  const agent = () =>
+    kit.agents([
+      {
+        harness: agentCase.harness,
+        models: [agentCase.model],
+        provider: provider(),
+        credentialEnv: { M3_MATRIX_API_KEY: PLANTED_VARIABLE },
+      },
+    ])[0]!;
+  /** The agent's own process (the one the kit spawned; relays and servers are its children). */
+  const agentProcess = () => {
+    const own = kit.processes.filter(
+      (child) => !child.label.startsWith("relay for ") && !child.label.startsWith("server "),
+    );
+    expect(own).toHaveLength(1);
+    return own[0]!;
+  };
+  /** Waits until `condition` holds (every 50 ms), up to `ms`. */
+  const until = async (condition: () => boolean, ms: number): Promise<boolean> => {
+    const deadline = Date.now() + ms;
+    while (!condition()) {
+      if (Date.now() > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return true;
+  };
+
+  beforeAll(async () => {
+    process.env[PLANTED_VARIABLE] = PLANTED_KEY;
+    model = await startScriptedModel(SCRIPT);
+  });
+  afterAll(async () => {
+    await model.close();
+    delete process.env[PLANTED_VARIABLE];
+    const passed = figures.filter((figure) => figure.passed).length;
+    console.log(
+      `reliability matrix, ${name}: ${passed}/${figures.length} cells passed\n` +
+        figures
+          .map(
+            (figure) =>
+              `  ${figure.passed ? "✓" : "✕"} ${figure.cell}: ${figure.ms} ms${figure.note ? ` (${figure.note})` : ""}`,
+          )
+          .join("\n"),
+    );
+  });
+  beforeEach(() => {
+    started = [];
+    kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
+    kit.runtime.observe({
+      processStarted: (child) =>
+        started.push({
+          pid: child.pid,
+          label: child.label,
+          startTime: processStartTime(child.pid),
+        }),
+    });
+  });
+  afterEach(async () => {
+    await kit.close();
+    // The orphan check: nothing the kit started is still that process (zombies count as gone).
+    const left = started.filter((child) => stillSame(child));
+    expect(left.map((child) => `${child.label} (pid ${child.pid})`)).toEqual([]);
+  });
+
+  /** A cell: a test whose time and result go into the agent's figures. */
+  const cell = (title: string, body: () => Promise<void>, timeoutMs = 90_000): void => {
+    test(
+      `${name}: ${title}`,
+      async () => {
+        const startedAt = Date.now();
+        note = undefined;
+        try {
+          await body();
+          figures.push({ cell: title, passed: true, ms: Date.now() - startedAt, note });
+        } catch (error) {
+          figures.push({ cell: title, passed: false, ms: Date.now() - startedAt, note });
+          throw error;
+        }
+      },
+      timeoutMs,
+    );
+  };
+
+  cell("an MCP server that crashes mid-call", async () => {
+    const session = agent().session({ server: faultServer(), timeout: 60_000 });
+    let turn;
+    {
+      await using open = await session.open();
+      turn = await open.send("crash the server");
+    }
+    const crash = turn.toolCalls.find((call) => call.tool === "crash");
+    expect(crash?.status).toBe("transport_error");
+    const events = JSON.stringify(session.result.trace.events);
+    expect(events).toContain("segfault in quote engine");
+    expect(session.result.snapshot.lifecycle).toBe("finished");
+    expect(turn.snapshot.outcome).toBe(TurnOutcome.COMPLETED);
+  });
+
+  cell("an MCP server that hangs in a call: the turn times out, the call is kept", async () => {
+    const session = agent().session({ server: faultServer(), timeout: 60_000 });
+    let turn;
+    {
+      await using open = await session.open();
+      turn = await open.send("hang the server", { timeout: TIMEOUT_MS });
+    }
+    expect(turn.snapshot.outcome).toBe(TurnOutcome.TIMED_OUT);
+    expect(turn.error).toMatchObject({ code: "M3_TURN_TIMEOUT", message: TIMED_OUT_WORDS });
+    const sleep = turn.toolCalls.find((call) => call.tool === "sleep");
+    expect(sleep?.arguments).toEqual({ ms: 600_000 });
+    expect(["timed_out", "cancelled", "incomplete"]).toContain(sleep?.status);
+    expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.TIMED_OUT);
+  });
+
+  cell("an MCP server that fails to start", async () => {
+    const session = agent().session({
+      server: faultServer("--exit-at-start", "3"),
+      timeout: 60_000,
+    });
+    let outcome: string;
+    let message: string;
+    try {
+      const open = await session.open();
+      const turn = await open.send("echo once", { timeout: 30_000 });
+      await open.close();
+      outcome = `turn ${turn.snapshot.outcome}`;
+      message = `${turn.error?.message ?? ""}\n${JSON.stringify(session.result.trace.events)}`;
+    } catch (error) {
+      outcome = `open failed (${(error as { code?: string }).code})`;
+      message = (error as Error).message;
+    }
+    note = outcome;
+    // Either way the server's own words (its stderr) say what went wrong.
+    expect({ outcome, message }).toEqual({
+      outcome:
+        agentCase.serverStartFailure === "open fails"
+          ? "open failed (M3_HARNESS_START)"
+          : `turn ${TurnOutcome.COMPLETED}`,
+      message: expect.stringContaining("cannot open database"),
+    });
+    expect(session.result.trace.toolCalls).toEqual([]);
+  });
+
+  /** Opens a session with the slow shipping server and starts a turn in shipping_wait. */
+  const midCall = async (timeoutMs: number) => {
+    const log = join(await kit.tempDir("m3-matrix-log-"), "calls.jsonl");
+    const session = agent().session({ server: slowShippingServer(log), timeout: 60_000 });
+    const open = await session.open();
+    const harness = agentProcess();
+    const turn = open.send("wait on shipping", { timeout: timeoutMs });
+    // In the middle of the call: the server logged it and sleeps.
+    const reached = await until(() => callLog(log).length > 0, 30_000);
+    expect(reached).toBe(true);
+    return { session, open, harness, turn, log };
+  };
+
+  cell("the agent killed (SIGKILL) in the middle of a tool call", async () => {
+    const { session, open, harness, turn, log } = await midCall(60_000);
+    process.kill(harness.pid, "SIGKILL");
+    const result = await turn;
+    await open.close();
+    expect(result.snapshot.outcome).toBe(TurnOutcome.FAILED);
+    expect(result.error?.message).toMatch(/SIGKILL/);
+    expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.FAILED);
+    // The call the server received is in the record, not finished.
+    expect(callLog(log)).toEqual([{ tool: "shipping_wait", arguments: { seconds: 600 } }]);
+    const wait = session.result.trace.toolCalls.find((call) => call.tool === "shipping_wait");
+    expect(wait?.arguments).toEqual({ seconds: 600 });
+    expect(wait?.status).not.toBe("success");
+  });
+
+  cell("the agent hanging (stopped with SIGSTOP) mid-call: the turn times out", async () => {
+    const { session, open, harness, turn, log } = await midCall(TIMEOUT_MS);
+    process.kill(harness.pid, "SIGSTOP");
+    const result = await turn;
+    await open.close();
+    expect(result.snapshot.outcome).toBe(TurnOutcome.TIMED_OUT);
+    expect(result.error).toMatchObject({ code: "M3_TURN_TIMEOUT", message: TIMED_OUT_WORDS });
+    expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.TIMED_OUT);
+    expect(callLog(log)).toEqual([{ tool: "shipping_wait", arguments: { seconds: 600 } }]);
+    const wait = session.result.trace.toolCalls.find((call) => call.tool === "shipping_wait");
+    expect(wait?.status).not.toBe("success");
+  });
+
+  for (const [fault, prompt] of [
+    ["401", "unauthorized"],
+    ["429", "rate limit me"],
+    ["500", "outage"],
+    ["cut", "cut the stream"],
+  ] as const) {
+    const expected = agentCase.faults[fault];
+    cell(
+      `the provider answering ${fault === "cut" ? "with a cut stream" : `HTTP ${fault}`}: ${
+        expected === "retries" ? "the agent retries" : "the turn fails naming it"
+      }; the session goes on`,
+      async () => {
+        const session = agent().session({ server: faultServer(), timeout: 60_000 });
+        let turn;
+        let after;
+        {
+          await using open = await session.open();
+          turn = await open.send(prompt, { timeout: 30_000 });
+          after = await open.send("echo once", { timeout: 30_000 });
+        }
+        const asked = model.journal.entries
+          // Side requests (a title for the chat, say) quote the prompt too: not the turn's.
+          .filter((entry) => !entry.side && entry.conversation?.user === prompt)
+          .map((entry) => entry.decision.kind);
+        // The model really answered with the fault first.
+        expect(asked[0]).toBe(fault === "cut" ? "cut" : "http");
+        if (expected === "retries") {
+          // The agent asked again on its own; the model's next answer (its fallback) ended
+          // the turn: the journal shows the fault, then the retry.
+          expect(turn.snapshot.outcome).toBe(TurnOutcome.COMPLETED);
+          expect(turn.response?.text).toBe("fallback reply");
+          expect(asked.slice(0, 2)).toEqual([asked[0], "reply"]);
+        } else {
+          expect(turn.snapshot.outcome).toBe(TurnOutcome.FAILED);
+          expect(turn.error).toMatchObject({
+            code: "M3_TURN_FAILED",
+            message: expect.stringMatching(expected),
+          });
+        }
+        expect(JSON.stringify(turn)).not.toContain(PLANTED_KEY);
+        // The session goes on: the next turn's call crosses the wire.
+        expect(after.toolCalls.map((call) => [call.tool, call.status, call.evidence])).toEqual([
+          ["echo", "success", "both"],
+        ]);
+      },
+    );
+  }
+
+  cell("the provider hanging: the turn times out", async () => {
+    const session = agent().session({ server: faultServer(), timeout: 60_000 });
+    let turn;
+    {
+      await using open = await session.open();
+      turn = await open.send("hang the model", { timeout: TIMEOUT_MS });
+    }
+    expect(turn.snapshot.outcome).toBe(TurnOutcome.TIMED_OUT);
+    expect(turn.error).toMatchObject({ code: "M3_TURN_TIMEOUT", message: TIMED_OUT_WORDS });
+  });
+
+  cell(
+    `${LOAD_SESSIONS} sessions at once, two turns each: the server's log equals the kit's records, turn by turn`,
+    async () => {
+      const logDir = await kit.tempDir("m3-matrix-load-");
+      const runs = Array.from({ length: LOAD_SESSIONS }, async (_, index) => {
+        const log = join(logDir, `calls-${index}.jsonl`);
+        const session = agent().session({ server: shippingServer(log), timeout: 90_000 });
+        const turns = [];
+        {
+          await using open = await session.open();
+          turns.push(await open.send(`load: one quote for ${index + 1} kg`));
+          turns.push(await open.send(`load: two quotes for ${index + 11} kg`));
+        }
+        return { session, turns, log };
+      });
+      const results = await Promise.all(runs);
+      for (const { session, turns, log } of results) {
+        expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.COMPLETED);
+        const received = callLog(log);
+        const recorded = turns.map((turn) =>
+          turn.toolCalls.map((call) => ({
+            tool: call.tool,
+            arguments: call.arguments,
+            status: call.status,
+          })),
+        );
+        // Ground truth: what the server received, in order, split by the turns' counts.
+        const first = recorded[0]!.length;
+        expect(recorded).toEqual([
+          received.slice(0, first).map((call) => ({ ...call, status: "success" })),
+          received.slice(first).map((call) => ({ ...call, status: "success" })),
+        ]);
+        expect(recorded.map((calls) => calls.length)).toEqual([1, 2]);
+      }
+      expect(new Set(results.map(({ session }) => session.result.snapshot.sessionId)).size).toBe(
+        LOAD_SESSIONS,
+      );
+    },
+    180_000,
+  );
+
+  cell(
+    "the planted key, echoed by a 401, reaches no file the kit or the preset wrote, no trace and no error",
+    async () => {
+      const session = agent().session({ server: faultServer(), timeout: 60_000 });
+      let failed;
+      let copies: string[];
+      {
+        await using open = await session.open();
+        failed = await open.send("scan for the key", { timeout: 30_000 });
+        const dirs = (kit as unknown as { tempDirs: string[] }).tempDirs;
+        expect(dirs.length).toBeGreaterThanOrEqual(2);
+        copies = dirs.flatMap((dir) => filesContaining(dir, PLANTED_KEY));
+        // Only the agent's own error reports, in the kit's temporary folders, may quote what
+        // the provider sent back; they go with the folders when the kit closes.
+        const allowed = agentCase.ownErrorReports;
+        expect(copies.filter((file) => !(allowed && allowed.test(file)))).toEqual([]);
+      }
+      await kit.close();
+      expect(copies.filter((file) => existsSync(file))).toEqual([]);
+      expect(failed.snapshot.outcome).toBe(TurnOutcome.FAILED);
+      expect(failed.error?.message).toContain(`[redacted: ${PLANTED_VARIABLE}]`);
+      expect(
+        JSON.stringify([session.result, session.result.trace, failed.error?.message]),
+      ).not.toContain(PLANTED_KEY);
+      // The preset's run folder (transcripts of finished sessions) holds no copy either.
+      const runDir = process.env.M3_RUN_DIR;
+      if (runDir) expect(filesContaining(runDir, PLANTED_KEY)).toEqual([]);
+    },
+  );
+}
