@@ -1,7 +1,8 @@
 /**
  * The preset's `globalSetup`: a run id and a results folder, a readiness probe per
  * configured harness, and the shared scripted model, handed to workers through their
- * environment.
+ * environment. A run whose tests cannot use the kit (the run plan, see `run-plan.ts`) gets
+ * only its run folder: no model is started and no harness probed.
  */
 import { randomBytes } from "node:crypto";
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
@@ -14,7 +15,7 @@ import {
   readinessKeyFor,
   resolveHarness,
 } from "@jest-m3/core/runner";
-import { loadConfig } from "./config.js";
+import { loadConfig, type M3Config } from "./config.js";
 import { didYouMean, KNOWN_HARNESSES } from "./known-harnesses.js";
 import { expandAgents, parseAgentsVariable } from "./matrix/agent-list.js";
 import { modelStepLines, progressEnabled, PROGRESS_ENV, type ModelStep } from "./progress.js";
@@ -25,6 +26,7 @@ import {
   type ModelProblem,
 } from "./model-problems.js";
 import { providersOf, RUN_ENV } from "./run-state.js";
+import { KIT_UNUSED_ENV, kitUnusedByPlan } from "./run-plan.js";
 import { SHARED_SERVICES } from "./shared-services.js";
 
 interface JestGlobalConfig {
@@ -81,8 +83,8 @@ function journalIntoRun(journal: RunJournal, dir: string, progress: boolean): vo
   }) as RunJournal["add"];
 }
 
-export default async function globalSetup(globalConfig: JestGlobalConfig): Promise<void> {
-  const config = loadConfig(globalConfig.rootDir);
+/** Creates this run's folder under the results folder and hands it to the workers. */
+function createRunFolder(config: M3Config): { runId: string; dir: string } {
   const runId = `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomBytes(3).toString("hex")}`;
   const dir = join(config.resultsDir, "runs", runId);
   mkdirSync(join(dir, "executions"), { recursive: true });
@@ -90,10 +92,26 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
   mkdirSync(join(dir, "dirs"), { recursive: true });
   process.env[RUN_ENV.runId] = runId;
   process.env[RUN_ENV.runDir] = dir;
+  return { runId, dir };
+}
+
+export default async function globalSetup(globalConfig: JestGlobalConfig): Promise<void> {
+  const config = loadConfig(globalConfig.rootDir);
+  const { runId, dir } = createRunFolder(config);
 
   // Progress lines: decided here, where Jest's terminal is; workers inherit the choice.
   const progress = progressEnabled(process.env, process.stderr.isTTY === true);
   process.env[PROGRESS_ENV] = progress ? "1" : "0";
+
+  // A run whose tests cannot use the kit: nothing to start, nothing to probe. M3_AGENTS is
+  // still checked, so a typo in a CI job's variable does not wait for an agent run.
+  if (kitUnusedByPlan()) {
+    if (process.env.M3_AGENTS?.trim()) parseAgentsVariable(process.env.M3_AGENTS);
+    process.env[KIT_UNUSED_ENV] = "1";
+    writeRunFile(dir, { runId, provider: null, readiness: {}, agents: [], config: config.source });
+    return;
+  }
+  delete process.env[KIT_UNUSED_ENV];
 
   let provider: string | null = null;
   let sharedProvider: ModelProvider | undefined;
@@ -211,12 +229,10 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
         .join(", ")}`,
     );
   }
-  writeFileSync(
-    join(dir, "run.json"),
-    JSON.stringify(
-      { runId, provider, readiness, agents: runAgents, config: config.source },
-      null,
-      2,
-    ),
-  );
+  writeRunFile(dir, { runId, provider, readiness, agents: runAgents, config: config.source });
+}
+
+/** run.json: what the workers and the reporter read about the run. */
+function writeRunFile(dir: string, run: Record<string, unknown>): void {
+  writeFileSync(join(dir, "run.json"), JSON.stringify(run, null, 2));
 }
