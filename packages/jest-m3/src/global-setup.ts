@@ -42,6 +42,16 @@ function statusLine(name: string, readiness: Readiness): string {
   return `jest-m3: harness ${name} ${version} is NOT ready:\n  - ${reasons.join("\n  - ")}`;
 }
 
+/** A configured harness name, resolved to its adapter or to why it could not be. */
+type ResolvedName =
+  | { readonly name: string; readonly harness: ReturnType<typeof resolveHarness> }
+  | { readonly name: string; readonly error: Error };
+
+/** One harness's readiness probe: its answer and key, or its error. */
+type ProbeOutcome =
+  | { readonly name: string; readonly key: string; readonly probe: Readiness }
+  | { readonly name: string; readonly error: Error };
+
 /** The part of the scripted model's journal this module uses. */
 interface RunJournal {
   add(entry: never): {
@@ -174,30 +184,12 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
   if (!live && !config.scriptedModel && probed.length > 0) {
     console.log(`\njest-m3: model provider: ${provider}`);
   }
-  for (const name of probed) {
+  // Every name resolved first, so a typo stops the run before any probe starts; then the
+  // probes run side by side (each spawns its agent's binary: minutes in a row on a loaded
+  // machine, the slowest one side by side), and their lines are printed in order.
+  const harnesses = probed.map((name): ResolvedName => {
     try {
-      const harness = resolveHarness(name, new Map(), process.env, config.rootDir);
-      // The shared model in this harness's dialect, as a session of it will get it.
-      const shared = sharedProviderMap
-        ? harnessDialects(harness)
-            .map((dialect) => sharedProviderMap[dialect])
-            .find((one) => one !== undefined)
-        : sharedProvider;
-      const context = {
-        selection: {
-          harness: name,
-          model: "readiness-probe",
-          name,
-          credentialEnv: {},
-          options: {},
-          ...(shared ? { provider: shared } : {}),
-        },
-        config: process.env,
-        credentialNames: [],
-      };
-      const probe = await harness.readiness(context);
-      readiness[name] = { key: readinessKeyFor(harness, context), readiness: probe };
-      console.log(statusLine(name, probe));
+      return { name, harness: resolveHarness(name, new Map(), process.env, config.rootDir) };
     } catch (error) {
       if ((error as { code?: unknown }).code === "M3_UNKNOWN_HARNESS") {
         // A typo must stop the run, and must not invite installing a package nobody published.
@@ -210,8 +202,46 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
             (guess ? "" : " A third-party harness comes from a package you install yourself."),
         );
       }
-      readiness[name] = { error: (error as Error).message };
-      console.log(`jest-m3: harness ${name}: ${(error as Error).message}`);
+      return { name, error: error as Error };
+    }
+  });
+  const probes = await Promise.all(
+    harnesses.map(async (entry): Promise<ProbeOutcome> => {
+      if ("error" in entry) return entry;
+      const { name, harness } = entry;
+      try {
+        // The shared model in this harness's dialect, as a session of it will get it.
+        const shared = sharedProviderMap
+          ? harnessDialects(harness)
+              .map((dialect) => sharedProviderMap[dialect])
+              .find((one) => one !== undefined)
+          : sharedProvider;
+        const context = {
+          selection: {
+            harness: name,
+            model: "readiness-probe",
+            name,
+            credentialEnv: {},
+            options: {},
+            ...(shared ? { provider: shared } : {}),
+          },
+          config: process.env,
+          credentialNames: [],
+        };
+        const probe = await harness.readiness(context);
+        return { name, key: readinessKeyFor(harness, context), probe };
+      } catch (error) {
+        return { name, error: error as Error };
+      }
+    }),
+  );
+  for (const outcome of probes) {
+    if ("error" in outcome) {
+      readiness[outcome.name] = { error: outcome.error.message };
+      console.log(`jest-m3: harness ${outcome.name}: ${outcome.error.message}`);
+    } else {
+      readiness[outcome.name] = { key: outcome.key, readiness: outcome.probe };
+      console.log(statusLine(outcome.name, outcome.probe));
     }
   }
   const versions = Object.fromEntries(
