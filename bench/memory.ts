@@ -1,0 +1,84 @@
+// Memory (issue #20): what the kit adds per session over the harness itself, for every
+// harness. Each round is one two-turn seed session of the harness's own session benchmark
+// (bench/session.ts for Codex, bench/claude-code-session.ts, bench/acp-session.ts for
+// Gemini CLI and OpenCode): the bare driver of the same binary (nothing of ours) or the kit
+// (agent.session). Around each round, after a forced GC, this process and every process
+// below it are sampled every 20 ms; the round's footprint is the peak of their summed RSS
+// above the sum just before the round. Per harness: the median footprint of each side and
+// their difference, the kit's overhead per session (target ≤ 10 MB). Sides alternate; the
+// first round of each side (readiness, page cache) is not counted. Each round checks the
+// replies, the wire calls and that every process is gone after close (see those files).
+//
+// Run on its own: `npx tsx bench/memory.ts [rounds]` (after `npm run build`).
+import { resolveClaudeExecutable } from "@jest-m3/harness-claude-code";
+import { resolveCodexExecutable } from "@jest-m3/harness-codex";
+import { acpRound, ACP_AGENTS } from "./acp-session";
+import { claudeCodeRound } from "./claude-code-session";
+import { MB, treeRss } from "./jest-project";
+import { median } from "./report";
+import { codexRound, forcedGc } from "./session";
+
+type Side = "bare" | "kit";
+const TARGET_MB = 10;
+
+/** Runs `work`, sampling the tree's RSS; returns the peak above the level before it, bytes. */
+async function footprint(work: () => Promise<unknown>, gc: () => void): Promise<number> {
+  gc();
+  const base = treeRss(process.pid);
+  let peak = base;
+  const sampler = setInterval(() => (peak = Math.max(peak, treeRss(process.pid))), 20);
+  try {
+    await work();
+  } finally {
+    clearInterval(sampler);
+  }
+  peak = Math.max(peak, treeRss(process.pid));
+  return peak - base;
+}
+
+export async function benchMemory({ rounds = 3 } = {}): Promise<void> {
+  const gc = forcedGc();
+  const codex = resolveCodexExecutable({}, {});
+  if (!codex.found) throw new Error(codex.reason);
+  const claude = resolveClaudeExecutable({}, {});
+  if (!claude.found) throw new Error(claude.reason);
+  const harnesses: Array<{ name: string; round: (side: Side) => Promise<unknown> }> = [
+    { name: "codex", round: (side) => codexRound(side, codex.path, gc) },
+    { name: "claude-code", round: (side) => claudeCodeRound(side, claude.path) },
+    ...ACP_AGENTS.map((agent) => ({
+      name: agent.name,
+      round: (side: Side) => acpRound(side, agent),
+    })),
+  ];
+  const rows: Array<{ name: string; bare: number[]; kit: number[] }> = [];
+  for (const harness of harnesses) {
+    const row = { name: harness.name, bare: [] as number[], kit: [] as number[] };
+    for (const side of ["bare", "kit"] as const) await harness.round(side); // warm-up
+    for (let index = 0; index < rounds; index++) {
+      const order: readonly Side[] = index % 2 === 0 ? ["bare", "kit"] : ["kit", "bare"];
+      for (const side of order) row[side].push(await footprint(() => harness.round(side), gc));
+    }
+    rows.push(row);
+  }
+  console.log(
+    `\nmemory: one two-turn seed session, peak summed RSS of this process and everything below it, above the level before the session, MB, median of ${rounds}`,
+  );
+  console.log(
+    "  harness        bare driver      kit   kit − bare (the kit's overhead per session)",
+  );
+  for (const row of rows) {
+    const bare = median(row.bare) / MB;
+    const kit = median(row.kit) / MB;
+    const over = kit - bare;
+    console.log(
+      `  ${row.name.padEnd(12)} ${bare.toFixed(1).padStart(11)} ${kit.toFixed(1).padStart(8)} ${over.toFixed(1).padStart(8)}  target ≤ ${TARGET_MB} MB: ${over <= TARGET_MB ? "met" : "NOT met"}   (bare: ${row.bare.map((b) => (b / MB).toFixed(0)).join(" ")}; kit: ${row.kit.map((k) => (k / MB).toFixed(0)).join(" ")})`,
+    );
+  }
+}
+
+if (require.main === module) {
+  benchMemory({ rounds: Number(process.argv[2] ?? 3) }).catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}
