@@ -9,7 +9,7 @@
 // first round of each side (readiness, page cache) is not counted. Each round checks the
 // replies, the wire calls and that every process is gone after close (see those files).
 //
-// Run on its own: `npx tsx bench/memory.ts [rounds]` (after `npm run build`).
+// Run on its own: `npx tsx bench/memory.ts [rounds] [harness…]` (after `npm run build`).
 import { resolveClaudeExecutable } from "@jest-m3/harness-claude-code";
 import { resolveCodexExecutable } from "@jest-m3/harness-codex";
 import { acpRound, ACP_AGENTS } from "./acp-session";
@@ -36,7 +36,10 @@ async function footprint(work: () => Promise<unknown>, gc: () => void): Promise<
   return peak - base;
 }
 
-export async function benchMemory({ rounds = 3 } = {}): Promise<void> {
+export async function benchMemory({
+  rounds = 3,
+  only = [] as readonly string[],
+} = {}): Promise<void> {
   const gc = forcedGc();
   const codex = resolveCodexExecutable({}, {});
   if (!codex.found) throw new Error(codex.reason);
@@ -51,7 +54,7 @@ export async function benchMemory({ rounds = 3 } = {}): Promise<void> {
     })),
   ];
   const rows: Array<{ name: string; bare: number[]; kit: number[] }> = [];
-  for (const harness of harnesses) {
+  for (const harness of harnesses.filter((one) => only.length === 0 || only.includes(one.name))) {
     const row = { name: harness.name, bare: [] as number[], kit: [] as number[] };
     for (const side of ["bare", "kit"] as const) await harness.round(side); // warm-up
     for (let index = 0; index < rounds; index++) {
@@ -77,7 +80,8 @@ export async function benchMemory({ rounds = 3 } = {}): Promise<void> {
 }
 
 if (require.main === module) {
-  benchMemory({ rounds: Number(process.argv[2] ?? 3) }).catch((error: unknown) => {
+  const [rounds, ...only] = process.argv.slice(2);
+  benchMemory({ rounds: Number(rounds ?? 3), only }).catch((error: unknown) => {
     console.error(error);
     process.exitCode = 1;
   });

@@ -106,7 +106,7 @@ export async function benchScale({ harness = "codex" } = {}): Promise<void> {
     `\nscale: N two-turn ${harness} seed sessions as N test files, one jest run on 2 workers each (scripted model)`,
   );
   console.log(
-    "      N   wall ms  sessions/min  peak tree RSS MB  sum of sessions ms  per added session: wall ms  peak MB",
+    "      N   wall ms  sessions/min  peak tree RSS MB  sum of sessions ms  per session ms  per added session: wall ms  peak MB",
   );
   rows.forEach((row, index) => {
     const previous = rows[index - 1];
@@ -114,7 +114,7 @@ export async function benchScale({ harness = "codex" } = {}): Promise<void> {
       ? `${((row.wall - previous.wall) / (row.count - previous.count)).toFixed(0).padStart(10)}  ${((row.peak - previous.peak) / MB / (row.count - previous.count)).toFixed(1).padStart(7)}`
       : "         —        —";
     console.log(
-      `  ${String(row.count).padStart(5)}  ${row.wall.toFixed(0).padStart(8)}  ${((row.count / row.wall) * 60_000).toFixed(1).padStart(12)}  ${(row.peak / MB).toFixed(0).padStart(16)}  ${row.sessions.toFixed(0).padStart(18)}                 ${added}`,
+      `  ${String(row.count).padStart(5)}  ${row.wall.toFixed(0).padStart(8)}  ${((row.count / row.wall) * 60_000).toFixed(1).padStart(12)}  ${(row.peak / MB).toFixed(0).padStart(16)}  ${row.sessions.toFixed(0).padStart(18)}  ${(row.sessions / row.count).toFixed(0).padStart(14)}                 ${added}`,
     );
   });
   const wall = fit(rows.map((row) => [row.count, row.wall] as const));

@@ -93,6 +93,30 @@ function journalIntoRun(journal: RunJournal, dir: string, progress: boolean): vo
   }) as RunJournal["add"];
 }
 
+/**
+ * A configured harness name resolved to its adapter (nothing is started). A name nothing
+ * resolves stops the run, with a did-you-mean and never a guessed package name; another
+ * failure is kept for the run's readiness.
+ */
+function resolveName(name: string, config: M3Config, variable: string | undefined): ResolvedName {
+  try {
+    return { name, harness: resolveHarness(name, new Map(), process.env, config.rootDir) };
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "M3_UNKNOWN_HARNESS") {
+      // A typo must stop the run, and must not invite installing a package nobody published.
+      const guess = didYouMean(name);
+      const where = variable ? "M3_AGENTS" : (config.source ?? "the configuration");
+      throw new Error(
+        `jest-m3: ${where} names the harness "${name}", which is not installed or registered.` +
+          (guess ? ` Did you mean "${guess}"?` : "") +
+          ` jest-m3's harnesses: ${KNOWN_HARNESSES.map((one) => `${one.name} (${one.packageName})`).join(", ")}, acp (@jest-m3/harness-acp).` +
+          (guess ? "" : " A third-party harness comes from a package you install yourself."),
+      );
+    }
+    return { name, error: error as Error };
+  }
+}
+
 /** Creates this run's folder under the results folder and hands it to the workers. */
 function createRunFolder(config: M3Config): { runId: string; dir: string } {
   const runId = `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomBytes(3).toString("hex")}`;
@@ -113,10 +137,19 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
   const progress = progressEnabled(process.env, process.stderr.isTTY === true);
   process.env[PROGRESS_ENV] = progress ? "1" : "0";
 
-  // A run whose tests cannot use the kit: nothing to start, nothing to probe. M3_AGENTS is
-  // still checked, so a typo in a CI job's variable does not wait for an agent run.
+  // The run's agents: M3_AGENTS (a CI job's choice) over m3.config.json's agents.
+  const variable = process.env.M3_AGENTS;
+  const agentEntries =
+    variable !== undefined && variable.trim() !== ""
+      ? parseAgentsVariable(variable)
+      : (config.agents ?? []);
+  const probed = [...new Set([...config.harnesses, ...agentEntries.map((entry) => entry.harness)])];
+  // Every name resolved first (no process started), so a typo stops the run, even one
+  // whose tests do not use the kit.
+  const harnesses = probed.map((name) => resolveName(name, config, variable));
+
+  // A run whose tests cannot use the kit: nothing to start, nothing to probe.
   if (kitUnusedByPlan()) {
-    if (process.env.M3_AGENTS?.trim()) parseAgentsVariable(process.env.M3_AGENTS);
     process.env[KIT_UNUSED_ENV] = "1";
     writeRunFile(dir, { runId, provider: null, readiness: {}, agents: [], config: config.source });
     return;
@@ -173,38 +206,12 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
   // One probe per configured harness; workers receive it through run.json and do not probe
   // again for sessions with the same readiness key.
   const readiness: Record<string, { key: string; readiness: Readiness } | { error: string }> = {};
-  // The run's agents: M3_AGENTS (a CI job's choice) over m3.config.json's agents.
-  const variable = process.env.M3_AGENTS;
-  const agentEntries =
-    variable !== undefined && variable.trim() !== ""
-      ? parseAgentsVariable(variable)
-      : (config.agents ?? []);
-  const probed = [...new Set([...config.harnesses, ...agentEntries.map((entry) => entry.harness)])];
   // A project that names no agent (direct tests only) hears nothing about models.
   if (!live && !config.scriptedModel && probed.length > 0) {
     console.log(`\njest-m3: model provider: ${provider}`);
   }
-  // Every name resolved first, so a typo stops the run before any probe starts; then the
-  // probes run side by side (each spawns its agent's binary: minutes in a row on a loaded
-  // machine, the slowest one side by side), and their lines are printed in order.
-  const harnesses = probed.map((name): ResolvedName => {
-    try {
-      return { name, harness: resolveHarness(name, new Map(), process.env, config.rootDir) };
-    } catch (error) {
-      if ((error as { code?: unknown }).code === "M3_UNKNOWN_HARNESS") {
-        // A typo must stop the run, and must not invite installing a package nobody published.
-        const guess = didYouMean(name);
-        const where = variable ? "M3_AGENTS" : (config.source ?? "the configuration");
-        throw new Error(
-          `jest-m3: ${where} names the harness "${name}", which is not installed or registered.` +
-            (guess ? ` Did you mean "${guess}"?` : "") +
-            ` jest-m3's harnesses: ${KNOWN_HARNESSES.map((one) => `${one.name} (${one.packageName})`).join(", ")}, acp (@jest-m3/harness-acp).` +
-            (guess ? "" : " A third-party harness comes from a package you install yourself."),
-        );
-      }
-      return { name, error: error as Error };
-    }
-  });
+  // The probes run side by side (each runs its agent's binary, seconds apiece: in a row
+  // they added up to most of a run's start), and their lines are printed in order.
   const probes = await Promise.all(
     harnesses.map(async (entry): Promise<ProbeOutcome> => {
       if ("error" in entry) return entry;
