@@ -12,7 +12,7 @@
 // example` runs it) against the sum of its sessions' own time (each session's creation to
 // close, as its kit recorded it).
 //
-// Run on its own: `npx tsx bench/preset.ts [rounds]` (after `npm run build`).
+// Run on its own: `npx tsx bench/preset.ts [rounds] [one-line|examples]` (after `npm run build`).
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -66,7 +66,7 @@ function projects(): Record<Side, string> {
   };
 }
 
-export async function oneLine(rounds: number): Promise<void> {
+async function oneLine(rounds: number): Promise<void> {
   const dirs = projects();
   const cache = (side: Side) => [`--cacheDirectory=${join(dirs[side], ".jest-cache")}`];
   try {
@@ -141,7 +141,14 @@ export async function benchPreset({ rounds = 5 } = {}): Promise<void> {
 
 if (require.main === module) {
   const rounds = Number(process.argv[2] ?? 5);
-  benchPreset({ rounds }).catch((error: unknown) => {
+  const only = process.argv[3]; // "one-line" or "examples": that part only
+  const run =
+    only === "one-line"
+      ? oneLine(rounds)
+      : only === "examples"
+        ? examples()
+        : benchPreset({ rounds });
+  run.catch((error: unknown) => {
     console.error(error);
     process.exitCode = 1;
   });
