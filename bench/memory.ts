@@ -9,12 +9,14 @@
 // first round of each side (readiness, page cache) is not counted. Each round checks the
 // replies, the wire calls and that every process is gone after close (see those files).
 //
-// Run on its own: `npx tsx bench/memory.ts [rounds] [harness…]` (after `npm run build`).
+// Run on its own: `npx tsx bench/memory.ts [rounds] [harness…]` (after `npm run build`);
+// `npx tsx bench/memory.ts by-process [harness…]` prints each process's peak instead.
 import { resolveClaudeExecutable } from "@jest-m3/harness-claude-code";
 import { resolveCodexExecutable } from "@jest-m3/harness-codex";
 import { acpRound, ACP_AGENTS } from "./acp-session";
 import { claudeCodeRound } from "./claude-code-session";
-import { MB, treeRss } from "./jest-project";
+import { readFileSync } from "node:fs";
+import { MB, processTree, rssOf, treeRss } from "./jest-project";
 import { median } from "./report";
 import { codexRound, forcedGc } from "./session";
 
@@ -36,16 +38,15 @@ async function footprint(work: () => Promise<unknown>, gc: () => void): Promise<
   return peak - base;
 }
 
-export async function benchMemory({
-  rounds = 3,
-  only = [] as readonly string[],
-} = {}): Promise<void> {
-  const gc = forcedGc();
+/** Every harness's round, by name. */
+function harnessRounds(
+  gc: () => void,
+): Array<{ name: string; round: (side: Side) => Promise<unknown> }> {
   const codex = resolveCodexExecutable({}, {});
   if (!codex.found) throw new Error(codex.reason);
   const claude = resolveClaudeExecutable({}, {});
   if (!claude.found) throw new Error(claude.reason);
-  const harnesses: Array<{ name: string; round: (side: Side) => Promise<unknown> }> = [
+  return [
     { name: "codex", round: (side) => codexRound(side, codex.path, gc) },
     { name: "claude-code", round: (side) => claudeCodeRound(side, claude.path) },
     ...ACP_AGENTS.map((agent) => ({
@@ -53,6 +54,63 @@ export async function benchMemory({
       round: (side: Side) => acpRound(side, agent),
     })),
   ];
+}
+
+/** A process's command line, shortened: what it is, for a reader. */
+function commandOf(pid: number): string {
+  try {
+    const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+    return args.slice(0, 3).join(" ").replace(process.cwd(), ".").slice(0, 80);
+  } catch {
+    return "?";
+  }
+}
+
+/**
+ * One round per side and harness, each process below this one sampled every 20 ms: the
+ * peak RSS of each, by command line. Where the kit's overhead is, process by process.
+ */
+export async function memoryByProcess(only: readonly string[] = []): Promise<void> {
+  const gc = forcedGc();
+  for (const harness of harnessRounds(gc).filter(
+    (one) => only.length === 0 || only.includes(one.name),
+  )) {
+    await harness.round("kit"); // warm-up: readiness, page cache
+    for (const side of ["bare", "kit"] as const) {
+      const peaks = new Map<string, number>();
+      const sample = (): void => {
+        const now = new Map<string, number>();
+        for (const pid of processTree(process.pid)) {
+          if (pid === process.pid) continue;
+          const command = commandOf(pid);
+          now.set(command, (now.get(command) ?? 0) + rssOf(pid));
+        }
+        for (const [command, rss] of now)
+          peaks.set(command, Math.max(peaks.get(command) ?? 0, rss));
+      };
+      gc();
+      const sampler = setInterval(sample, 20);
+      try {
+        await harness.round(side);
+      } finally {
+        clearInterval(sampler);
+      }
+      console.log(
+        `\nmemory by process: ${harness.name}, ${side}, peak RSS of each process below this one, MB`,
+      );
+      for (const [command, rss] of [...peaks].sort((a, b) => b[1] - a[1])) {
+        if (rss >= MB) console.log(`  ${(rss / MB).toFixed(0).padStart(6)}  ${command}`);
+      }
+    }
+  }
+}
+
+export async function benchMemory({
+  rounds = 3,
+  only = [] as readonly string[],
+} = {}): Promise<void> {
+  const gc = forcedGc();
+  const harnesses = harnessRounds(gc);
   const rows: Array<{ name: string; bare: number[]; kit: number[] }> = [];
   for (const harness of harnesses.filter((one) => only.length === 0 || only.includes(one.name))) {
     const row = { name: harness.name, bare: [] as number[], kit: [] as number[] };
@@ -80,8 +138,12 @@ export async function benchMemory({
 }
 
 if (require.main === module) {
-  const [rounds, ...only] = process.argv.slice(2);
-  benchMemory({ rounds: Number(rounds ?? 3), only }).catch((error: unknown) => {
+  const [first, ...rest] = process.argv.slice(2);
+  const run =
+    first === "by-process"
+      ? memoryByProcess(rest)
+      : benchMemory({ rounds: Number(first ?? 3), only: rest });
+  run.catch((error: unknown) => {
     console.error(error);
     process.exitCode = 1;
   });
