@@ -60,7 +60,7 @@ function harnessRounds(
 function commandOf(pid: number): string {
   try {
     const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
-    return args.slice(0, 3).join(" ").replace(process.cwd(), ".").slice(0, 80);
+    return args.slice(0, 3).join(" ").replace(/\s+/g, " ").replace(process.cwd(), ".").slice(0, 80);
   } catch {
     return "?";
   }
