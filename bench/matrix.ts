@@ -20,7 +20,6 @@ const AGENTS = [
 
 function agentFile(harness: string): string {
   return `import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MCPTestKit, agents, expect, trials, type StdioServer } from "jest-m3";
 
@@ -28,7 +27,7 @@ for (const agent of agents().filter((one) => one.harness === ${JSON.stringify(ha
   describe(\`shipping quotes [\${agent.label}]\`, () => {
     test("one quote per turn, in every trial", async () => {
       await trials(agent, async () => {
-        const log = join(mkdtempSync(join(tmpdir(), "bench-matrix-log-")), "calls.jsonl");
+        const log = join(mkdtempSync(join(__dirname, "calls-")), "calls.jsonl");
         const server: StdioServer = {
           name: "shipping",
           command: process.execPath,

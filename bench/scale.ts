@@ -22,12 +22,11 @@ const MODELS: Record<string, string> = {
 
 function sessionFile(harness: string, index: number): string {
   return `import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MCPTestKit, expect, type StdioServer } from "jest-m3";
 
 test("seed session ${index}", async () => {
-  const log = join(mkdtempSync(join(tmpdir(), "bench-scale-log-")), "calls.jsonl");
+  const log = join(mkdtempSync(join(__dirname, "calls-")), "calls.jsonl");
   const server: StdioServer = {
     name: "shipping",
     command: process.execPath,
