@@ -439,3 +439,6 @@ if (require.main === module) {
     process.exitCode = 1;
   });
 }
+
+/** One round of one side for one agent (for bench/memory.ts). */
+export { round as acpRound, AGENTS as ACP_AGENTS };

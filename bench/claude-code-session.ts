@@ -376,3 +376,6 @@ if (require.main === module) {
     process.exitCode = 1;
   });
 }
+
+/** One round of one side (for bench/memory.ts, which samples memory around it). */
+export { round as claudeCodeRound };

@@ -7,16 +7,38 @@ import { benchWire } from "./wire";
 import { benchRelay } from "./relay";
 import { benchWarm } from "./warm";
 import { benchValidation } from "./validation";
+import { benchPreset } from "./preset";
+import { benchMemory } from "./memory";
+import { benchScale } from "./scale";
+import { benchMatrix } from "./matrix";
+
+// Each benchmark by name: `npm run bench -- preset matrix` runs those two only.
+const BENCHMARKS: Record<string, () => Promise<void>> = {
+  validation: () => benchValidation(),
+  direct: () => benchDirect(),
+  wire: () => benchWire(),
+  relay: () => benchRelay(),
+  session: () => benchSession(),
+  warm: () => benchWarm(),
+  "claude-code-session": () => benchClaudeCodeSession(),
+  "acp-session": () => benchAcpSession(),
+  preset: () => benchPreset(),
+  memory: () => benchMemory(),
+  scale: () => benchScale(),
+  matrix: () => benchMatrix(),
+};
 
 async function main(): Promise<void> {
-  await benchValidation();
-  await benchDirect();
-  await benchWire();
-  await benchRelay();
-  await benchSession();
-  await benchWarm();
-  await benchClaudeCodeSession();
-  await benchAcpSession();
+  const names = process.argv.slice(2);
+  const unknown = names.filter((name) => !(name in BENCHMARKS));
+  if (unknown.length > 0) {
+    throw new Error(
+      `no benchmark named ${unknown.join(", ")}; the benchmarks: ${Object.keys(BENCHMARKS).join(", ")}`,
+    );
+  }
+  for (const name of names.length > 0 ? names : Object.keys(BENCHMARKS)) {
+    await BENCHMARKS[name]!();
+  }
 }
 
 main().catch((error: unknown) => {

@@ -402,3 +402,6 @@ export async function benchSession({ rounds = 9 } = {}): Promise<void> {
     `  every round: replies checked (9 USD, then 15.5), one successful quote per turn, every process gone by pid (longest wait after close: ${lingered.toFixed(0)} ms)`,
   );
 }
+
+/** One round of one side (for bench/memory.ts, which samples memory around it). */
+export { round as codexRound, forcedGc };

@@ -2,8 +2,10 @@
 /**
  * The jest-m3 Jest preset: `preset: "jest-m3"` in a Jest configuration.
  *
- * TypeScript tests run through ts-jest; agent turns take seconds, so the default test
- * timeout is long. The setup file registers the matchers and closes kits a test left
+ * TypeScript tests run through ts-jest, transpiling only (`tsc --noEmit` checks types);
+ * agent turns take seconds, so the default test timeout is long. A run whose tests never
+ * import jest-m3 (found by the test sequencer before global setup) starts nothing and
+ * loads nothing of the kit. The setup file registers the matchers and closes kits a test left
  * open; the serializer keeps trace snapshots stable. The results folder (`.m3`, or the
  * configuration's `resultsDir`) is never a test, a module or a reason to rerun in watch mode.
  */
@@ -15,7 +17,7 @@ module.exports = {
   // Jest's node environment, plus a guard that stops a worker's processes if Jest dies.
   testEnvironment: require.resolve("./dist/environment.js"),
   transform: {
-    "^.+\\.tsx?$": [require.resolve("ts-jest"), TS_JEST_OPTIONS],
+    "^.+\\.tsx?$": [require.resolve("./dist/ts-transform.js"), TS_JEST_OPTIONS],
     // JavaScript tests (and the project's own modules they import) in CommonJS whatever the
     // package's "type": an ESM project's `.test.js` runs without --experimental-vm-modules.
     "^(?!.*[\\\\/](node_modules|dist)[\\\\/]).+\\.jsx?$": require.resolve("./dist/js-transform.js"),
@@ -30,7 +32,8 @@ module.exports = {
   // (which replace the preset's) leave it out.
   globalSetup: require.resolve("./dist/report/reporter-wiring.js"),
   globalTeardown: require.resolve("./dist/global-teardown.js"),
-  setupFilesAfterEnv: [require.resolve("./dist/setup-after-env.js")],
+  setupFilesAfterEnv: [require.resolve("./dist/setup-entry.js")],
+  testSequencer: require.resolve("./dist/test-sequencer.js"),
   reporters: ["default", require.resolve("./dist/reporter.js")],
   snapshotSerializers: [require.resolve("./dist/trace-serializer.js")],
 };

@@ -1,7 +1,8 @@
 /**
  * The preset's `globalSetup`: a run id and a results folder, a readiness probe per
  * configured harness, and the shared scripted model, handed to workers through their
- * environment.
+ * environment. A run whose tests cannot use the kit (the run plan, see `run-plan.ts`) gets
+ * only its run folder: no model is started and no harness probed.
  */
 import { randomBytes } from "node:crypto";
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
@@ -14,7 +15,7 @@ import {
   readinessKeyFor,
   resolveHarness,
 } from "@jest-m3/core/runner";
-import { loadConfig } from "./config.js";
+import { loadConfig, type M3Config } from "./config.js";
 import { didYouMean, KNOWN_HARNESSES } from "./known-harnesses.js";
 import { expandAgents, parseAgentsVariable } from "./matrix/agent-list.js";
 import { modelStepLines, progressEnabled, PROGRESS_ENV, type ModelStep } from "./progress.js";
@@ -25,6 +26,7 @@ import {
   type ModelProblem,
 } from "./model-problems.js";
 import { providersOf, RUN_ENV } from "./run-state.js";
+import { KIT_UNUSED_ENV, kitUnusedByPlan } from "./run-plan.js";
 import { SHARED_SERVICES } from "./shared-services.js";
 import { guardRun } from "./run-guard.js";
 
@@ -40,6 +42,16 @@ function statusLine(name: string, readiness: Readiness): string {
     .map(([name, capability]) => describeCapability(name, capability));
   return `jest-m3: harness ${name} ${version} is NOT ready:\n  - ${reasons.join("\n  - ")}`;
 }
+
+/** A configured harness name, resolved to its adapter or to why it could not be. */
+type ResolvedName =
+  | { readonly name: string; readonly harness: ReturnType<typeof resolveHarness> }
+  | { readonly name: string; readonly error: Error };
+
+/** One harness's readiness probe: its answer and key, or its error. */
+type ProbeOutcome =
+  | { readonly name: string; readonly key: string; readonly probe: Readiness }
+  | { readonly name: string; readonly error: Error };
 
 /** The part of the scripted model's journal this module uses. */
 interface RunJournal {
@@ -84,8 +96,32 @@ function journalIntoRun(journal: RunJournal, dir: string, progress: boolean): vo
   }) as RunJournal["add"];
 }
 
-export default async function globalSetup(globalConfig: JestGlobalConfig): Promise<void> {
-  const config = loadConfig(globalConfig.rootDir);
+/**
+ * A configured harness name resolved to its adapter (nothing is started). A name nothing
+ * resolves stops the run, with a did-you-mean and never a guessed package name; another
+ * failure is kept for the run's readiness.
+ */
+function resolveName(name: string, config: M3Config, variable: string | undefined): ResolvedName {
+  try {
+    return { name, harness: resolveHarness(name, new Map(), process.env, config.rootDir) };
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "M3_UNKNOWN_HARNESS") {
+      // A typo must stop the run, and must not invite installing a package nobody published.
+      const guess = didYouMean(name);
+      const where = variable ? "M3_AGENTS" : (config.source ?? "the configuration");
+      throw new Error(
+        `jest-m3: ${where} names the harness "${name}", which is not installed or registered.` +
+          (guess ? ` Did you mean "${guess}"?` : "") +
+          ` jest-m3's harnesses: ${KNOWN_HARNESSES.map((one) => `${one.name} (${one.packageName})`).join(", ")}, acp (@jest-m3/harness-acp).` +
+          (guess ? "" : " A third-party harness comes from a package you install yourself."),
+      );
+    }
+    return { name, error: error as Error };
+  }
+}
+
+/** Creates this run's folder under the results folder and hands it to the workers. */
+function createRunFolder(config: M3Config): { runId: string; dir: string } {
   const runId = `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomBytes(3).toString("hex")}`;
   const dir = join(config.resultsDir, "runs", runId);
   mkdirSync(join(dir, "executions"), { recursive: true });
@@ -94,10 +130,35 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
   guardRun(join(config.resultsDir, "runs"), dir);
   process.env[RUN_ENV.runId] = runId;
   process.env[RUN_ENV.runDir] = dir;
+  return { runId, dir };
+}
+
+export default async function globalSetup(globalConfig: JestGlobalConfig): Promise<void> {
+  const config = loadConfig(globalConfig.rootDir);
+  const { runId, dir } = createRunFolder(config);
 
   // Progress lines: decided here, where Jest's terminal is; workers inherit the choice.
   const progress = progressEnabled(process.env, process.stderr.isTTY === true);
   process.env[PROGRESS_ENV] = progress ? "1" : "0";
+
+  // The run's agents: M3_AGENTS (a CI job's choice) over m3.config.json's agents.
+  const variable = process.env.M3_AGENTS;
+  const agentEntries =
+    variable !== undefined && variable.trim() !== ""
+      ? parseAgentsVariable(variable)
+      : (config.agents ?? []);
+  const probed = [...new Set([...config.harnesses, ...agentEntries.map((entry) => entry.harness)])];
+  // Every name resolved first (no process started), so a typo stops the run, even one
+  // whose tests do not use the kit.
+  const harnesses = probed.map((name) => resolveName(name, config, variable));
+
+  // A run whose tests cannot use the kit: nothing to start, nothing to probe.
+  if (kitUnusedByPlan()) {
+    process.env[KIT_UNUSED_ENV] = "1";
+    writeRunFile(dir, { runId, provider: null, readiness: {}, agents: [], config: config.source });
+    return;
+  }
+  delete process.env[KIT_UNUSED_ENV];
 
   let provider: string | null = null;
   let sharedProvider: ModelProvider | undefined;
@@ -153,55 +214,49 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
   // One probe per configured harness; workers receive it through run.json and do not probe
   // again for sessions with the same readiness key.
   const readiness: Record<string, { key: string; readiness: Readiness } | { error: string }> = {};
-  // The run's agents: M3_AGENTS (a CI job's choice) over m3.config.json's agents.
-  const variable = process.env.M3_AGENTS;
-  const agentEntries =
-    variable !== undefined && variable.trim() !== ""
-      ? parseAgentsVariable(variable)
-      : (config.agents ?? []);
-  const probed = [...new Set([...config.harnesses, ...agentEntries.map((entry) => entry.harness)])];
   // A project that names no agent (direct tests only) hears nothing about models.
   if (!live && !config.scriptedModel && probed.length > 0) {
     console.log(`\njest-m3: model provider: ${provider}`);
   }
-  for (const name of probed) {
-    try {
-      const harness = resolveHarness(name, new Map(), process.env, config.rootDir);
-      // The shared model in this harness's dialect, as a session of it will get it.
-      const shared = sharedProviderMap
-        ? harnessDialects(harness)
-            .map((dialect) => sharedProviderMap[dialect])
-            .find((one) => one !== undefined)
-        : sharedProvider;
-      const context = {
-        selection: {
-          harness: name,
-          model: "readiness-probe",
-          name,
-          credentialEnv: {},
-          options: {},
-          ...(shared ? { provider: shared } : {}),
-        },
-        config: process.env,
-        credentialNames: [],
-      };
-      const probe = await harness.readiness(context);
-      readiness[name] = { key: readinessKeyFor(harness, context), readiness: probe };
-      console.log(statusLine(name, probe));
-    } catch (error) {
-      if ((error as { code?: unknown }).code === "M3_UNKNOWN_HARNESS") {
-        // A typo must stop the run, and must not invite installing a package nobody published.
-        const guess = didYouMean(name);
-        const where = variable ? "M3_AGENTS" : (config.source ?? "the configuration");
-        throw new Error(
-          `jest-m3: ${where} names the harness "${name}", which is not installed or registered.` +
-            (guess ? ` Did you mean "${guess}"?` : "") +
-            ` jest-m3's harnesses: ${KNOWN_HARNESSES.map((one) => `${one.name} (${one.packageName})`).join(", ")}, acp (@jest-m3/harness-acp).` +
-            (guess ? "" : " A third-party harness comes from a package you install yourself."),
-        );
+  // The probes run side by side (each runs its agent's binary, seconds apiece: in a row
+  // they added up to most of a run's start), and their lines are printed in order.
+  const probes = await Promise.all(
+    harnesses.map(async (entry): Promise<ProbeOutcome> => {
+      if ("error" in entry) return entry;
+      const { name, harness } = entry;
+      try {
+        // The shared model in this harness's dialect, as a session of it will get it.
+        const shared = sharedProviderMap
+          ? harnessDialects(harness)
+              .map((dialect) => sharedProviderMap[dialect])
+              .find((one) => one !== undefined)
+          : sharedProvider;
+        const context = {
+          selection: {
+            harness: name,
+            model: "readiness-probe",
+            name,
+            credentialEnv: {},
+            options: {},
+            ...(shared ? { provider: shared } : {}),
+          },
+          config: process.env,
+          credentialNames: [],
+        };
+        const probe = await harness.readiness(context);
+        return { name, key: readinessKeyFor(harness, context), probe };
+      } catch (error) {
+        return { name, error: error as Error };
       }
-      readiness[name] = { error: (error as Error).message };
-      console.log(`jest-m3: harness ${name}: ${(error as Error).message}`);
+    }),
+  );
+  for (const outcome of probes) {
+    if ("error" in outcome) {
+      readiness[outcome.name] = { error: outcome.error.message };
+      console.log(`jest-m3: harness ${outcome.name}: ${outcome.error.message}`);
+    } else {
+      readiness[outcome.name] = { key: outcome.key, readiness: outcome.probe };
+      console.log(statusLine(outcome.name, outcome.probe));
     }
   }
   const versions = Object.fromEntries(
@@ -219,12 +274,10 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
         .join(", ")}`,
     );
   }
-  writeFileSync(
-    join(dir, "run.json"),
-    JSON.stringify(
-      { runId, provider, readiness, agents: runAgents, config: config.source },
-      null,
-      2,
-    ),
-  );
+  writeRunFile(dir, { runId, provider, readiness, agents: runAgents, config: config.source });
+}
+
+/** run.json: what the workers and the reporter read about the run. */
+function writeRunFile(dir: string, run: Record<string, unknown>): void {
+  writeFileSync(join(dir, "run.json"), JSON.stringify(run, null, 2));
 }
