@@ -111,33 +111,14 @@ export function claudeArgs(
 }
 
 /**
- * Starts a command in `cwd`: Claude Code's stdio MCP configuration has no working
- * directory, so the server is started through Node, which changes directory first and then
- * runs the script in the same process (a Node command) or spawns the command.
- */
-const IN_DIRECTORY = [
-  "const [cwd, command, ...rest] = process.argv.slice(1);",
-  "process.chdir(cwd);",
-  "if (command === process.execPath && rest.length > 0 && !rest[0].startsWith('-')) {",
-  "  process.argv = [process.execPath, ...rest];",
-  "  require('node:module').runMain();",
-  "} else {",
-  "  const child = require('node:child_process').spawn(command, rest, { stdio: 'inherit' });",
-  "  child.on('error', (error) => { console.error(error.message); process.exit(127); });",
-  "  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));",
-  "  for (const s of ['SIGINT', 'SIGTERM']) process.on(s, () => child.kill(s));",
-  "}",
-].join("\n");
-
-/**
  * One MCP server as Claude Code configures it: exactly the captured command or URL (so
- * every message crosses the wire capture). A stdio server starts in its own directory and
- * gets its own environment, with Claude Code's credential variables blanked unless the
- * server's spec sets them (Claude Code gives stdio servers its whole environment).
+ * every message crosses the wire capture). Claude Code's stdio configuration has no working
+ * directory; the capture's relay starts the server in its own (`--cwd`). The server gets
+ * its own environment, with Claude Code's credential variables blanked unless the server's
+ * spec sets them (Claude Code gives stdio servers its whole environment).
  */
 export function mcpServerConfig(
   server: CapturedServer,
-  workspace: string,
   credentialNames: readonly string[],
 ): JsonObject {
   if (server.kind === "http") {
@@ -146,15 +127,7 @@ export function mcpServerConfig(
   const env: Record<string, string> = {};
   for (const name of [...KEY_VARIABLES, ...credentialNames]) env[name] = "";
   Object.assign(env, server.env);
-  const inPlace = server.cwd === workspace;
-  return {
-    type: "stdio",
-    command: inPlace ? server.command : process.execPath,
-    args: inPlace
-      ? [...server.args]
-      : ["-e", IN_DIRECTORY, server.cwd, server.command, ...server.args],
-    env,
-  };
+  return { type: "stdio", command: server.command, args: [...server.args], env };
 }
 
 /**
@@ -166,7 +139,7 @@ export function mcpServers(launch: HarnessLaunch): JsonObject {
   if (launch.provider?.envKey !== undefined) credentialNames.push(launch.provider.envKey);
   const servers: JsonObject = {};
   for (const server of launch.servers) {
-    servers[server.name] = mcpServerConfig(server, launch.workspace, credentialNames);
+    servers[server.name] = mcpServerConfig(server, credentialNames);
   }
   return servers;
 }
