@@ -30,7 +30,8 @@ export function shippingServer(callLog: string, name = "shipping"): StdioServer 
   return {
     name,
     command: process.execPath,
-    args: [join(REPO_ROOT, "examples/shipping/shipping-server.mjs")],
+    // Relative on purpose: the server must start in its own cwd, not Claude Code's workspace.
+    args: ["examples/shipping/shipping-server.mjs"],
     env: { SHIPPING_CALL_LOG: callLog },
     cwd: REPO_ROOT,
   };
