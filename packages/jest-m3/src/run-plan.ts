@@ -28,8 +28,12 @@ const SPECIFIERS =
   /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*|\brequireActual\s*\(\s*|\bmock\s*\(\s*)["']([^"'\n]+)["']/g;
 const EXTENSIONS = ["", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".json"];
 const BUILTINS = new Set(builtinModules);
-/** jest-m3's own files (the preset's setup file among them) are not the project's tests. */
-const PRESET_DIR = `${resolve(__dirname, "..")}${sep}`;
+/**
+ * jest-m3's built files (the preset's setup file among them) are not the project's tests.
+ * Only its `dist` folder: a test may import a fixture kept elsewhere in jest-m3's folder
+ * (this repository's own tests do), and that fixture may use the kit.
+ */
+const PRESET_DIR = `${resolve(__dirname)}${sep}`;
 
 function readable(path: string): string | undefined {
   try {

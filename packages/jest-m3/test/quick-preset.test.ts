@@ -170,6 +170,14 @@ describe("the run plan", () => {
     expect(mayUseKit([mocked!])).toBe(true);
   });
 
+  test("a fixture kept in jest-m3's own folder (outside dist) is followed like any module", () => {
+    // This repository's load and fault tests import fixtures from packages/jest-m3/test.
+    const [test] = write({
+      "a.test.ts": `import ${JSON.stringify(join(__dirname, "fixtures", "load", "load-session"))};\n`,
+    });
+    expect(mayUseKit([test!])).toBe(true);
+  });
+
   test("what the plan cannot follow counts as using the kit", () => {
     const [alias, missing, workspace] = write({
       "a.test.ts": 'import { helper } from "@/helpers";\n',
