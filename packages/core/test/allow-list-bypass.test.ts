@@ -110,6 +110,7 @@ test("HTTP proxy: bodies it cannot decode as the server would are refused and re
     env: { ...process.env, SHIPPING_CALL_LOG: log },
     stdio: ["ignore", "pipe", "inherit"],
   });
+  const closed = new Promise((resolve) => server.once("close", resolve));
   try {
     const url = await new Promise<string>((resolve) => {
       let seen = "";
@@ -160,7 +161,9 @@ test("HTTP proxy: bodies it cannot decode as the server would are refused and re
       capture.trace.toolCalls.filter((one) => one.status === "policy_denied").length,
     ).toBeGreaterThanOrEqual(2);
   } finally {
-    server.kill("SIGKILL");
+    // Waited for: a child still unreaped when the file ends keeps Jest's worker alive.
+    if (server.exitCode === null && server.signalCode === null) server.kill("SIGKILL");
+    await closed;
   }
 });
 

@@ -7,13 +7,12 @@
  * searched while the session is still open: the values never appear. The stdio server
  * does not see the agent's key (blanked).
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { MCPTestKit } from "jest-m3";
 import type { ProviderDialect } from "@jest-m3/core/harness";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { REPO_ROOT } from "./support/acp";
+import { startHttpShipping } from "./support/acp";
 
 jest.setTimeout(120_000);
 
@@ -37,7 +36,7 @@ function filesContaining(dir: string, needles: readonly string[]): string[] {
 }
 
 let model: ScriptedModel;
-let http: ChildProcess;
+let shippingHttp: Awaited<ReturnType<typeof startHttpShipping>> | undefined;
 let url: string;
 beforeAll(async () => {
   process.env.M3_PLANTED_ACP_KEY = KEY;
@@ -53,23 +52,16 @@ beforeAll(async () => {
       },
     ],
   });
-  const script = join(REPO_ROOT, "examples/shipping/shipping-server.mjs");
-  http = spawn(process.execPath, [script, "--http", "--port", "0"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  url = await new Promise<string>((resolve) => {
-    let seen = "";
-    http.stdout?.on("data", (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = /listening (\S+)/.exec(seen);
-      if (match) resolve(match[1]!);
-    });
-  });
+  shippingHttp = await startHttpShipping();
+  url = shippingHttp.url;
 });
 afterAll(async () => {
-  await model.close();
-  http.kill("SIGKILL");
-  delete process.env.M3_PLANTED_ACP_KEY;
+  try {
+    await model?.close();
+  } finally {
+    await shippingHttp?.stop();
+    delete process.env.M3_PLANTED_ACP_KEY;
+  }
 });
 
 test.each([

@@ -6,13 +6,12 @@
  * session's trace and events are searched while the session is still open: the values
  * never appear. The stdio server itself does not see Claude Code's key (blanked).
  */
-import { spawn } from "node:child_process";
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { MCPTestKit } from "@jest-m3/core";
 import claudeCodeHarness from "@jest-m3/harness-claude-code";
 import { startScriptedModel } from "@jest-m3/scripted-model";
-import { REPO_ROOT } from "./support/claude";
+import { startHttpShipping } from "./support/claude";
 
 jest.setTimeout(60_000);
 
@@ -49,18 +48,8 @@ test("a key, a header and a server secret reach no file, trace or event; the std
       },
     ],
   });
-  const script = join(REPO_ROOT, "examples/shipping/shipping-server.mjs");
-  const http = spawn(process.execPath, [script, "--http", "--port", "0"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const url = await new Promise<string>((resolve) => {
-    let seen = "";
-    http.stdout.on("data", (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = /listening (\S+)/.exec(seen);
-      if (match) resolve(match[1]!);
-    });
-  });
+  const shippingHttp = await startHttpShipping();
+  const { url } = shippingHttp;
   const kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [claudeCodeHarness] });
   try {
     const envLog = join(await kit.tempDir("m3-log-"), "env.jsonl");
@@ -116,8 +105,11 @@ test("a key, a header and a server secret reach no file, trace or event; the std
       }
     }
   } finally {
-    await kit.close();
-    http.kill("SIGKILL");
-    delete process.env.M3_PLANTED_CLAUDE_KEY;
+    try {
+      await kit.close();
+    } finally {
+      await shippingHttp.stop();
+      delete process.env.M3_PLANTED_CLAUDE_KEY;
+    }
   }
 });

@@ -3,7 +3,7 @@
 // repository's packages packed as npm would publish them. TypeScript comes as ts-jest's
 // peer (6.x today) or pinned to 5; CommonJS and ESM ("type": "module") projects; .test.ts
 // and .test.js files. Needs the npm registry for jest and the @types packages.
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -51,44 +51,77 @@ test("a JavaScript test", async () => {
 });
 `;
 
-function sh(command: string, args: readonly string[], cwd: string): string {
-  const run = spawnSync(command, args, { cwd, encoding: "utf8", timeout: 300_000 });
-  if (run.status !== 0) {
-    throw new Error(
-      `${command} ${args.join(" ")} failed (${run.status}):\n${run.stdout}\n${run.stderr}`,
-    );
-  }
-  return run.stdout;
+/** Runs a command to its end; rejects with its output when it fails or outlives 300 s. */
+function sh(command: string, args: readonly string[], cwd: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 300_000);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once("close", (status, signal) => {
+      clearTimeout(timer);
+      if (status === 0) resolve(stdout);
+      else {
+        const how = signal ?? status;
+        reject(new Error(`${command} ${args.join(" ")} failed (${how}):\n${stdout}\n${stderr}`));
+      }
+    });
+  });
 }
 
 let root: string;
-let tarballs: string[];
+/** The documented install, one folder per TypeScript choice, started together (see below). */
+const installs = new Map<string, Promise<string>>();
 
-beforeAll(() => {
+// The packages are packed once, by one npm, and both installs run side by side: they wait
+// on the registry and the disk, not on each other, and the second one finishes while the
+// first one's projects run. Each describe awaits only its own install, so a failed install
+// fails only its own tests.
+beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "jest-m3-install-"));
   const packs = join(root, "packs");
   mkdirSync(packs);
-  tarballs = PACKAGES.map((name) =>
-    join(
-      packs,
-      sh("npm", ["pack", "--silent", "--pack-destination", packs], join(REPO, "packages", name))
-        .trim()
-        .split("\n")
-        .pop()!,
-    ),
-  );
+  const workspaces = PACKAGES.flatMap((name) => ["--workspace", `packages/${name}`]);
+  const packed = JSON.parse(
+    await sh("npm", ["pack", "--json", "--pack-destination", packs, ...workspaces], REPO),
+  ) as Array<{ filename: string }>;
+  expect(packed).toHaveLength(PACKAGES.length);
+  const tarballs = packed.map((pack) => join(packs, pack.filename));
+  for (const [name, extra] of [
+    ["ts-default", []],
+    ["ts-5", ["typescript@5"]],
+  ] as const) {
+    const installing = install(name, tarballs, extra);
+    // Handled here, awaited (and reported) by the describe that uses it.
+    installing.catch(() => undefined);
+    installs.set(name, installing);
+  }
 });
-afterAll(() => removeTempDir(root));
+afterAll(async () => {
+  // An install still running when its describe failed must not outlive the file.
+  await Promise.allSettled(installs.values());
+  removeTempDir(root);
+});
 
 /** A folder with the documented install done in it; the registry's jest-m3 is the packed one. */
-function install(name: string, extra: readonly string[]): string {
+async function install(
+  name: string,
+  tarballs: readonly string[],
+  extra: readonly string[],
+): Promise<string> {
   const dir = join(root, name);
   mkdirSync(dir);
   writeFileSync(
     join(dir, "package.json"),
     JSON.stringify({ name, version: "1.0.0", private: true }),
   );
-  sh(
+  await sh(
     "npm",
     [
       "install",
@@ -147,9 +180,9 @@ function expectGreen(dir: string, tests: number): void {
 
 describe("the documented install, with the TypeScript npm picks (6)", () => {
   let installed: string;
-  beforeAll(() => {
-    installed = install("ts-default", []);
-  });
+  beforeAll(async () => {
+    installed = await installs.get("ts-default")!;
+  }, 300_000);
 
   test("npm picked TypeScript 6", () => {
     expect(typescriptVersion(installed)).toMatch(/^6\./);
@@ -178,9 +211,9 @@ describe("the documented install, with the TypeScript npm picks (6)", () => {
 
 describe("the documented install with TypeScript 5", () => {
   let installed: string;
-  beforeAll(() => {
-    installed = install("ts-5", ["typescript@5"]);
-  });
+  beforeAll(async () => {
+    installed = await installs.get("ts-5")!;
+  }, 300_000);
 
   test("a CommonJS and an ESM project run .test.ts and .test.js", () => {
     expect(typescriptVersion(installed)).toMatch(/^5\./);

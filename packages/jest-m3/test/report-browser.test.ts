@@ -174,6 +174,7 @@ test("npx jest-m3 show-report prints the latest report and serves it", async () 
     cwd: project!,
     stdio: ["ignore", "pipe", "pipe"],
   });
+  const closed = new Promise((resolve) => server.once("close", resolve));
   try {
     let stdout = "";
     server.stdout.setEncoding("utf8");
@@ -193,7 +194,9 @@ test("npx jest-m3 show-report prints the latest report and serves it", async () 
     expect(await response.text()).toBe(readFileSync(report, "utf8"));
     expect((await fetch(`${address}../etc/passwd`)).status).toBe(404);
   } finally {
-    server.kill("SIGTERM");
+    // Waited for: a child still unreaped when the file ends keeps Jest's worker alive.
+    if (server.exitCode === null && server.signalCode === null) server.kill("SIGTERM");
+    await closed;
   }
 }, 60_000);
 
