@@ -65,7 +65,8 @@ const sessionOptionFields = {
 export const sessionOptionsSchema = strictFields(sessionOptionFields, {
   unknown: "is unknown",
   listed: "the options are",
-  notAnObject: () => "agent.session() needs options { server | servers, tools?, timeout?, elicitation? }.",
+  notAnObject: () =>
+    "agent.session() needs options { server | servers, tools?, timeout?, elicitation? }.",
 }).superRefine((options, context) => {
   if (options.server !== undefined && options.servers !== undefined) {
     context.addIssue({
