@@ -6,7 +6,7 @@
  */
 import { ExecutionOutcome, MCPTestKit, elicitationsOf } from "@jest-m3/core";
 import { mockServer, type MockServer } from "@jest-m3/core/testing";
-import codexHarness from "@jest-m3/harness-codex";
+import codexHarness, { stopWarmAppServers } from "@jest-m3/harness-codex";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import { expect } from "jest-m3";
 import { closeAndExpectNoProcessLeft } from "./support/codex";
@@ -214,9 +214,15 @@ describe("elicitation through Codex", () => {
       ),
     );
     const replies: (string | undefined)[] = [];
-    for (const session of sessions) {
-      await using open = await session.open();
-      replies.push((await open.send("Please book asking seat.")).response?.text);
+    try {
+      for (const session of sessions) {
+        await using open = await session.open();
+        replies.push((await open.send("Please book asking seat.")).response?.text);
+      }
+    } finally {
+      // The warm pool outlives kits by design: stop it, or its app-server stays a child of
+      // this worker for the next test file.
+      await stopWarmAppServers();
     }
     expect(replies).toEqual([
       'server got seat=accept:{"seat":"3C"}',
