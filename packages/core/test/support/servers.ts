@@ -18,7 +18,12 @@ export function faultServer(...flags: string[]): StdioServer {
   return { name: "faulty", command: process.execPath, args: [faultScript, ...flags] };
 }
 
-/** The shipping server listening on Streamable HTTP on a free loopback port. */
+/**
+ * The shipping server listening on Streamable HTTP on a free loopback port. `stop()` kills
+ * it and waits until it has closed (its pipes too), so no test file ends with it still
+ * attached to the worker (a live child keeps Jest's worker from exiting: "A worker process
+ * has failed to exit gracefully"). The harness packages' tests use this one too.
+ */
 export async function startHttpShipping(): Promise<{
   url: string;
   child: ChildProcess;
@@ -27,6 +32,7 @@ export async function startHttpShipping(): Promise<{
   const child = spawn(process.execPath, [shippingScript, "--http", "--port", "0"], {
     stdio: ["ignore", "pipe", "inherit"],
   });
+  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     let seen = "";
     child.stdout?.on("data", (chunk: Buffer) => {
@@ -40,10 +46,8 @@ export async function startHttpShipping(): Promise<{
     url,
     child,
     stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGKILL");
-      await exited;
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await closed;
     },
   };
 }

@@ -3,7 +3,7 @@
  * servers), by hand from the kit's public API, so the adapter's tests drive the real Claude
  * Code binary, the scripted model and real MCP servers without going through a session.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { childEnvironment, parseToolPolicy } from "@jest-m3/core/harness";
@@ -25,37 +25,8 @@ import type {
 /** The repository root. */
 export const REPO_ROOT = resolve(__dirname, "../../../..");
 
-const SHIPPING_HTTP_SCRIPT = join(REPO_ROOT, "examples", "shipping", "shipping-server.mjs");
-
-/**
- * The shipping example server over Streamable HTTP on a free loopback port. `stop()` kills
- * it and waits until it has exited, so no test file ends with it still running (a live
- * child keeps Jest's worker from exiting: "A worker process has failed to exit gracefully").
- */
-export async function startHttpShipping(): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [SHIPPING_HTTP_SCRIPT, "--http", "--port", "0"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let seen = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = /listening (\S+)/.exec(seen);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once("close", (code) =>
-      reject(new Error(`shipping --http exited with ${code}: ${seen}`)),
-    );
-  });
-  return {
-    url,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-      await closed;
-    },
-  };
-}
+/** The shipping example server over Streamable HTTP (core's test support: one helper). */
+export { startHttpShipping } from "../../../core/test/support/servers";
 
 /** The shipping MCP server of the example (one tool, shipping_quote, readOnlyHint). */
 export function shippingServer(callLog: string, name = "shipping"): StdioServer {
