@@ -456,7 +456,13 @@ export function describeAgentMatrix(name: keyof typeof MATRIX_AGENTS): void {
           // The agent asked again on its own; the model's next answer (its fallback) ended
           // the turn: the journal shows the fault, then the retry.
           expect(turn.snapshot.outcome).toBe(TurnOutcome.COMPLETED);
-          expect(turn.response?.text).toBe("fallback reply");
+          // An agent that streams (OpenCode over ACP) may have shown the cut answer's first
+          // words before it retried: the reply is then those words and the retry's answer.
+          expect(turn.response?.text).toMatch(
+            fault === "cut"
+              ? /^(?:This response is cut before it completes)?fallback reply$/
+              : /^fallback reply$/,
+          );
           expect(asked.slice(0, 2)).toEqual([asked[0], "reply"]);
         } else {
           expect(turn.snapshot.outcome).toBe(TurnOutcome.FAILED);
