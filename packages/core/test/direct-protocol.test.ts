@@ -196,9 +196,9 @@ describe("the whole protocol against server-everything", () => {
   });
 
   test("roots: the server lists them; a change is notified and listed again", async () => {
-    const client = kit.direct(everything, { roots: [{ uri: "file:///work/a", name: "a" }] });
+    const client = kit.direct(everything, { roots: [{ uri: "file:///projects/a", name: "a" }] });
     const first = await client.callTool("get-roots-list");
-    expect(JSON.stringify(first.content)).toContain("file:///work/a");
+    expect(JSON.stringify(first.content)).toContain("file:///projects/a");
     using logs = client.listen(
       (entry) =>
         entry.method === "notifications/message" &&
@@ -206,8 +206,8 @@ describe("the whole protocol against server-everything", () => {
       { timeoutMs: 10_000 },
     );
     await client.setRoots([
-      { uri: "file:///work/a", name: "a" },
-      { uri: "file:///work/b", name: "b" },
+      { uri: "file:///projects/a", name: "a" },
+      { uri: "file:///projects/b", name: "b" },
     ]);
     expect(String((await logs.next()).params.data)).toContain("2 root(s)");
     expect(
