@@ -5,42 +5,13 @@
  * answers; the server gets the answer. The scripted model drives the real binary.
  */
 import { ExecutionOutcome, MCPTestKit, expect } from "jest-m3";
-import { mockServer, type MockServer } from "@jest-m3/core/testing";
+import type { MockServer } from "@jest-m3/core/testing";
+import { BOOK_RULE, deskServer } from "../../core/test/support/desk-server";
 import claudeCodeHarness from "@jest-m3/harness-claude-code";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import { closeAndExpectNoProcessLeft } from "./support/claude";
 
 jest.setTimeout(60_000);
-
-function deskServer(): MockServer {
-  return mockServer({
-    name: "desk",
-    tools: [
-      {
-        name: "book",
-        inputSchema: { type: "object", properties: { ask: { type: "string" } } },
-        handler: async ({ ask }, context) => {
-          const answers = [];
-          for (const question of String(ask ?? "seat").split(",")) {
-            const reply = await context.elicit({
-              mode: "form",
-              message: `Which ${question}?`,
-              requestedSchema: {
-                type: "object",
-                properties: { [question]: { type: "string" } },
-                required: [question],
-              },
-            });
-            answers.push(
-              `${question}=${reply.action}${reply.content ? `:${JSON.stringify(reply.content)}` : ""}`,
-            );
-          }
-          return `server got ${answers.join(" ")}`;
-        },
-      },
-    ],
-  });
-}
 
 describe("elicitation through Claude Code", () => {
   let model: ScriptedModel;
@@ -49,13 +20,7 @@ describe("elicitation through Claude Code", () => {
 
   beforeEach(async () => {
     model = await startScriptedModel({
-      rules: [
-        {
-          name: "book",
-          when: { user: /book asking ([\w,]+)/ },
-          steps: [{ call: "desk:book", args: { ask: "{{match.1}}" } }, { reply: "{{result}}" }],
-        },
-      ],
+      rules: [BOOK_RULE],
     });
     kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [claudeCodeHarness] });
     desk = deskServer();

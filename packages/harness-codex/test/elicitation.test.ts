@@ -5,51 +5,12 @@
  * The scripted model drives the real Codex binary.
  */
 import { ExecutionOutcome, MCPTestKit, elicitationsOf } from "@jest-m3/core";
-import { mockServer, type MockServer } from "@jest-m3/core/testing";
+import type { MockServer } from "@jest-m3/core/testing";
+import { BOOK_RULE, deskServer } from "../../core/test/support/desk-server";
 import codexHarness, { stopWarmAppServers } from "@jest-m3/harness-codex";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import { expect } from "jest-m3";
 import { closeAndExpectNoProcessLeft } from "./support/codex";
-
-/** A desk server whose `book` tool asks for input and answers with what it got back. */
-function deskServer(): MockServer {
-  return mockServer({
-    name: "desk",
-    tools: [
-      {
-        name: "book",
-        inputSchema: { type: "object", properties: { ask: { type: "string" } } },
-        handler: async ({ ask }, context) => {
-          const questions = String(ask ?? "seat").split(",");
-          const answers = [];
-          for (const question of questions) {
-            const reply =
-              question === "login"
-                ? await context.elicit({
-                    mode: "url",
-                    message: "Sign in to the desk",
-                    url: "https://desk.example/login",
-                    elicitationId: "login-1",
-                  })
-                : await context.elicit({
-                    mode: "form",
-                    message: `Which ${question}?`,
-                    requestedSchema: {
-                      type: "object",
-                      properties: { [question]: { type: "string" } },
-                      required: [question],
-                    },
-                  });
-            answers.push(
-              `${question}=${reply.action}${reply.content ? `:${JSON.stringify(reply.content)}` : ""}`,
-            );
-          }
-          return `server got ${answers.join(" ")}`;
-        },
-      },
-    ],
-  });
-}
 
 describe("elicitation through Codex", () => {
   let model: ScriptedModel;
@@ -58,13 +19,7 @@ describe("elicitation through Codex", () => {
 
   beforeEach(async () => {
     model = await startScriptedModel({
-      rules: [
-        {
-          name: "book",
-          when: { user: /book asking ([\w,]+)/ },
-          steps: [{ call: "desk:book", args: { ask: "{{match.1}}" } }, { reply: "{{result}}" }],
-        },
-      ],
+      rules: [BOOK_RULE],
     });
     kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [codexHarness] });
     desk = deskServer();

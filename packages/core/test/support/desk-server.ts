@@ -1,0 +1,54 @@
+/**
+ * The desk fixture of the elicitation tests (one per harness package): a real SDK server
+ * (mockServer) whose `book` tool asks for input in the middle of the call, and the scripted
+ * model's rule that calls it ("Please book asking seat,meal.").
+ */
+import { mockServer, type MockServer } from "@jest-m3/core/testing";
+import type { Rule } from "@jest-m3/scripted-model";
+
+/** A desk server whose `book` tool asks for input and answers with what it got back. */
+export function deskServer(): MockServer {
+  return mockServer({
+    name: "desk",
+    tools: [
+      {
+        name: "book",
+        inputSchema: { type: "object", properties: { ask: { type: "string" } } },
+        handler: async ({ ask }, context) => {
+          const questions = String(ask ?? "seat").split(",");
+          const answers = [];
+          for (const question of questions) {
+            const reply =
+              question === "login"
+                ? await context.elicit({
+                    mode: "url",
+                    message: "Sign in to the desk",
+                    url: "https://desk.example/login",
+                    elicitationId: "login-1",
+                  })
+                : await context.elicit({
+                    mode: "form",
+                    message: `Which ${question}?`,
+                    requestedSchema: {
+                      type: "object",
+                      properties: { [question]: { type: "string" } },
+                      required: [question],
+                    },
+                  });
+            answers.push(
+              `${question}=${reply.action}${reply.content ? `:${JSON.stringify(reply.content)}` : ""}`,
+            );
+          }
+          return `server got ${answers.join(" ")}`;
+        },
+      },
+    ],
+  });
+}
+
+/** The scripted model's rule: "book asking <questions>" calls desk:book and replies its result. */
+export const BOOK_RULE: Rule = {
+  name: "book",
+  when: { user: /book asking ([\w,]+)/ },
+  steps: [{ call: "desk:book", args: { ask: "{{match.1}}" } }, { reply: "{{result}}" }],
+};
