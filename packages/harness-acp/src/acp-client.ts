@@ -73,6 +73,8 @@ export class AcpClient {
   private readonly exitListeners = new Set<(exit: string) => void>();
   private readonly problemListeners = new Set<(problem: StdoutProblem) => void>();
   private handlers: AcpClientHandlers | undefined;
+  /** Handlers of the sessions of a shared (warm) agent, by ACP session id. */
+  private readonly sessions = new Map<string, AcpClientHandlers>();
   private spawnError: Error | undefined;
   private exit: string | undefined;
   private closing: Promise<void> | undefined;
@@ -107,26 +109,52 @@ export class AcpClient {
       this.problems.push(problem);
       for (const listener of [...this.problemListeners]) listener(problem);
     });
-    const refuse = (method: string): never => {
-      this.handlers?.onRefused?.(method);
+    const refuse = (method: string, params: unknown): never => {
+      this.handlersOf(params)?.onRefused?.(method);
       throw Object.assign(new Error(`jest-m3 does not serve ${method}`), { code: -32601 });
     };
     this.connection = client({ name: "jest-m3" })
       .onRequest(methods.client.session.requestPermission, ({ params }) => {
-        if (!this.handlers) return { outcome: { outcome: "cancelled" } };
-        return this.handlers.onPermission(params);
+        const handlers = this.handlersOf(params);
+        if (!handlers) return { outcome: { outcome: "cancelled" } };
+        return handlers.onPermission(params);
       })
       .onNotification(methods.client.session.update, ({ params }) => {
-        this.handlers?.onUpdate(params);
+        this.handlersOf(params)?.onUpdate(params);
       })
-      .onRequest("*", ({ method }) => refuse(method))
+      .onRequest("*", ({ method, params }) => refuse(method, params))
       .onNotification("*", () => undefined)
       .connect(stream);
   }
 
-  /** Sets who answers the agent's permission requests and receives its updates. */
-  handle(handlers: AcpClientHandlers): void {
-    this.handlers = handlers;
+  /**
+   * Sets who answers the agent's permission requests and receives its updates: for every
+   * session, or, on an agent shared by several sessions, for the one ACP session
+   * `sessionId` only (another session's updates and requests never reach its handlers; a
+   * request of no known session is cancelled or refused). Returns a function that removes
+   * them.
+   */
+  handle(handlers: AcpClientHandlers, sessionId?: string): () => void {
+    if (sessionId === undefined) {
+      this.handlers = handlers;
+      return () => {
+        if (this.handlers === handlers) this.handlers = undefined;
+      };
+    }
+    this.sessions.set(sessionId, handlers);
+    return () => {
+      if (this.sessions.get(sessionId) === handlers) this.sessions.delete(sessionId);
+    };
+  }
+
+  /** The handlers of the session a message is about (its `sessionId`), or the default ones. */
+  private handlersOf(params: unknown): AcpClientHandlers | undefined {
+    if (this.sessions.size === 0) return this.handlers;
+    const id =
+      typeof params === "object" && params !== null
+        ? (params as { sessionId?: unknown }).sessionId
+        : undefined;
+    return typeof id === "string" ? this.sessions.get(id) : undefined;
   }
 
   /** How the process ended (`code 0`, `signal SIGKILL`, ...), or undefined while it runs. */

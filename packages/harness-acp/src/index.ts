@@ -40,6 +40,7 @@ import { acpHarness } from "./harnesses.js";
 export default acpHarness;
 
 export { openAcpSession, AcpSession } from "./session.js";
+export { stopWarmAcpAgents } from "./warm-pool.js";
 export {
   acpReadiness,
   acpReadinessKey,

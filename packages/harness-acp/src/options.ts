@@ -20,6 +20,20 @@ export interface CommonAcpOptions {
   readonly exposeDisallowedTools?: boolean;
   /** How long the agent gets to answer `initialize` and `session/new`, in ms (default 60 000). */
   readonly startupTimeoutMs?: number;
+  /**
+   * Gemini CLI and OpenCode only: reuse one agent process per worker for sessions started
+   * with exactly the same executable, arguments, environment (credentials included) and
+   * home files (policy, configuration). Each session is still its own ACP session with its
+   * own workspace and MCP servers; a closed session's servers are stopped, the process
+   * stays (20 s idle, then stopped; always at worker exit). Default `false`: one process
+   * per session.
+   *
+   * @example
+   * ```ts
+   * kit.agents([{ harness: "gemini", models: ["scripted-1"], provider, options: { warm: true } }]);
+   * ```
+   */
+  readonly warm?: boolean;
 }
 
 /**
@@ -66,6 +80,8 @@ export interface AcpAgentOptions extends CommonAcpOptions {
 export interface ResolvedCommonOptions {
   readonly exposeDisallowedTools: boolean;
   readonly startupTimeoutMs: number;
+  /** Always `false` for the `acp` harness. */
+  readonly warm: boolean;
 }
 
 /** {@link AcpAgentOptions} with every default applied. */
@@ -79,6 +95,7 @@ export interface ResolvedAgentOptions extends ResolvedCommonOptions {
 }
 
 const COMMON = ["exposeDisallowedTools", "startupTimeoutMs"];
+const PROFILE = [...COMMON, "warm"];
 const AGENT = [...COMMON, "command", "args", "env", "dialects", "stop", "selectModel"];
 
 /** The placeholders `args` and `env` of the `acp` harness may use. */
@@ -140,7 +157,7 @@ function common(
   harness: string,
   options: Readonly<Record<string, unknown>>,
 ): ResolvedCommonOptions {
-  const { exposeDisallowedTools, startupTimeoutMs } = options;
+  const { exposeDisallowedTools, startupTimeoutMs, warm } = options;
   if (exposeDisallowedTools !== undefined && typeof exposeDisallowedTools !== "boolean") {
     throw new InvalidAcpOptions(
       harness,
@@ -160,9 +177,13 @@ function common(
       `must be a number of milliseconds of at least 1000, got ${describe(startupTimeoutMs)}.`,
     );
   }
+  if (warm !== undefined && typeof warm !== "boolean") {
+    throw new InvalidAcpOptions(harness, "warm", `must be true or false, got ${describe(warm)}.`);
+  }
   return {
     exposeDisallowedTools: exposeDisallowedTools ?? false,
     startupTimeoutMs: startupTimeoutMs ?? 60_000,
+    warm: warm === true,
   };
 }
 
@@ -176,7 +197,7 @@ export function resolveProfileOptions(
   harness: string,
   options: Readonly<Record<string, unknown>>,
 ): ResolvedCommonOptions {
-  checkKeys(harness, options, COMMON);
+  checkKeys(harness, options, PROFILE);
   return common(harness, options);
 }
 
@@ -191,6 +212,13 @@ export function resolveAgentOptions(
   options: Readonly<Record<string, unknown>>,
 ): ResolvedAgentOptions {
   const harness = "acp";
+  if ("warm" in options) {
+    throw new InvalidAcpOptions(
+      harness,
+      "warm",
+      "is offered for the gemini and opencode harnesses only: the acp harness cannot know which of an agent's arguments and settings hold per process.",
+    );
+  }
   checkKeys(harness, options, AGENT);
   const { command, args, env, dialects, stop, selectModel } = options;
   if (typeof command !== "string" || command.trim() === "") {

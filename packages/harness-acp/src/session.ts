@@ -11,8 +11,11 @@ import { AcpClient } from "./acp-client.js";
 import { sessionMcpServers } from "./config.js";
 import { AcpRpcError, AgentExited, AgentTimeout } from "./errors.js";
 import { createAgentHome } from "./home.js";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { ResolvedCommonOptions } from "./options.js";
-import type { AcpProfile } from "./profiles/profile.js";
+import type { AcpProfile, FoundExecutable } from "./profiles/profile.js";
 import type {
   PermissionOption,
   RequestPermissionRequest,
@@ -22,6 +25,7 @@ import type {
 import { checkInitialize, INITIALIZE_PARAMS } from "./readiness.js";
 import { argumentsFromText, contentText } from "./reported-calls.js";
 import { TurnCollector } from "./turn.js";
+import { acquireWarmAgent, stopSessionServers, type WarmLease } from "./warm-pool.js";
 
 /** How long a cancelled turn waits for the agent to confirm before it ends anyway. */
 const CANCEL_GRACE_MS = 2000;
@@ -89,6 +93,7 @@ export function openAcpSession<O extends ResolvedCommonOptions>(
     if (credentials.status !== "ready") {
       throw new HarnessStartError(profile.name, credentials.reason ?? "no credentials");
     }
+    if (options.warm) return openWarmSession(profile, launch, options, executable);
     const home = await createAgentHome(await launch.tempDir(`m3-${profile.name}-`));
     const plan = await profile.plan({ launch, home, options, executable });
     if (launch.signal.aborted) {
@@ -143,6 +148,121 @@ export function openAcpSession<O extends ResolvedCommonOptions>(
   };
 }
 
+/**
+ * Opens a session on a warm agent (`options: { warm: true }`): its own ACP session, with
+ * its own workspace and MCP servers, in an agent process shared only with sessions whose
+ * plan (executable, arguments, environment, home files) is the same (see warm-pool.ts).
+ */
+async function openWarmSession<O extends ResolvedCommonOptions>(
+  profile: AcpProfile<O>,
+  launch: HarnessLaunch,
+  options: O,
+  executable: FoundExecutable,
+): Promise<AcpSession> {
+  const agent = profile.agent;
+  // The pool owns the home (it outlives this session), so it is not one of the kit's folders.
+  const home = await createAgentHome(await mkdtemp(join(tmpdir(), `m3-${profile.name}-warm-`)));
+  const plan = await profile.plan({ launch, home, options, executable });
+  if (launch.signal.aborted) {
+    throw new HarnessStartError(profile.name, `the session was torn down before ${agent} started`);
+  }
+  let lease: WarmLease;
+  try {
+    lease = await acquireWarmAgent(
+      {
+        agent,
+        harness: profile.name,
+        command: executable.command,
+        args: [...executable.prefix, ...plan.args],
+        env: plan.env,
+        home,
+        stop: profile.stop(options),
+      },
+      options.startupTimeoutMs,
+    );
+  } catch (error) {
+    throw new HarnessStartError(
+      profile.name,
+      `the warm ${agent} did not start: ${message(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  const client = lease.client;
+  launch.record({
+    kind: "harness",
+    detail: `${lease.started ? "started a warm" : "reused the warm"} ${agent} (pid ${client.process.pid ?? "unknown"})`,
+  });
+  const wait = { timeoutMs: options.startupTimeoutMs, signal: launch.signal };
+  let sessionId: string | undefined;
+  try {
+    const check = checkInitialize(agent, lease.initialize);
+    const http = launch.servers.filter((server) => server.kind === "http");
+    if (http.length > 0 && check.mcpHttp.status !== "ready") {
+      throw new HarnessStartError(
+        profile.name,
+        `${check.mcpHttp.reason ?? ""} (HTTP servers: ${http.map((server) => server.name).join(", ")})`,
+      );
+    }
+    const session = await client.request(
+      "session/new",
+      { cwd: launch.workspace, mcpServers: sessionMcpServers(launch.servers) },
+      wait,
+    );
+    if (typeof session.sessionId !== "string" || session.sessionId === "") {
+      throw new HarnessStartError(
+        profile.name,
+        `session/new answered without a session id: ${JSON.stringify(session).slice(0, 300)}`,
+      );
+    }
+    sessionId = session.sessionId;
+    await profile.afterSessionNew?.({ launch, options, client, session });
+    return new AcpSession(client, launch, profile, profile.stop(options), sessionId, lease);
+  } catch (error) {
+    // Another session's lines may be in the shared stderr: none of it goes into this error.
+    const failure =
+      error instanceof HarnessStartError
+        ? error
+        : new HarnessStartError(
+            profile.name,
+            launch.signal.aborted
+              ? `the session was torn down while ${agent} was starting`
+              : message(error),
+            { cause: error },
+          );
+    await leaveWarmSession(client, lease, sessionId, launch);
+    throw failure;
+  }
+}
+
+/** Whether the agent advertised `session/close` in its `initialize` answer. */
+function closesSessions(lease: WarmLease): boolean {
+  const capabilities = lease.initialize.agentCapabilities?.sessionCapabilities as
+    { close?: unknown } | null | undefined;
+  return capabilities?.close !== undefined && capabilities.close !== null;
+}
+
+/**
+ * Leaves an ACP session of a warm agent so that nothing of it keeps running:
+ * `session/close` where the agent offers it, then its MCP servers stopped (the agents keep
+ * them either way), then the lease released.
+ */
+async function leaveWarmSession(
+  client: AcpClient,
+  lease: WarmLease,
+  sessionId: string | undefined,
+  launch: HarnessLaunch,
+): Promise<void> {
+  if (sessionId !== undefined && closesSessions(lease) && client.exitDescription === undefined) {
+    await client
+      .request("session/close", { sessionId }, { timeoutMs: CLOSE_GRACE_MS })
+      .catch(() => undefined);
+  }
+  await stopSessionServers(client.process.pid, launch.servers, CLOSE_GRACE_MS);
+  lease.release();
+}
+
 function pick(
   options: readonly PermissionOption[],
   kinds: readonly string[],
@@ -163,6 +283,7 @@ export class AcpSession implements HarnessSession {
   private turn: TurnCollector | undefined;
   private closing: Promise<void> | undefined;
   private readonly serverNames: string[];
+  private readonly stops: (() => void)[] = [];
 
   /** @internal Made by {@link openAcpSession}. */
   constructor(
@@ -172,33 +293,46 @@ export class AcpSession implements HarnessSession {
     private readonly stopWith: "stdin" | "sigterm",
     /** The ACP session id. */
     readonly id: string,
+    /** Set when the agent is a warm one shared with other sessions. */
+    private readonly lease?: WarmLease,
   ) {
     this.serverNames = launch.servers.map((server) => server.name);
-    client.handle({
-      onUpdate: (notification) => this.turn?.accept(notification),
-      onPermission: (request) => this.answerPermission(request),
-      onRefused: (method) => {
-        this.launch.record({
-          kind: "harness",
-          detail: `refused ${method}: the harness serves no files, terminals or questions`,
-        });
-        this.turn?.note({ refused: method });
-      },
-    });
-    client.onExit((exit) => {
-      this.turn?.finish(
-        "failed",
-        withTail(this.agent, `${this.agent} exited (${exit}) during the turn`, client.stderrTail()),
-      );
-    });
-    client.onProblem((problem) => {
-      const what =
-        problem.kind === "too_long"
-          ? `a line longer than the transport takes (${problem.line.slice(0, 80)}...)`
-          : `a line that is not an ACP message: ${JSON.stringify(problem.line.slice(0, 200))}`;
-      this.launch.record({ kind: "harness", detail: `${this.agent} wrote ${what}` });
-      this.turn?.finish("failed", `${this.agent} broke the protocol: it wrote ${what}`);
-    });
+    this.stops.push(
+      // On a shared agent, only this session's updates and requests reach these handlers.
+      client.handle(
+        {
+          onUpdate: (notification) => this.turn?.accept(notification),
+          onPermission: (request) => this.answerPermission(request),
+          onRefused: (method) => {
+            this.launch.record({
+              kind: "harness",
+              detail: `refused ${method}: the harness serves no files, terminals or questions`,
+            });
+            this.turn?.note({ refused: method });
+          },
+        },
+        lease ? id : undefined,
+      ),
+      client.onExit((exit) => {
+        this.turn?.finish(
+          "failed",
+          withTail(this.agent, `${this.agent} exited (${exit}) during the turn`, this.stderrTail()),
+        );
+      }),
+      client.onProblem((problem) => {
+        const what =
+          problem.kind === "too_long"
+            ? `a line longer than the transport takes (${problem.line.slice(0, 80)}...)`
+            : `a line that is not an ACP message: ${JSON.stringify(problem.line.slice(0, 200))}`;
+        this.launch.record({ kind: "harness", detail: `${this.agent} wrote ${what}` });
+        this.turn?.finish("failed", `${this.agent} broke the protocol: it wrote ${what}`);
+      }),
+    );
+  }
+
+  /** The agent's stderr tail; none for a shared one (other sessions' lines are in it). */
+  private stderrTail(): string {
+    return this.lease ? "" : this.client.stderrTail();
   }
 
   private get agent(): string {
@@ -223,7 +357,7 @@ export class AcpSession implements HarnessSession {
       return {
         outcome: "failed",
         response: null,
-        error: withTail(this.agent, why, this.client.stderrTail()),
+        error: withTail(this.agent, why, this.stderrTail()),
         toolCalls: [],
         events: [],
       };
@@ -255,7 +389,7 @@ export class AcpSession implements HarnessSession {
               withTail(
                 this.agent,
                 `${this.agent} exited (${error.exit}) during the turn`,
-                error.stderrTail,
+                this.lease ? "" : error.stderrTail,
               ),
             );
           } else if (error instanceof AcpRpcError) {
@@ -281,19 +415,29 @@ export class AcpSession implements HarnessSession {
   /** Alive while the agent runs and the session is open; otherwise how it ended. */
   health(): HarnessHealth {
     const exit = this.client.exitDescription;
-    if (exit !== undefined) return { alive: false, exit, stderrTail: this.client.stderrTail() };
+    if (exit !== undefined) return { alive: false, exit, stderrTail: this.stderrTail() };
     if (this.closing) return { alive: false, exit: "closed" };
     return { alive: true };
   }
 
   /**
    * Ends the session: stops the agent the way it needs (SIGTERM for Gemini CLI, closing
-   * stdin for OpenCode), waits briefly, then stops its process group. Idempotent.
+   * stdin for OpenCode), waits briefly, then stops its process group. On a warm agent the
+   * process stays: a running turn is cancelled, the ACP session closed (`session/close`,
+   * where the agent offers it) and its MCP servers stopped. Idempotent.
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      const running = this.turn && !this.turn.isFinished;
       this.turn?.finish("interrupted", "The session closed during the turn.");
-      await this.client.close(this.stopWith, CLOSE_GRACE_MS);
+      const lease = this.lease;
+      if (!lease) {
+        await this.client.close(this.stopWith, CLOSE_GRACE_MS);
+        return;
+      }
+      if (running) this.client.notify("session/cancel", { sessionId: this.id });
+      for (const stop of this.stops.splice(0)) stop();
+      await leaveWarmSession(this.client, lease, this.id, this.launch);
     })();
     return this.closing;
   }

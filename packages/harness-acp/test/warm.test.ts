@@ -1,0 +1,256 @@
+/**
+ * Warm agents (`options: { warm: true }`): sessions of one worker share a Gemini CLI or
+ * OpenCode process, each as its own ACP session. These tests try to see across sessions:
+ * another session's servers (one of the same name), tools, history, credentials and
+ * allow-list, and what is left behind when a session closes or the process dies.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ExecutionOutcome, MCPTestKit, type StdioServer } from "@jest-m3/core";
+import type { ProviderDialect } from "@jest-m3/core/harness";
+import { geminiHarness, opencodeHarness, stopWarmAcpAgents } from "@jest-m3/harness-acp";
+import { startScriptedModel, type ScriptedModel, type Script } from "@jest-m3/scripted-model";
+import { callLog, isRunning, ledgerServer, shippingServer, waitFor } from "./support/acp";
+
+jest.setTimeout(120_000);
+
+function stat(pid: number): { ppid: number; state: string } | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const [state, ppid] = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    return { state: state!, ppid: Number(ppid) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The running children of `parent`, as /proc sees them. */
+function childrenOf(parent: number): number[] {
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => {
+      const seen = stat(pid);
+      return seen !== undefined && seen.ppid === parent && seen.state !== "Z";
+    });
+}
+
+/** This worker's agent processes of `harness` (the warm ones outlive their kits). */
+function agentPids(harness: string): number[] {
+  return childrenOf(process.pid).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(harness);
+    } catch {
+      return false;
+    }
+  });
+}
+
+const SCRIPT: Script = {
+  rules: [
+    {
+      name: "quote",
+      when: { user: /weight_kg (\d+) in zone (\w+)/ },
+      steps: [
+        {
+          call: "shipping:shipping_quote",
+          args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
+        },
+        { reply: "The {{match.2}} quote for {{match.1}} kg is ready." },
+      ],
+    },
+    {
+      name: "record",
+      when: { user: /Record the word (\w+)/ },
+      steps: [{ call: "shipping:record_entry", args: { text: "{{match.1}}" } }, { reply: "Done." }],
+    },
+    {
+      // B tries A's tool: the agent offers B no such tool, so the model cannot name it.
+      name: "steal",
+      when: { user: /Quote through the other session/ },
+      toolNotOffered: "expected",
+      steps: [
+        { call: "shipping:shipping_quote", args: { weight_kg: 9, zone: "local" } },
+        { reply: "Quoted." },
+      ],
+    },
+  ],
+};
+
+/** Every main request of `model` whose body mentions `text`, as JSON. */
+function requestsWith(model: ScriptedModel, text: string): string[] {
+  return model.journal.entries
+    .filter((entry) => !entry.side) // OpenCode's title requests carry no tools
+    .map((entry) => JSON.stringify(entry.body))
+    .filter((body) => body.includes(text));
+}
+
+describe.each([
+  ["gemini", "gemini", "GEMINI_API_KEY"],
+  ["opencode", "chat-completions", "OPENAI_API_KEY"],
+] as const)("warm %s", (harness, dialect: ProviderDialect, keyVariable) => {
+  let model: ScriptedModel;
+  beforeAll(async () => {
+    model = await startScriptedModel(SCRIPT);
+  });
+  afterAll(async () => {
+    await stopWarmAcpAgents();
+    await model.close();
+  });
+
+  const select = (options: Record<string, unknown> = { warm: true }) => ({
+    harness,
+    models: ["scripted-1"],
+    provider: model.providerFor(dialect),
+    options,
+  });
+
+  test("two sessions share one process; each sees only its own server, tools and history", async () => {
+    await stopWarmAcpAgents();
+    await using kit = new MCPTestKit({
+      env: {},
+      killGraceMs: 500,
+      harnesses: [geminiHarness, opencodeHarness],
+    });
+    const dir = await kit.tempDir("m3-warm-");
+    const [agentA, agentB] = kit.agents([select(), select()]);
+    // Both servers are named "shipping", so both sessions have the same allow-list and
+    // policy: A's is the shipping server, B's is the ledger server under that name.
+    const serverA = shippingServer(join(dir, "a.jsonl"));
+    const serverB: StdioServer = { ...ledgerServer(join(dir, "b.jsonl")), name: "shipping" };
+    const sessionA = agentA!.session({ server: serverA, timeout: 60_000 });
+    const sessionB = agentB!.session({ server: serverB, timeout: 60_000 });
+    const openA = await sessionA.open();
+    const [pid] = agentPids(harness);
+    expect(agentPids(harness)).toEqual([pid]);
+    const turnA = await openA.send("Call shipping_quote once for weight_kg 2 in zone local.");
+    expect(turnA.response?.text).toBe("The local quote for 2 kg is ready.");
+
+    const openB = await sessionB.open();
+    expect(agentPids(harness)).toEqual([pid]); // the same process serves B
+    const relays = childrenOf(pid!);
+    expect(relays).toHaveLength(2); // A's relay and B's
+    const steal = await openB.send("Quote through the other session for weight_kg 9.");
+    expect(steal.response?.text).toMatch(/^I cannot call shipping:shipping_quote/);
+    const turnB = await openB.send("Record the word heron.");
+    expect(turnB.response?.text).toBe("Done.");
+
+    // B's requests: its own tools only, and nothing of A's conversation.
+    const seenByB = requestsWith(model, "Quote through the other session");
+    expect(seenByB.length).toBeGreaterThan(0);
+    for (const body of seenByB) {
+      expect(body).toContain("record_entry");
+      expect(body).not.toContain('shipping_quote"'); // A's tool is not declared to B
+      expect(body).not.toContain("weight_kg 2");
+      expect(body).not.toContain("local quote");
+    }
+    // A's requests never carried B's tools or words.
+    for (const body of requestsWith(model, "weight_kg 2 in zone local")) {
+      expect(body).not.toContain("record_entry");
+      expect(body).not.toContain("heron");
+    }
+    await openA.close();
+    // A is gone from the process: its relay stopped, B's remains and B goes on.
+    expect(childrenOf(pid!)).toHaveLength(1);
+    const again = await openB.send("Record the word crane.");
+    expect(again.response?.text).toBe("Done.");
+    await openB.close();
+    expect(relays.filter(isRunning)).toEqual([]);
+    expect(isRunning(pid!)).toBe(true); // warm: the agent stays
+
+    expect(sessionA.result.snapshot.outcome).toBe(ExecutionOutcome.COMPLETED);
+    expect(sessionB.result.snapshot.outcome).toBe(ExecutionOutcome.COMPLETED);
+    expect(callLog(join(dir, "a.jsonl")).map((call) => call.arguments)).toEqual([
+      { weight_kg: 2, zone: "local" },
+    ]);
+    expect(callLog(join(dir, "b.jsonl")).map((call) => call.arguments)).toEqual([
+      { text: "heron" },
+      { text: "crane" },
+    ]);
+    expect(sessionA.result.trace.toolCalls.map((call) => call.tool)).toEqual(["shipping_quote"]);
+    expect(sessionB.result.trace.toolCalls.map((call) => call.tool)).toEqual([
+      "record_entry",
+      "record_entry",
+    ]);
+  });
+
+  test("other credentials or another allow-list get another process", async () => {
+    process.env.M3_WARM_ACP_TEST_KEY = "sk-warm-only-for-keyed";
+    try {
+      await using kit = new MCPTestKit({
+        env: {},
+        killGraceMs: 500,
+        harnesses: [geminiHarness, opencodeHarness],
+      });
+      const dir = await kit.tempDir("m3-warm-");
+      const keyed = {
+        ...select(),
+        provider: { ...model.providerFor(dialect), envKey: keyVariable },
+        credentialEnv: { [keyVariable]: "M3_WARM_ACP_TEST_KEY" },
+      };
+      const [plain, withKey] = kit.agents([select(), keyed]);
+      const server = shippingServer(join(dir, "calls.jsonl"));
+      const one = await plain!.session({ server, timeout: 60_000 }).open();
+      const [first] = agentPids(harness);
+      const two = await withKey!.session({ server, timeout: 60_000 }).open();
+      const narrow = await plain!
+        .session({ server, tools: ["shipping:shipping_quote"], timeout: 60_000 })
+        .open();
+      const pids = agentPids(harness);
+      // The keyed session and the narrower allow-list each got a process of their own.
+      expect(pids).toHaveLength(3);
+      expect(pids).toContain(first);
+      // The key each process sends (Gemini's header is not redacted in the journal).
+      const keysOf = async (open: typeof one, text: string): Promise<string[]> => {
+        const before = model.journal.entries.length;
+        const turn = await open.send(text);
+        expect(turn.response?.text).toMatch(/^The local quote/);
+        return model.journal.entries
+          .slice(before)
+          .map((entry) => entry.headers["x-goog-api-key"] ?? entry.headers.authorization ?? "");
+      };
+      const keyedKeys = await keysOf(
+        two,
+        "Call shipping_quote once for weight_kg 3 in zone local.",
+      );
+      const plainKeys = await keysOf(
+        one,
+        "Call shipping_quote once for weight_kg 4 in zone local.",
+      );
+      const expected = harness === "gemini" ? "sk-warm-only-for-keyed" : "Bearer <redacted>";
+      expect(new Set(keyedKeys)).toEqual(new Set([expected]));
+      expect(plainKeys).not.toContain(expected);
+      for (const open of [one, two, narrow]) await open.close();
+    } finally {
+      delete process.env.M3_WARM_ACP_TEST_KEY;
+    }
+    await stopWarmAcpAgents();
+    expect(agentPids(harness)).toEqual([]);
+  });
+
+  test("a warm process that died is replaced; the pool leaves nothing running", async () => {
+    await using kit = new MCPTestKit({
+      env: {},
+      killGraceMs: 500,
+      harnesses: [geminiHarness, opencodeHarness],
+    });
+    const dir = await kit.tempDir("m3-warm-");
+    const [agent] = kit.agents([select()]);
+    const server = shippingServer(join(dir, "calls.jsonl"));
+    const first = await agent!.session({ server, timeout: 60_000 }).open();
+    const [dead] = agentPids(harness);
+    const below = childrenOf(dead!);
+    await first.close();
+    process.kill(-dead!, "SIGKILL"); // ours: the warm agent this test started, and its group
+    await waitFor(() => !isRunning(dead!), "the killed agent to go");
+    const second = await agent!.session({ server, timeout: 60_000 }).open();
+    const [fresh] = agentPids(harness);
+    expect(fresh).not.toBe(dead);
+    const turn = await second.send("Call shipping_quote once for weight_kg 4 in zone local.");
+    expect(turn.response?.text).toBe("The local quote for 4 kg is ready.");
+    const relays = childrenOf(fresh!);
+    await second.close();
+    await stopWarmAcpAgents();
+    expect([dead!, fresh!, ...below, ...relays].filter(isRunning)).toEqual([]);
+  });
+});
