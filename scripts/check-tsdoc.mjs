@@ -13,6 +13,8 @@ const entries = [
   "packages/core/src/index.ts",
   "packages/core/src/harness.ts",
   "packages/core/src/runner.ts",
+  "packages/core/src/lean.ts",
+  "packages/core/src/validation.ts",
   "packages/core/src/testing.ts",
   "packages/scripted-model/src/index.ts",
   "packages/harness-codex/src/index.ts",

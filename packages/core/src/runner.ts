@@ -33,9 +33,10 @@ export {
   type UnknownKeyWording,
 } from "./validation/rules.js";
 export { SecretScrubber, MIN_SECRET_LENGTH, type SecretValue } from "./runtime/secret-scrubber.js";
-export { readinessKeyFor } from "./agents/agent.js";
+export { readinessKeyFor } from "./agents/readiness-key.js";
 export {
   resolveHarness,
+  locateHarness,
   harnessPackageNames,
   availableHarnessNames,
   type HarnessManifest,
@@ -43,7 +44,7 @@ export {
 export { suggestName } from "./text/suggest.js";
 export { canonicalJson } from "./evidence/canonical.js";
 export { toolCatalogs, type ListedTool, type ToolCatalog } from "./evidence/catalogs.js";
-export { harnessDialects } from "./agents/selection.js";
+export { harnessDialects } from "./harness/dialects.js";
 export {
   queryToolCalls,
   queryTrajectory,

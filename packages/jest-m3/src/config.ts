@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { z } from "zod";
-import { M3Error } from "@jest-m3/core";
-import { checkInput, must, nonEmptyString, strictFields } from "@jest-m3/core/runner";
+import { M3Error } from "@jest-m3/core/lean";
+import { checkInput, must, nonEmptyString, strictFields } from "@jest-m3/core/validation";
 import { parseAgentEntries, type MatrixAgentEntry } from "./matrix/agent-list.js";
 
 /**

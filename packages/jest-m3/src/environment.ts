@@ -18,7 +18,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import NodeEnvironment from "jest-environment-node";
-import { signalIfSame, stillSame } from "@jest-m3/core/runner";
+import { signalIfSame, stillSame } from "@jest-m3/core/lean";
 import { markWriterExited, readRecords, removeLeftoverDirs } from "./run-ledger.js";
 import { ENVIRONMENT_MARK, TEST_DONE_HOOK } from "./environment-hooks.js";
 import { RUN_ENV } from "./run-state.js";

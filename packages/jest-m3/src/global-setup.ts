@@ -14,7 +14,8 @@ import {
   isUsable,
   readinessKeyFor,
   resolveHarness,
-} from "@jest-m3/core/runner";
+  locateHarness,
+} from "@jest-m3/core/lean";
 import { loadConfig, type M3Config } from "./config.js";
 import { didYouMean, KNOWN_HARNESSES } from "./known-harnesses.js";
 import { expandAgents, parseAgentsVariable } from "./matrix/agent-list.js";
@@ -97,12 +98,22 @@ function journalIntoRun(journal: RunJournal, dir: string, progress: boolean): vo
 }
 
 /**
- * A configured harness name resolved to its adapter (nothing is started). A name nothing
- * resolves stops the run, with a did-you-mean and never a guessed package name; another
- * failure is kept for the run's readiness.
+ * A configured harness name resolved to its adapter (nothing is started), or with
+ * `locateOnly` only found (its module is not loaded: a run that opens no session). A name
+ * nothing resolves stops the run, with a did-you-mean and never a guessed package name;
+ * another failure is kept for the run's readiness.
  */
-function resolveName(name: string, config: M3Config, variable: string | undefined): ResolvedName {
+function resolveName(
+  name: string,
+  config: M3Config,
+  variable: string | undefined,
+  locateOnly = false,
+): ResolvedName | undefined {
   try {
+    if (locateOnly) {
+      locateHarness(name, process.env, config.rootDir);
+      return undefined;
+    }
     return { name, harness: resolveHarness(name, new Map(), process.env, config.rootDir) };
   } catch (error) {
     if ((error as { code?: unknown }).code === "M3_UNKNOWN_HARNESS") {
@@ -148,17 +159,17 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
       ? parseAgentsVariable(variable)
       : (config.agents ?? []);
   const probed = [...new Set([...config.harnesses, ...agentEntries.map((entry) => entry.harness)])];
-  // Every name resolved first (no process started), so a typo stops the run, even one
-  // whose tests do not use the kit.
-  const harnesses = probed.map((name) => resolveName(name, config, variable));
-
-  // A run whose tests cannot use the kit: nothing to start, nothing to probe.
+  // A run whose tests cannot use the kit: nothing to start, nothing to probe, no adapter
+  // loaded; every name is still found, so a typo stops the run.
   if (kitUnusedByPlan()) {
+    for (const name of probed) resolveName(name, config, variable, true);
     process.env[KIT_UNUSED_ENV] = "1";
     writeRunFile(dir, { runId, provider: null, readiness: {}, agents: [], config: config.source });
     return;
   }
   delete process.env[KIT_UNUSED_ENV];
+  // Every name resolved first (no process started), so a typo stops the run.
+  const harnesses = probed.map((name) => resolveName(name, config, variable)!);
 
   let provider: string | null = null;
   let sharedProvider: ModelProvider | undefined;

@@ -2,7 +2,7 @@
  * The preset's `globalTeardown`: stops shared services and kills any child process that
  * outlived its kit, naming it.
  */
-import { signalIfSame } from "@jest-m3/core/runner";
+import { signalIfSame } from "@jest-m3/core/lean";
 import { readRecords, removeLeftoverDirs } from "./run-ledger.js";
 import { loadConfig } from "./config.js";
 import { runDir } from "./run-state.js";

@@ -4,7 +4,7 @@
  * a configuration names a harness that does not exist.
  */
 
-import { suggestName } from "@jest-m3/core/runner";
+import { suggestName } from "@jest-m3/core/lean";
 
 /** A harness jest-m3 knows, the package that brings it, and what else it needs. */
 export interface KnownHarness {

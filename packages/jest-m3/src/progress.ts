@@ -6,7 +6,8 @@
  * `M3_PROGRESS=1`, off with `M3_PROGRESS=0`; by default on when Jest's output is an
  * interactive terminal (not CI).
  */
-import { isUnavailable, type ExecutionResult, type ToolCall, type TurnResult } from "@jest-m3/core";
+import type { ExecutionResult, ToolCall, TurnResult } from "@jest-m3/core";
+import { isUnavailable } from "@jest-m3/core/lean";
 
 /** The variable that turns progress lines on (`1`) or off (`0`). */
 export const PROGRESS_ENV = "M3_PROGRESS";

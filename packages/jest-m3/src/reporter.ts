@@ -27,7 +27,7 @@ import {
 import type { RunReport } from "./report/model.js";
 import { secretValuesOf } from "./report/redact.js";
 import { formatStatsTable } from "./report/stats.js";
-import { historyPathOf, recordRunInStore } from "./store/record.js";
+import { kitUnusedInRun } from "./run-plan.js";
 
 interface AssertionResult {
   readonly fullName: string;
@@ -173,11 +173,20 @@ class M3Reporter {
     await this.record(report, run);
   }
 
-  /** Records the run in the results folder's history; a broken store is said, not hidden. */
+  /**
+   * Records the run in the results folder's history; a broken store is said, not hidden. A
+   * run none of whose tests could use the kit is not an agent run: the history (and
+   * `jest-m3 diff`'s "previous run") is left as it was, and the store is not even loaded.
+   */
   private async record(report: RunReport, run: RunFile | null): Promise<void> {
     const dir = runDir();
     if (!dir) return;
+    if (kitUnusedInRun()) {
+      process.stderr.write("jest-m3: no test of this run uses the kit; the history is unchanged\n");
+      return;
+    }
     try {
+      const { historyPathOf, recordRunInStore } = await import("./store/record.js");
       const store = historyPathOf(dir);
       await recordRunInStore(store, report, run);
       process.stderr.write(`jest-m3: run recorded in ${store} (npx jest-m3 diff)\n`);

@@ -18,7 +18,7 @@
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isProcessAlive, processStartTime, signalIfSame, stillSame } from "@jest-m3/core/runner";
+import { isProcessAlive, processStartTime, signalIfSame, stillSame } from "@jest-m3/core/lean";
 import { readRecords, removeLeftoverDirs, WRITERS } from "./run-ledger.js";
 import { SHARED_SERVICES } from "./shared-services.js";
 

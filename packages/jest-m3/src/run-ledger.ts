@@ -14,7 +14,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { processStartTime } from "@jest-m3/core/runner";
+import { processStartTime } from "@jest-m3/core/lean";
 
 /** The ledgers of a run folder. */
 export type Ledger = "processes" | "dirs" | "executions" | "trials";

@@ -1,5 +1,5 @@
 import type { ModelProvider, ProviderDialect } from "@jest-m3/core";
-import { PROVIDER_DIALECTS } from "@jest-m3/core/harness";
+import { PROVIDER_DIALECTS } from "@jest-m3/core/lean";
 
 /**
  * What global setup hands to test workers, through their environment (workers are

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { ExecutionResult, ToolCall, TraceMessage } from "@jest-m3/core";
-import { isUnavailable } from "@jest-m3/core";
-import { canonicalJson, toolCatalogs, toolErrorText } from "@jest-m3/core/runner";
+import { isUnavailable } from "@jest-m3/core/lean";
+import { canonicalJson, toolCatalogs, toolErrorText } from "@jest-m3/core/lean";
 import { shortValue } from "./format/values.js";
 import { redactForReport, scrubText, secretValuesOf, type SecretValue } from "./report/redact.js";
 

@@ -3,7 +3,15 @@
 // the tsconfig; `tsc --noEmit` is what reports type errors. Each project is a user's
 // project run by Jest as a child process.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { mayUseKit } from "../src/run-plan";
@@ -32,6 +40,12 @@ describe("the quick preset", () => {
       "one.test.ts": ONE_LINE,
       "m3.config.json": CONFIG,
       "model-script.json": SCRIPT,
+      // After the run, in Jest's main process (where the test ran, in band): which modules
+      // the preset's reporter, global setup and teardown and environment loaded.
+      "jest.config.js":
+        'module.exports = { preset: "jest-m3", reporters: ["default", "<rootDir>/loaded.js"] };\n',
+      "loaded.js":
+        'module.exports = class { onRunComplete() { require("fs").writeFileSync(__dirname + "/loaded.json", JSON.stringify(Object.keys(require.cache))); } };\n',
     });
     const run = runJest(dir, { timeoutMs: 120_000 });
     expect(run.output).toContain("1 passed");
@@ -40,9 +54,21 @@ describe("the quick preset", () => {
     expect(run.output).not.toContain("jest-m3: harness");
     const file = JSON.parse(readFileSync(join(runFolder(dir), "run.json"), "utf8"));
     expect(file).toMatchObject({ provider: null, readiness: {}, agents: [] });
-    // The reporter still writes the run's report.
+    // The reporter still writes the run's report, and leaves the agent runs' history alone.
     const report = JSON.parse(readFileSync(join(runFolder(dir), "report.json"), "utf8"));
     expect(report.tests).toEqual({ total: 1, passed: 1, failed: 0 });
+    expect(run.output).toContain("no test of this run uses the kit; the history is unchanged");
+    expect(existsSync(join(dir, ".m3", "history.sqlite"))).toBe(false);
+    // Nothing of the kit was loaded: no harness adapter (the configured names were only
+    // found), no MCP SDK, no run-history engine.
+    const loaded = JSON.parse(readFileSync(join(dir, "loaded.json"), "utf8")) as string[];
+    expect(loaded.some((path) => path.includes("jest-m3"))).toBe(true);
+    const heavy = loaded.filter((path) =>
+      /@modelcontextprotocol[\\/]sdk|harness-(codex|claude-code|acp)[\\/]|sql\.js|[\\/]kit[\\/]kit\.js/.test(
+        path,
+      ),
+    );
+    expect(heavy).toEqual([]);
   });
 
   test("a test reaching jest-m3 through a helper of the project gets the model and the matchers", () => {

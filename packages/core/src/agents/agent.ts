@@ -1,34 +1,9 @@
-import { createHash } from "node:crypto";
-import type {
-  HarnessDefinition,
-  Readiness,
-  ReadinessContext,
-  SelectionSpec,
-} from "../harness/contract.js";
+import type { HarnessDefinition, Readiness, SelectionSpec } from "../harness/contract.js";
 import type { AgentServices, SessionAgent } from "./services.js";
 import type { ExecutionResult } from "./results.js";
 import { AgentSession } from "./session.js";
+import { readinessKeyFor } from "./readiness-key.js";
 import type { SessionOptions } from "./session-spec.js";
-
-/** The key a readiness answer is cached under (see {@link HarnessDefinition.readinessKey}). */
-export function readinessKeyFor(harness: HarnessDefinition, context: ReadinessContext): string {
-  if (harness.readinessKey) return `adapter:${harness.readinessKey(context)}`;
-  return JSON.stringify([
-    context.selection.harness,
-    context.selection.executable ?? null,
-    [...context.credentialNames].sort(),
-    context.selection.provider?.baseUrl ?? null,
-    // Names and a digest of the values: the key lands in run.json and reports, and an M3_*
-    // variable may hold something secret.
-    Object.entries(context.config)
-      .filter(([name]) => name.startsWith("M3_"))
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([name, value]) => [
-        name,
-        value === undefined ? null : createHash("sha256").update(value).digest("hex").slice(0, 12),
-      ]),
-  ]);
-}
 
 /**
  * One harness with one model, ready to open sessions. Made by `kit.agents()`; nothing is

@@ -108,6 +108,36 @@ function installedHarnessPackages(
   return found;
 }
 
+/** Where a harness module may come from, in the order {@link resolveHarness} tries them. */
+function* candidateModules(
+  name: string,
+  config: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+): Generator<{ readonly specifier: string; readonly harness: string }> {
+  const configured = config[`M3_HARNESS_${name.toUpperCase().replace(/-/g, "_")}`];
+  for (const specifier of [...(configured ? [configured] : []), ...harnessPackageNames(name)]) {
+    yield { specifier, harness: name };
+  }
+  for (const { name: packageName, manifest } of installedHarnessPackages(cwd)) {
+    const canonical =
+      manifest.aliases?.[name] ?? (manifest.harnesses?.includes(name) ? name : undefined);
+    if (canonical) yield { specifier: packageName, harness: canonical };
+  }
+}
+
+function unknownHarness(
+  name: string,
+  registered: ReadonlyMap<string, HarnessDefinition>,
+  tried: readonly string[],
+  cwd: string,
+): UnknownHarness {
+  const available = availableHarnessNames(registered, cwd);
+  return new UnknownHarness(name, [...registered.keys()], [...tried], {
+    available,
+    suggestion: suggestName(name, available) ?? undefined,
+  });
+}
+
 /**
  * Finds the adapter for `name`: registered on the kit first (by name or alias), then a
  * module named in the configuration (`M3_HARNESS_<NAME>=<module>`), then the packages
@@ -125,26 +155,39 @@ export function resolveHarness(
 ): HarnessDefinition {
   const own = registered.get(name) ?? [...registered.values()].find((one) => answersTo(one, name));
   if (own) return own;
-  const configured = config[`M3_HARNESS_${name.toUpperCase().replace(/-/g, "_")}`];
   const tried: string[] = [];
-  for (const specifier of [...(configured ? [configured] : []), ...harnessPackageNames(name)]) {
+  for (const { specifier, harness } of candidateModules(name, config, cwd)) {
     tried.push(specifier);
-    const found = load(specifier, cwd, name);
+    const found = load(specifier, cwd, harness);
     if (found) return found;
   }
-  for (const { name: packageName, manifest } of installedHarnessPackages(cwd)) {
-    const canonical =
-      manifest.aliases?.[name] ?? (manifest.harnesses?.includes(name) ? name : undefined);
-    if (!canonical) continue;
-    tried.push(packageName);
-    const found = load(packageName, cwd, canonical);
-    if (found) return found;
+  throw unknownHarness(name, registered, tried, cwd);
+}
+
+/**
+ * The module {@link resolveHarness} would load for `name` (its resolved file), found the
+ * same way but without loading it: for a run that must reject a harness name nothing
+ * serves, yet will open no session (a module that resolves but exports no such harness is
+ * only found out by {@link resolveHarness}).
+ *
+ * @throws {@link UnknownHarness} listing what was tried, as {@link resolveHarness} does.
+ */
+export function locateHarness(
+  name: string,
+  config: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+): string {
+  const fromProject = createRequire(join(cwd, "noop.js"));
+  const tried: string[] = [];
+  for (const { specifier } of candidateModules(name, config, cwd)) {
+    tried.push(specifier);
+    try {
+      return fromProject.resolve(specifier);
+    } catch {
+      // Not installed where the project resolves modules: the next candidate.
+    }
   }
-  const available = availableHarnessNames(registered, cwd);
-  throw new UnknownHarness(name, [...registered.keys()], tried, {
-    available,
-    suggestion: suggestName(name, available) ?? undefined,
-  });
+  throw unknownHarness(name, new Map(), tried, cwd);
 }
 
 /**

@@ -3,6 +3,7 @@ import { InvalidSelection } from "../errors.js";
 import { checkInput, describeValue } from "../validation/check-input.js";
 import { httpUrl, must, nonEmptyString, strictFields } from "../validation/rules.js";
 import { INHERITED_ENV } from "../processes/environment.js";
+import { harnessDialects } from "../harness/dialects.js";
 import {
   PROVIDER_DIALECTS,
   type HarnessDefinition,
@@ -39,11 +40,6 @@ export interface AgentSelectionInput {
 }
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-/** The dialects a harness speaks, preferred first (`responses` when it declares none). */
-export function harnessDialects(harness: HarnessDefinition): readonly ProviderDialect[] {
-  return harness.dialects && harness.dialects.length > 0 ? harness.dialects : ["responses"];
-}
 
 /** `credentialEnv`: child variable names (not the host-inherited ones) to parent names. */
 const credentialEnvSchema = z

@@ -1,5 +1,5 @@
-import { isUnavailable } from "@jest-m3/core";
-import { isSecretName } from "@jest-m3/core/runner";
+import { isUnavailable } from "@jest-m3/core/lean";
+import { isSecretName } from "@jest-m3/core/lean";
 
 const MAX_VALUE = 160;
 

@@ -3,8 +3,8 @@
  * overridden for a CI job by the `M3_AGENTS` environment variable.
  */
 import { z } from "zod";
-import { M3Error } from "@jest-m3/core";
-import { checkInput, must, nonEmptyString, strictFields } from "@jest-m3/core/runner";
+import { M3Error } from "@jest-m3/core/lean";
+import { checkInput, must, nonEmptyString, strictFields } from "@jest-m3/core/validation";
 
 /**
  * One agent of the run's matrix: a harness with one model, run `trials` times.

@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { M3Error } from "@jest-m3/core";
+import { M3Error } from "@jest-m3/core/lean";
 import type { TranscriptRecord } from "../transcript.js";
 import {
   buildRunReport,

@@ -4,7 +4,7 @@
  * values of credential-named environment variables are replaced wherever they appear in a
  * string (a server that echoes its key, a prompt that quotes it). Only names ever remain.
  */
-import { isSecretName, SecretScrubber } from "@jest-m3/core/runner";
+import { isSecretName, SecretScrubber } from "@jest-m3/core/lean";
 import { redactValue } from "../format/values.js";
 
 /** A credential value to hide, and the variable name shown in its place. */

@@ -15,7 +15,7 @@ import {
   renameSync,
   writeSync,
 } from "node:fs";
-import { M3Error } from "@jest-m3/core";
+import { M3Error } from "@jest-m3/core/lean";
 import { queryRows, sqlEngine, type SqlDatabase } from "./engine.js";
 import { withLock } from "./lock.js";
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from "./schema.js";

@@ -15,8 +15,8 @@ import {
   writeSync,
 } from "node:fs";
 import { hostname } from "node:os";
-import { processStartTime } from "@jest-m3/core/runner";
-import { M3Error } from "@jest-m3/core";
+import { processStartTime } from "@jest-m3/core/lean";
+import { M3Error } from "@jest-m3/core/lean";
 
 interface Holder {
   readonly pid: number;
