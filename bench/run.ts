@@ -6,6 +6,7 @@ import { benchAcpSession } from "./acp-session";
 import { benchWire } from "./wire";
 import { benchRelay } from "./relay";
 import { benchWarm } from "./warm";
+import { benchWarmAcp } from "./warm-acp";
 import { benchValidation } from "./validation";
 import { benchPreset } from "./preset";
 import { benchMemory } from "./memory";
@@ -20,6 +21,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   relay: () => benchRelay(),
   session: () => benchSession(),
   warm: () => benchWarm(),
+  "warm-acp": () => benchWarmAcp(),
   "claude-code-session": () => benchClaudeCodeSession(),
   "acp-session": () => benchAcpSession(),
   preset: () => benchPreset(),

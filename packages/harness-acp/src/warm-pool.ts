@@ -239,7 +239,17 @@ export async function acquireWarmAgent(spec: WarmStart, timeoutMs: number): Prom
   };
 }
 
-/** Stops every warm agent of this worker now (for tests and teardown). */
+/**
+ * Stops every warm agent of this worker now (for tests and teardown): each as its profile
+ * stops it, then its process group; their homes are removed. Warm agents also stop after
+ * 20 s unused, and always when the worker exits.
+ *
+ * @example
+ * ```ts
+ * import { stopWarmAcpAgents } from "@jest-m3/harness-acp";
+ * afterAll(() => stopWarmAcpAgents());
+ * ```
+ */
 export async function stopWarmAcpAgents(): Promise<void> {
   const all = [...live];
   pool.clear();

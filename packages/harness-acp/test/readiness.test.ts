@@ -230,6 +230,7 @@ describe("options, checked before anything starts", () => {
     ],
     [{ command: "x", stop: "kill" }, /"stop" must be "stdin" or "sigterm"/],
     [{ command: "x", dialects: ["smoke-signals"] }, /"dialects" must be a non-empty array/],
+    [{ command: "x", warm: true }, /"warm" is offered for the gemini and opencode harnesses only/],
   ])("acp options %j", async (options, message) => {
     await expect(
       acpHarness.readiness(context(selection("acp", undefined, { options }))),
@@ -248,5 +249,8 @@ describe("options, checked before anything starts", () => {
         context(selection("opencode", chat, { options: { startupTimeoutMs: 5 } })),
       ),
     ).rejects.toThrow(/"startupTimeoutMs" must be a number of milliseconds of at least 1000/);
+    await expect(
+      geminiHarness.readiness(context(selection("gemini", gemini, { options: { warm: "yes" } }))),
+    ).rejects.toThrow(/gemini harness option "warm" must be true or false, got "yes"/);
   });
 });
