@@ -31,6 +31,7 @@ export {
   type ReportedToolCall,
   type Readiness,
   type ReadinessContext,
+  type ProbeCache,
   type Capabilities,
   type Capability,
   type CapabilityStatus,

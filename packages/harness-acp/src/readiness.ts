@@ -9,6 +9,7 @@ import {
   type Capabilities,
   type Capability,
   type HarnessLaunch,
+  type ProbeCache,
   type Readiness,
   type ReadinessContext,
   type SelectionSpec,
@@ -83,17 +84,62 @@ function fileIdentity(path: string): string {
   }
 }
 
-function probeVersion(executable: FoundExecutable): Promise<VersionProbe> {
+const STATUSES: readonly string[] = ["ready", "degraded", "unsupported", "unavailable"];
+
+function isCapability(value: unknown): value is Capability {
+  const capability = value as Capability | null;
+  return typeof capability?.status === "string" && STATUSES.includes(capability.status);
+}
+
+/** A cached answer as the probe gave it, or undefined when it is not one (a damaged file). */
+function cachedVersion(value: unknown): VersionProbe | undefined {
+  const probe = value as { ok?: unknown; version?: { text?: unknown }; output?: unknown } | null;
+  return probe?.ok === true &&
+    typeof probe.version?.text === "string" &&
+    typeof probe.output === "string"
+    ? (value as VersionProbe)
+    : undefined;
+}
+
+function cachedInitialize(value: unknown): InitializeCheck | undefined {
+  const check = value as Partial<Record<keyof InitializeCheck, unknown>> | null;
+  return check &&
+    isCapability(check.acp) &&
+    isCapability(check.mcpStdio) &&
+    isCapability(check.mcpHttp)
+    ? (value as InitializeCheck)
+    : undefined;
+}
+
+/**
+ * The key a probe's answer is kept under across runs: the probe, the binary's path, size
+ * and modification time, and what else the answer depends on. A binary whose identity
+ * cannot be read is never cached.
+ */
+export function probeCacheKey(probe: string, path: string, ...rest: unknown[]): string | undefined {
+  const identity = fileIdentity(path);
+  return identity === path ? undefined : JSON.stringify([`acp:${probe}`, identity, ...rest]);
+}
+
+function probeVersion(
+  executable: FoundExecutable,
+  cache: ProbeCache | undefined,
+): Promise<VersionProbe> {
   const key = fileIdentity(executable.path);
   let probe = versionProbes.get(key);
   if (!probe) {
-    probe = readVersion(executable).catch((error: unknown): VersionProbe => ({
-      ok: false,
-      reason: `\`${executable.path} --version\` could not run: ${error instanceof Error ? error.message : String(error)}`,
-    }));
+    const cacheKey = cache && probeCacheKey("version", executable.path);
+    const cached = cacheKey === undefined ? undefined : cachedVersion(cache?.get(cacheKey));
+    probe = cached
+      ? Promise.resolve(cached)
+      : readVersion(executable).catch((error: unknown): VersionProbe => ({
+          ok: false,
+          reason: `\`${executable.path} --version\` could not run: ${error instanceof Error ? error.message : String(error)}`,
+        }));
     versionProbes.set(key, probe);
     void probe.then((result) => {
       if (!result.ok) versionProbes.delete(key);
+      else if (!cached && cacheKey !== undefined) cache?.set(cacheKey, result);
     });
   }
   return probe;
@@ -187,15 +233,24 @@ function probeAgent<O extends ResolvedCommonOptions>(
   options: O,
   executable: FoundExecutable,
   version: string,
+  cache: ProbeCache | undefined,
 ): Promise<InitializeCheck> {
   const key = JSON.stringify([profile.name, fileIdentity(executable.path), version, options]);
   let probe = initializeProbes.get(key);
   if (!probe) {
-    probe = checkAgent(profile, selection, options, executable);
+    // Across runs only for a binary of a tested package: an agent given by command may be a
+    // script whose answer changes without its interpreter changing.
+    const cacheKey =
+      cache && profile.tested
+        ? probeCacheKey("initialize", executable.path, profile.name, version, options)
+        : undefined;
+    const cached = cacheKey === undefined ? undefined : cachedInitialize(cache?.get(cacheKey));
+    probe = cached ? Promise.resolve(cached) : checkAgent(profile, selection, options, executable);
     initializeProbes.set(key, probe);
     // A failed start may be the machine's moment, not the binary's: try again next time.
     void probe.then((result) => {
       if (result.acp.status !== "ready") initializeProbes.delete(key);
+      else if (!cached && cacheKey !== undefined) cache?.set(cacheKey, result);
     });
   }
   return probe;
@@ -252,14 +307,16 @@ export function acpReadinessKey<O extends ResolvedCommonOptions>(
  * tested range (older: unavailable, newer: degraded); the agent answers `initialize` with
  * ACP version 1 (`acp`), which says whether it takes stdio and HTTP MCP servers
  * (`mcpStdio`, `mcpHttp`); there are credentials or a provider. `multiTurn` is ready only
- * when all of that holds. Probes run once per executable and version in a process.
+ * when all of that holds. Probes run once per executable and version in a process; with the
+ * runner's {@link ProbeCache}, the version and the `initialize` answer of a tested package's
+ * binary are kept across runs until the binary changes (its path, size or modification time).
  *
  * @throws {@link InvalidAcpOptions} when the selection's options are malformed.
  */
 export function acpReadiness<O extends ResolvedCommonOptions>(
   profile: AcpProfile<O>,
 ): (context: ReadinessContext) => Promise<Readiness> {
-  return async ({ selection, config, credentialNames }) => {
+  return async ({ selection, config, credentialNames, probeCache }) => {
     const options = profile.resolveOptions(selection.options);
     const executable = profile.executable(selection, config, options);
     let executableCapability: Capability;
@@ -281,7 +338,7 @@ export function acpReadiness<O extends ResolvedCommonOptions>(
     } else {
       executableCapability = { status: "ready" };
       if (profile.tested) {
-        const probe = await probeVersion(executable);
+        const probe = await probeVersion(executable, probeCache);
         version = versionCapability(profile.agent, probe, profile.tested);
         if (probe.ok) versionText = probe.version.text;
       } else {
@@ -298,7 +355,14 @@ export function acpReadiness<O extends ResolvedCommonOptions>(
           mcpHttp: { status: "unavailable", reason },
         };
       } else {
-        initialize = await probeAgent(profile, selection, options, executable, versionText ?? "");
+        initialize = await probeAgent(
+          profile,
+          selection,
+          options,
+          executable,
+          versionText ?? "",
+          probeCache,
+        );
       }
     }
     const credentials = profile.credentials(

@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ModelProvider, type ProviderDialect, type Readiness } from "@jest-m3/core";
+import type { ProbeCache } from "@jest-m3/core/harness";
 import {
   describeCapability,
   harnessDialects,
@@ -17,6 +18,7 @@ import {
   locateHarness,
 } from "@jest-m3/core/lean";
 import { loadConfig, type M3Config } from "./config.js";
+import { openProbeCache } from "./probe-cache.js";
 import { didYouMean, KNOWN_HARNESSES } from "./known-harnesses.js";
 import { expandAgents, parseAgentsVariable } from "./matrix/agent-list.js";
 import { modelStepLines, progressEnabled, PROGRESS_ENV, type ModelStep } from "./progress.js";
@@ -231,10 +233,21 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
   }
   // The probes run side by side (each runs its agent's binary, seconds apiece: in a row
   // they added up to most of a run's start), and their lines are printed in order.
+  const probeCache = openProbeCache(config.resultsDir);
+  const fromCache = new Set<string>();
   const probes = await Promise.all(
     harnesses.map(async (entry): Promise<ProbeOutcome> => {
       if ("error" in entry) return entry;
       const { name, harness } = entry;
+      // What this harness took from the cache, to say so on its line.
+      const cache: ProbeCache | undefined = probeCache && {
+        get: (key) => {
+          const value = probeCache.get(key);
+          if (value !== undefined) fromCache.add(name);
+          return value;
+        },
+        set: (key, value) => probeCache.set(key, value),
+      };
       try {
         // The shared model in this harness's dialect, as a session of it will get it.
         const shared = sharedProviderMap
@@ -253,6 +266,7 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
           },
           config: process.env,
           credentialNames: [],
+          ...(cache ? { probeCache: cache } : {}),
         };
         const probe = await harness.readiness(context);
         return { name, key: readinessKeyFor(harness, context), probe };
@@ -267,8 +281,16 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
       console.log(`jest-m3: harness ${outcome.name}: ${outcome.error.message}`);
     } else {
       readiness[outcome.name] = { key: outcome.key, readiness: outcome.probe };
-      console.log(statusLine(outcome.name, outcome.probe));
+      const cached = fromCache.has(outcome.name)
+        ? " (probe answers cached: the binary is unchanged since an earlier run; M3_PROBE_CACHE=off probes it again)"
+        : "";
+      console.log(`${statusLine(outcome.name, outcome.probe)}${cached}`);
     }
+  }
+  try {
+    probeCache?.save();
+  } catch (error) {
+    console.log(`jest-m3: the probe cache was not saved: ${(error as Error).message}`);
   }
   const versions = Object.fromEntries(
     Object.entries(readiness).map(([name, entry]) => [

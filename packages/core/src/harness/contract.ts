@@ -156,6 +156,20 @@ export interface SelectionSpec {
   readonly options: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * Answers of readiness probes that a runner keeps across runs (jest-m3 keeps them in
+ * `<resultsDir>/cache/probes.json`). A harness may keep here what depends only on things it
+ * can name in the key: an agent binary's answer to `initialize`, keyed by the binary's
+ * path, size and modification time, so a changed binary is probed again. Never a secret,
+ * never anything that depends on the provider, the credentials or the machine's moment.
+ */
+export interface ProbeCache {
+  /** The JSON value stored under `key` by an earlier run, or `undefined`. */
+  get(key: string): unknown;
+  /** Stores `value` (plain JSON) under `key` for later runs. */
+  set(key: string, value: unknown): void;
+}
+
 /** What {@link HarnessDefinition.readiness} gets. */
 export interface ReadinessContext {
   readonly selection: SelectionSpec;
@@ -163,6 +177,8 @@ export interface ReadinessContext {
   readonly config: Readonly<Record<string, string | undefined>>;
   /** Names of credential variables whose values are available (never the values). */
   readonly credentialNames: readonly string[];
+  /** Probe answers kept across runs, when the runner keeps them (see {@link ProbeCache}). */
+  readonly probeCache?: ProbeCache;
 }
 
 /** An event an adapter wants kept in the session's trace (an approval decision, say). */

@@ -1,0 +1,83 @@
+// The probe cache's file between runs: what one run stores the next one reads; a damaged or
+// foreign file is ignored and replaced; old entries go; M3_PROBE_CACHE=off turns it off.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { MAX_AGE_MS, openProbeCache, PROBE_CACHE_FILE } from "../src/probe-cache";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "m3-probe-cache-"));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+test("what one run stores, the next run reads, and says it did", () => {
+  const first = openProbeCache(dir, {})!;
+  expect(first.get("agent")).toBeUndefined();
+  first.set("agent", { acp: { status: "ready" } });
+  first.save();
+  expect(existsSync(join(dir, PROBE_CACHE_FILE))).toBe(true);
+
+  const second = openProbeCache(dir, {})!;
+  expect(second.hits.size).toBe(0);
+  expect(second.get("agent")).toEqual({ acp: { status: "ready" } });
+  expect(second.get("other")).toBeUndefined();
+  expect([...second.hits]).toEqual(["agent"]);
+});
+
+test("a run that stored and used nothing does not write the file", () => {
+  const cache = openProbeCache(dir, {})!;
+  cache.get("missing");
+  cache.save();
+  expect(existsSync(join(dir, PROBE_CACHE_FILE))).toBe(false);
+});
+
+test.each([
+  ["damaged", "{ not json"],
+  ["foreign", JSON.stringify({ format: "something else", entries: { agent: { value: 1 } } })],
+])("a %s file is ignored, then replaced", (_kind, text) => {
+  const file = join(dir, PROBE_CACHE_FILE);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, text);
+  const cache = openProbeCache(dir, {})!;
+  expect(cache.get("agent")).toBeUndefined();
+  cache.set("agent", 2);
+  cache.save();
+  expect(openProbeCache(dir, {})!.get("agent")).toBe(2);
+});
+
+test("an entry no run used for two weeks is not served, and is dropped when written", () => {
+  let now = 1_000_000;
+  const first = openProbeCache(dir, {}, () => now)!;
+  first.set("old", "a");
+  first.set("fresh", "b");
+  first.save();
+  now += MAX_AGE_MS / 2;
+  const second = openProbeCache(dir, {}, () => now)!;
+  expect(second.get("fresh")).toBe("b"); // used: its age starts again
+  second.save();
+  now += MAX_AGE_MS / 2 + 1;
+  const third = openProbeCache(dir, {}, () => now)!;
+  expect(third.get("old")).toBeUndefined();
+  expect(third.get("fresh")).toBe("b");
+  third.save();
+  const stored = JSON.parse(readFileSync(join(dir, PROBE_CACHE_FILE), "utf8")) as {
+    entries: Record<string, unknown>;
+  };
+  expect(Object.keys(stored.entries)).toEqual(["fresh"]);
+});
+
+test("only plain JSON is kept", () => {
+  const cache = openProbeCache(dir, {})!;
+  cache.set("function", () => 1);
+  cache.set("date", new Date(0));
+  cache.save();
+  const next = openProbeCache(dir, {})!;
+  expect(next.get("function")).toBeUndefined();
+  expect(next.get("date")).toBe("1970-01-01T00:00:00.000Z");
+});
+
+test.each(["off", "0", "false", "OFF"])("M3_PROBE_CACHE=%s turns it off", (value) => {
+  expect(openProbeCache(dir, { M3_PROBE_CACHE: value })).toBeUndefined();
+  expect(openProbeCache(dir, { M3_PROBE_CACHE: "on" })).toBeDefined();
+});
