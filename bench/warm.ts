@@ -3,6 +3,7 @@
 // (bench/app-server-driver.ts: one app-server per session, nothing of ours). Same binary,
 // model script and shipping server; every session's replies and the server's own call log
 // are checked. Suites alternate (bare, warm, bare, warm, ...) so noise hits both alike.
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,7 +27,14 @@ function checkLog(file: string, side: string): void {
     throw new Error(`${side}: the server logged ${calls.length} calls, not 2`);
 }
 
+/** Per side, each session's phases (ms): open, the two turns, close. */
+const phases: Record<"bare" | "warm", { open: number[]; turns: number[]; close: number[] }> = {
+  bare: { open: [], turns: [], close: [] },
+  warm: { open: [], turns: [], close: [] },
+};
+
 async function bare(model: ScriptedModel, codex: string, log: string): Promise<void> {
+  const t0 = performance.now();
   const session = await BareAppServerSession.open({
     codex,
     model: MODEL,
@@ -43,14 +51,24 @@ async function bare(model: ScriptedModel, codex: string, log: string): Promise<v
     },
     tools: ["shipping_quote"],
   });
+  const t1 = performance.now();
+  let t2 = t1;
   try {
     for (const [index, prompt] of PROMPTS.entries()) {
       const turn = await session.send(prompt);
       if (!turn.reply?.includes(EXPECTED[index]!)) throw new Error(`bare: replied ${turn.reply}`);
     }
+    t2 = performance.now();
   } finally {
     await session.close();
   }
+  record("bare", t0, t1, t2, performance.now());
+}
+
+function record(side: "bare" | "warm", t0: number, t1: number, t2: number, t3: number): void {
+  phases[side].open.push(t1 - t0);
+  phases[side].turns.push(t2 - t1);
+  phases[side].close.push(t3 - t2);
 }
 
 async function warm(model: ScriptedModel, log: string): Promise<void> {
@@ -69,8 +87,12 @@ async function warm(model: ScriptedModel, log: string): Promise<void> {
     tools: ["shipping:shipping_quote"],
     timeout: 60_000,
   });
+  const t0 = performance.now();
+  let t1 = t0;
+  let t2 = t0;
   {
     await using open = await session.open();
+    t1 = performance.now();
     for (const [index, prompt] of PROMPTS.entries()) {
       const turn = await open.send(prompt);
       if (!turn.response?.text.includes(EXPECTED[index]!)) {
@@ -79,8 +101,42 @@ async function warm(model: ScriptedModel, log: string): Promise<void> {
       const wire = turn.toolCalls.filter((call) => call.status === "success");
       if (wire.length !== 1) throw new Error(`warm: ${wire.length} calls on the wire`);
     }
+    t2 = performance.now();
   }
+  record("warm", t0, t1, t2, performance.now());
   if (session.result.snapshot.outcome !== "completed") throw new Error("warm: not completed");
+}
+
+/** The shipping server's own start: spawn to its answer to `initialize`, `rounds` times. */
+async function serverStart(rounds: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const started = performance.now();
+    const child = spawn(process.execPath, [join(SHIPPING, "shipping-server.mjs")], {
+      cwd: SHIPPING,
+      stdio: ["pipe", "pipe", "ignore"],
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.once("error", reject);
+      child.stdout.once("data", () => resolve());
+      child.stdin.write(
+        `${JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-06-18",
+            capabilities: {},
+            clientInfo: { name: "bench", version: "1" },
+          },
+        })}\n`,
+      );
+    });
+    times.push(performance.now() - started);
+    child.kill();
+    await new Promise((resolve) => child.once("close", resolve));
+  }
+  return times;
 }
 
 export async function benchWarm({ sessions = 20, suites = 2 } = {}): Promise<void> {
@@ -89,6 +145,7 @@ export async function benchWarm({ sessions = 20, suites = 2 } = {}): Promise<voi
   const model = await startScriptedModel(join(SHIPPING, "model-script.json"));
   const dir = mkdtempSync(join(tmpdir(), "bench-warm-"));
   const totals: Record<"bare" | "warm", number[]> = { bare: [], warm: [] };
+  const server = await serverStart(5);
   const each: Record<"bare" | "warm", number[]> = { bare: [], warm: [] };
   let serial = 0;
   try {
@@ -127,6 +184,15 @@ export async function benchWarm({ sessions = 20, suites = 2 } = {}): Promise<voi
   }
   console.log(
     `  warm / bare: ${ratio.toFixed(3)}×; target ≤ 0.6×: ${ratio <= 0.6 ? "met" : "NOT met"}`,
+  );
+  for (const side of ["bare", "warm"] as const) {
+    const of = (list: number[]) => median(list.slice(-sessions * suites)).toFixed(0);
+    console.log(
+      `  ${side} phases (median ms): open ${of(phases[side].open)}, two turns ${of(phases[side].turns)}, close ${of(phases[side].close)}`,
+    );
+  }
+  console.log(
+    `  the shipping server alone, spawn to its initialize answer (median of ${server.length}): ${median(server).toFixed(0)} ms: both sides start it for every session, so no reuse of the agent can take it off`,
   );
   console.log("  every session: both replies checked, two calls in the server's own log");
 }
