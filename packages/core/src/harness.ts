@@ -106,3 +106,4 @@ export {
   type ExecutableSource,
   type VersionProbe,
 } from "./harness/executables.js";
+export { registerWarmPool } from "./harness/warm-pools.js";

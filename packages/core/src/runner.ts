@@ -42,6 +42,7 @@ export {
   type HarnessManifest,
 } from "./agents/registry.js";
 export { suggestName } from "./text/suggest.js";
+export { stopWarmPools } from "./harness/warm-pools.js";
 export { canonicalJson } from "./evidence/canonical.js";
 export { toolCatalogs, type ListedTool, type ToolCatalog } from "./evidence/catalogs.js";
 export { harnessDialects } from "./harness/dialects.js";

@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { ManagedProcess, type CapturedServer } from "@jest-m3/core/harness";
+import { ManagedProcess, registerWarmPool, type CapturedServer } from "@jest-m3/core/harness";
 import { AcpClient, type StopSignal } from "./acp-client.js";
 import type { AgentHome } from "./home.js";
 import type { InitializeResponse } from "./protocol.js";
@@ -255,6 +255,9 @@ export async function stopWarmAcpAgents(): Promise<void> {
   pool.clear();
   await Promise.all(all.map(stopWarm));
 }
+
+// Stopped by the runner when its pools can serve no later session (the end of a test file).
+registerWarmPool(stopWarmAcpAgents);
 
 function childrenOf(parent: number): number[] {
   const found: number[] = [];

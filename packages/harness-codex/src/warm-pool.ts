@@ -7,7 +7,7 @@ import { rmSync, readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ManagedProcess, type CapturedServer } from "@jest-m3/core/harness";
+import { ManagedProcess, registerWarmPool, type CapturedServer } from "@jest-m3/core/harness";
 import { AppServerClient } from "./app-server-client.js";
 import { APP_SERVER_ARGS } from "./config.js";
 import { copyHostLogin, codexEnvironment, type CodexHomes } from "./home.js";
@@ -167,6 +167,9 @@ export async function stopWarmAppServers(): Promise<void> {
     }),
   );
 }
+
+// Stopped by the runner when its pools can serve no later session (the end of a test file).
+registerWarmPool(stopWarmAppServers);
 
 function childrenOf(parent: number): number[] {
   const found: number[] = [];

@@ -8,3 +8,6 @@ export const ENVIRONMENT_MARK = Symbol.for("jest-m3.environment");
 
 /** Set by the setup file: what to run when a test is done, after its afterEach hooks. */
 export const TEST_DONE_HOOK = Symbol.for("jest-m3.test-done");
+
+/** Set by the setup file: what to run when the file's tests are done, after every afterAll. */
+export const FILE_DONE_HOOK = Symbol.for("jest-m3.file-done");

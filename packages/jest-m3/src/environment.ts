@@ -20,7 +20,7 @@ import { join } from "node:path";
 import NodeEnvironment from "jest-environment-node";
 import { signalIfSame, stillSame } from "@jest-m3/core/lean";
 import { markWriterExited, readRecords, removeLeftoverDirs } from "./run-ledger.js";
-import { ENVIRONMENT_MARK, TEST_DONE_HOOK } from "./environment-hooks.js";
+import { ENVIRONMENT_MARK, FILE_DONE_HOOK, TEST_DONE_HOOK } from "./environment-hooks.js";
 import { RUN_ENV } from "./run-state.js";
 import { condenseErrorText } from "./transcript.js";
 
@@ -173,6 +173,11 @@ export default class M3Environment extends NodeEnvironment {
   }): Promise<void> {
     if (event.name === "test_fn_failure" || event.name === "hook_failure") {
       condenseThrown(event.error);
+      return;
+    }
+    if (event.name === "run_finish") {
+      const hook = (this.global as unknown as Record<symbol, unknown>)[FILE_DONE_HOOK];
+      if (typeof hook === "function") await (hook as () => Promise<void>)();
       return;
     }
     if (event.name !== "test_done") return;

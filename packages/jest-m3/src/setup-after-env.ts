@@ -5,12 +5,17 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, expect } from "@jest/globals";
-import { M3Runtime, installRuntime, type RunProviderSource } from "@jest-m3/core/runner";
+import { afterAll, afterEach, beforeEach, expect } from "@jest/globals";
+import {
+  M3Runtime,
+  installRuntime,
+  stopWarmPools,
+  type RunProviderSource,
+} from "@jest-m3/core/runner";
 import type { ExecutionResult, MCPTestKit, Readiness } from "@jest-m3/core";
 import { m3Matchers } from "./matchers/index.js";
 import { appendRecord, processStartTicks } from "./run-ledger.js";
-import { ENVIRONMENT_MARK, TEST_DONE_HOOK } from "./environment-hooks.js";
+import { ENVIRONMENT_MARK, FILE_DONE_HOOK, TEST_DONE_HOOK } from "./environment-hooks.js";
 import { runDir, sharedProviders } from "./run-state.js";
 import { toTranscript } from "./transcript.js";
 import { currentTrial } from "./matrix/trials.js";
@@ -166,3 +171,9 @@ async function closeKitsLeftOpen(done?: { timedOut: boolean }): Promise<void> {
 const hooks = globalThis as Record<symbol, unknown>;
 if (hooks[ENVIRONMENT_MARK]) hooks[TEST_DONE_HOOK] = closeKitsLeftOpen;
 else afterEach(() => closeKitsLeftOpen());
+
+// Warm agents (`options: { warm: true }`) live in this file's modules, which no later test
+// file sees (each file has its own): they are stopped when the file is done (after every
+// afterAll, which may still close sessions on them) instead of idling.
+if (hooks[ENVIRONMENT_MARK]) hooks[FILE_DONE_HOOK] = stopWarmPools;
+else afterAll(() => stopWarmPools());
