@@ -186,7 +186,11 @@ class M3Reporter {
       return;
     }
     try {
-      const { historyPathOf, recordRunInStore } = await import("./store/record.js");
+      // Loaded only here (with sql.js): a run that records nothing never loads the store.
+      // A require, not import(): the reporter may run inside a VM context (Jest's own tests).
+      const { historyPathOf, recordRunInStore } =
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        require("./store/record.js") as typeof import("./store/record.js");
       const store = historyPathOf(dir);
       await recordRunInStore(store, report, run);
       process.stderr.write(`jest-m3: run recorded in ${store} (npx jest-m3 diff)\n`);
