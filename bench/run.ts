@@ -7,6 +7,7 @@ import { benchWire } from "./wire";
 import { benchRelay } from "./relay";
 import { benchWarm } from "./warm";
 import { benchWarmAcp } from "./warm-acp";
+import { benchWarmClaudeCode } from "./warm-claude-code";
 import { benchValidation } from "./validation";
 import { benchPreset } from "./preset";
 import { benchMemory } from "./memory";
@@ -22,6 +23,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   session: () => benchSession(),
   warm: () => benchWarm(),
   "warm-acp": () => benchWarmAcp(),
+  "warm-claude-code": () => benchWarmClaudeCode(),
   "claude-code-session": () => benchClaudeCodeSession(),
   "acp-session": () => benchAcpSession(),
   preset: () => benchPreset(),

@@ -73,12 +73,13 @@ export function denyRules(policy: ToolPolicy, statuses: readonly McpServerStatus
  * (never a credential or a server's environment): print mode with stream-json both ways,
  * no host settings, memory or MCP configuration (`--setting-sources ""`,
  * `--strict-mcp-config`), no built-in tools unless the options ask, permission prompts
- * routed to the adapter over stdio, no transcript on disk.
+ * routed to the adapter over stdio, no transcript on disk. A warm process (see
+ * warm-pool.ts) gets no `--session-id`: it serves one conversation after another.
  */
 export function claudeArgs(
   launch: HarnessLaunch,
   options: ResolvedClaudeCodeOptions,
-  sessionId: string,
+  sessionId: string | undefined,
 ): string[] {
   const names = launch.servers.map((server) => server.name);
   const allowed = allowedTools(launch.toolPolicy, names, options);
@@ -104,8 +105,7 @@ export function claudeArgs(
       : []),
     "--model",
     launch.model,
-    "--session-id",
-    sessionId,
+    ...(sessionId !== undefined ? ["--session-id", sessionId] : []),
     "--no-session-persistence",
   ];
 }

@@ -30,6 +30,25 @@ export interface ClaudeCodeOptions {
    * Default 0, so a scripted fault fails the turn once, as the test wrote it.
    */
   readonly maxRetries?: number;
+  /**
+   * Reuse one Claude Code process for the sessions of a Jest worker whose process would be
+   * started with exactly the same executable, arguments (model, allow-list rules),
+   * environment (provider and credential values included) and home files (a copied login).
+   * A process serves one session at a time; when a session closes, its MCP servers are
+   * removed (`mcp_set_servers` with none, which stops them), its deny rules cleared and its
+   * conversation ended (`/clear`, then the `/clear` command itself rewound), so the next
+   * session starts with no history, none of its servers or tools and its own permission
+   * answers. A process that a session left mid-turn, or that did not reset cleanly, is
+   * stopped instead. Idle processes stop after 20 s, and always when the worker exits.
+   * Default `false`: one process per session. Cannot be combined with `builtinTools`: a
+   * warm process has one working directory, shared by the sessions it serves.
+   *
+   * @example
+   * ```ts
+   * kit.agents([{ harness: "claude-code", models: ["scripted-model"], provider, options: { warm: true } }]);
+   * ```
+   */
+  readonly warm?: boolean;
 }
 
 /** {@link ClaudeCodeOptions} with every default applied. */
@@ -39,6 +58,7 @@ export interface ResolvedClaudeCodeOptions {
   readonly startupTimeoutMs: number;
   readonly toolTimeoutMs: number;
   readonly maxRetries: number;
+  readonly warm: boolean;
 }
 
 const OPTION_NAMES = [
@@ -47,6 +67,7 @@ const OPTION_NAMES = [
   "startupTimeoutMs",
   "toolTimeoutMs",
   "maxRetries",
+  "warm",
 ];
 
 function milliseconds(value: unknown, option: string, fallback: number): number {
@@ -107,11 +128,26 @@ export function resolveClaudeCodeOptions(
       `must be a whole number of at least 0, got ${JSON.stringify(maxRetries)}.`,
     );
   }
+  const { warm } = options;
+  if (warm !== undefined && typeof warm !== "boolean") {
+    throw new InvalidClaudeCodeOptions(
+      "warm",
+      `must be true or false, got ${JSON.stringify(warm)}.`,
+    );
+  }
+  const tools = builtinTools(options.builtinTools);
+  if (warm === true && (tools === "default" || tools.length > 0)) {
+    throw new InvalidClaudeCodeOptions(
+      "warm",
+      `cannot be combined with builtinTools (${JSON.stringify(tools)}): a warm Claude Code process has one working directory for every session it serves, so one session's files would be another's. Leave builtinTools out, or warm.`,
+    );
+  }
   return {
-    builtinTools: builtinTools(options.builtinTools),
+    builtinTools: tools,
     exposeDisallowedTools: exposeDisallowedTools ?? false,
     startupTimeoutMs: milliseconds(options.startupTimeoutMs, "startupTimeoutMs", 30_000),
     toolTimeoutMs: milliseconds(options.toolTimeoutMs, "toolTimeoutMs", 300_000),
     maxRetries: maxRetries ?? 0,
+    warm: warm === true,
   };
 }

@@ -161,7 +161,13 @@ export const PROTOCOL_SURFACE = {
     "--session-id",
     "--no-session-persistence",
   ],
-  controlRequests: ["mcp_set_servers", "mcp_status", "apply_flag_settings", "interrupt"],
+  controlRequests: [
+    "mcp_set_servers",
+    "mcp_status",
+    "apply_flag_settings",
+    "interrupt",
+    "rewind_conversation",
+  ],
   hostRequests: ["can_use_tool"],
   messages: {
     init: ["type", "subtype", "session_id", "tools", "mcp_servers", "claude_code_version"],

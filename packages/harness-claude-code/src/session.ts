@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   HarnessStartError,
@@ -29,11 +30,14 @@ import { credentialsCapability, HARNESS_NAME, launchFacts } from "./readiness.js
 import { mcpToolName } from "./reported-calls.js";
 import { StreamJsonClient } from "./stream-json-client.js";
 import { TurnCollector } from "./turn.js";
+import { acquireWarmClaude, endConversation, mcpLogFiles, type WarmLease } from "./warm-pool.js";
 
 /** How long an interrupted turn waits for Claude Code to confirm before it ends anyway. */
 const INTERRUPT_GRACE_MS = 1500;
 /** How long `close()` waits for Claude Code to exit after its stdin closed, before signals. */
 const CLOSE_GRACE_MS = 1500;
+/** How long a warm session's close gets to reset the process for the next session. */
+const RESET_TIMEOUT_MS = 5000;
 /** How often `mcp_status` is asked while a server is still pending. */
 const STATUS_POLL_MS = 100;
 const TORN_DOWN = "the session was torn down while Claude Code was starting";
@@ -60,9 +64,14 @@ function delay(ms: number, signal: AbortSignal): Promise<void> {
 
 /**
  * What Claude Code's own MCP log says a server wrote to stderr before it failed (its
- * `mcp-logs-<server>` files under the isolated HOME): the words that say why.
+ * `mcp-logs-<server>` files under the isolated HOME): the words that say why. Files in
+ * `skip` (a warm process's logs of earlier sessions) are not read.
  */
-export async function serverStderr(homes: ClaudeHomes, server: string): Promise<string> {
+export async function serverStderr(
+  homes: ClaudeHomes,
+  server: string,
+  skip: ReadonlySet<string> = new Set(),
+): Promise<string> {
   const cache = join(homes.home, ".cache", "claude-cli-nodejs");
   const lines: string[] = [];
   try {
@@ -75,6 +84,7 @@ export async function serverStderr(homes: ClaudeHomes, server: string): Promise<
         continue;
       }
       for (const file of files) {
+        if (skip.has(join(dir, file))) continue;
         for (const line of (await readFile(join(dir, file), "utf8")).split("\n")) {
           try {
             const entry = JSON.parse(line) as { error?: unknown; debug?: unknown };
@@ -102,6 +112,7 @@ async function serversConnected(
   homes: ClaudeHomes,
   options: ResolvedClaudeCodeOptions,
   signal: AbortSignal,
+  skipLogs?: ReadonlySet<string>,
 ): Promise<McpServerStatus[]> {
   const deadline = Date.now() + options.startupTimeoutMs;
   for (;;) {
@@ -122,7 +133,7 @@ async function serversConnected(
       if (failed.length > 0) {
         const details = await Promise.all(
           failed.map(async (status) => {
-            const stderr = await serverStderr(homes, status.name);
+            const stderr = await serverStderr(homes, status.name, skipLogs);
             return (
               `MCP server "${status.name}" ${status.status === "failed" ? "failed to start" : `is ${status.status}`}: ` +
               `${status.error ?? "Claude Code gave no reason"}${stderr ? `\n--- ${status.name} stderr ---\n${stderr}` : ""}`
@@ -182,6 +193,8 @@ export async function openClaudeCodeSession(launch: HarnessLaunch): Promise<Clau
   if (credentials.status !== "ready") {
     throw new HarnessStartError(HARNESS_NAME, credentials.reason ?? "no credentials");
   }
+  const executable = facts.executable.path;
+  if (options.warm) return openWarmSession(launch, options, executable, facts.login);
   const homes = await createHomes(await launch.tempDir("m3-claude-"));
   if (!launch.provider && launch.credentials.length === 0 && facts.login.usable) {
     await copyHostLogin(facts.login, homes);
@@ -194,35 +207,107 @@ export async function openClaudeCodeSession(launch: HarnessLaunch): Promise<Clau
   const sessionId = randomUUID();
   const child = launch.spawn({
     label: "claude",
-    command: facts.executable.path,
+    command: executable,
     args: claudeArgs(launch, options, sessionId),
     env: claudeEnvironment(launch.env, homes, launch.provider, options),
     cwd: launch.workspace,
   });
   const client = new StreamJsonClient(child);
-  const names = launch.servers.map((server) => server.name);
-  const wait = { timeoutMs: options.startupTimeoutMs, signal: launch.signal };
   try {
     await child.spawned;
-    if (names.length > 0) {
-      await client.control({ subtype: "mcp_set_servers", servers: mcpServers(launch) }, wait);
-      const statuses = await serversConnected(client, names, homes, options, launch.signal);
-      const deny = options.exposeDisallowedTools ? [] : denyRules(launch.toolPolicy, statuses);
-      if (deny.length > 0) {
-        await client.control(
-          { subtype: "apply_flag_settings", settings: { permissions: { deny } } },
-          wait,
-        );
-        launch.record({
-          kind: "harness",
-          detail: `hid ${deny.length} tool(s) outside the allow-list from the model: ${deny.join(", ")}`,
-        });
-      }
-    }
+    await configureServers(client, launch, homes, options);
     return new ClaudeCodeSession(client, launch, sessionId, options);
   } catch (error) {
     const failure = startError(error, client, launch.signal.aborted);
     await client.close(300);
+    throw failure;
+  }
+}
+
+/**
+ * Gives Claude Code the session's MCP servers (`mcp_set_servers`), waits until every one
+ * is connected, and hides the tools outside the allow-list (`apply_flag_settings`).
+ */
+async function configureServers(
+  client: StreamJsonClient,
+  launch: HarnessLaunch,
+  homes: ClaudeHomes,
+  options: ResolvedClaudeCodeOptions,
+  skipLogs?: ReadonlySet<string>,
+): Promise<void> {
+  const names = launch.servers.map((server) => server.name);
+  if (names.length === 0) return;
+  const wait = { timeoutMs: options.startupTimeoutMs, signal: launch.signal };
+  await client.control({ subtype: "mcp_set_servers", servers: mcpServers(launch) }, wait);
+  const statuses = await serversConnected(client, names, homes, options, launch.signal, skipLogs);
+  const deny = options.exposeDisallowedTools ? [] : denyRules(launch.toolPolicy, statuses);
+  if (deny.length > 0) {
+    await client.control(
+      { subtype: "apply_flag_settings", settings: { permissions: { deny } } },
+      wait,
+    );
+    launch.record({
+      kind: "harness",
+      detail: `hid ${deny.length} tool(s) outside the allow-list from the model: ${deny.join(", ")}`,
+    });
+  }
+}
+
+/**
+ * Opens a session on a warm Claude Code process (`options: { warm: true }`): one started
+ * with exactly this session's command line, environment and home files, idle, and reset by
+ * the session before (see warm-pool.ts), or a new one. The session then gives it its own
+ * MCP servers and deny rules, as a cold session does.
+ */
+async function openWarmSession(
+  launch: HarnessLaunch,
+  options: ResolvedClaudeCodeOptions,
+  executable: string,
+  login: ReturnType<typeof launchFacts>["login"],
+): Promise<ClaudeCodeSession> {
+  // The pool owns the folder (it outlives this session), so it is not one of the kit's.
+  const root = await mkdtemp(join(tmpdir(), "m3-claude-warm-"));
+  let lease: WarmLease;
+  try {
+    const homes = await createHomes(root);
+    if (!launch.provider && launch.credentials.length === 0 && login.usable) {
+      await copyHostLogin(login, homes);
+      launch.record({
+        kind: "harness",
+        detail: `using the Claude Code login of ${login.credentialsFile}`,
+      });
+    }
+    if (launch.signal.aborted) throw new HarnessStartError(HARNESS_NAME, TORN_DOWN);
+    lease = await acquireWarmClaude({
+      command: executable,
+      args: claudeArgs(launch, options, undefined),
+      env: claudeEnvironment(launch.env, homes, launch.provider, options),
+      root,
+    });
+  } catch (error) {
+    await rm(root, { recursive: true, force: true });
+    if (error instanceof HarnessStartError) throw error;
+    throw new HarnessStartError(
+      HARNESS_NAME,
+      `the warm Claude Code did not start: ${message(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  const client = lease.client;
+  // Only what Claude Code writes for this session goes into its errors.
+  client.markStderr();
+  launch.record({
+    kind: "harness",
+    detail: `${lease.started ? "started a warm" : "reused the warm"} Claude Code (pid ${client.process.pid ?? "unknown"})`,
+  });
+  try {
+    await configureServers(client, launch, lease.homes, options, mcpLogFiles(lease.homes));
+    return new ClaudeCodeSession(client, launch, "", options, lease);
+  } catch (error) {
+    const failure = startError(error, client, launch.signal.aborted);
+    await lease.release(false);
     throw failure;
   }
 }
@@ -236,24 +321,39 @@ export class ClaudeCodeSession implements HarnessSession {
   private turn: TurnCollector | undefined;
   private closing: Promise<void> | undefined;
   private readonly servers: readonly string[];
+  private readonly detach: (() => void)[] = [];
+  private sessionId: string;
 
   /** @internal Made by {@link openClaudeCodeSession}. */
   constructor(
     private readonly client: StreamJsonClient,
     private readonly launch: HarnessLaunch,
-    /** The Claude Code session id (given with `--session-id`). */
-    readonly id: string,
+    sessionId: string,
     private readonly options: ResolvedClaudeCodeOptions,
+    /** Set when the process is a warm one, handed on to the next session at close. */
+    private readonly lease?: WarmLease,
   ) {
+    this.sessionId = sessionId;
     this.servers = launch.servers.map((server) => server.name);
-    client.onMessage((streamMessage) => this.onMessage(streamMessage));
+    this.detach.push(client.onMessage((streamMessage) => this.onMessage(streamMessage)));
     client.handleHostRequests((request) => this.onHostRequest(request));
-    client.onExit((exit) => {
-      this.turn?.finish(
-        "failed",
-        withTail(`Claude Code exited (${exit}) during the turn`, client.stderrTail()),
-      );
-    });
+    this.detach.push(
+      client.onExit((exit) => {
+        this.turn?.finish(
+          "failed",
+          withTail(`Claude Code exited (${exit}) during the turn`, client.stderrTail()),
+        );
+      }),
+      () => client.handleHostRequests(undefined),
+    );
+  }
+
+  /**
+   * The Claude Code session id: given with `--session-id`, or on a warm process the one
+   * Claude Code reports for this session's conversation (empty before the first turn).
+   */
+  get id(): string {
+    return this.sessionId;
   }
 
   /** Claude Code's process id (for diagnosis and fault tests). */
@@ -315,12 +415,33 @@ export class ClaudeCodeSession implements HarnessSession {
 
   /**
    * Ends the session: closes Claude Code's stdin (it exits and stops its MCP servers), waits
-   * briefly, then stops the process group. Idempotent.
+   * briefly, then stops the process group. On a warm process, removes the session's MCP
+   * servers (they stop), its deny rules and its conversation instead, and hands the
+   * process back; a process left mid-turn, or that does not confirm every step, is stopped.
+   * Idempotent.
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      const midTurn = this.turn !== undefined && !this.turn.isFinished;
       this.turn?.finish("interrupted", "The session closed during the turn.");
-      await this.client.close(CLOSE_GRACE_MS);
+      if (!this.lease) {
+        await this.client.close(CLOSE_GRACE_MS);
+        return;
+      }
+      for (const detach of this.detach.splice(0)) detach();
+      let reusable = !midTurn && this.client.exitDescription === undefined;
+      if (reusable) {
+        try {
+          await endConversation(this.client, RESET_TIMEOUT_MS);
+        } catch (error) {
+          reusable = false;
+          this.launch.record({
+            kind: "harness",
+            detail: `stopped the warm Claude Code: it did not reset for the next session (${message(error)})`,
+          });
+        }
+      }
+      await this.lease.release(reusable);
     })();
     return this.closing;
   }
@@ -348,6 +469,10 @@ export class ClaudeCodeSession implements HarnessSession {
   }
 
   private onMessage(streamMessage: StreamMessage): void {
+    if (streamMessage.type === "system" && streamMessage.subtype === "init") {
+      const id = (streamMessage as { session_id?: unknown }).session_id;
+      if (typeof id === "string" && id !== "") this.sessionId = id;
+    }
     const turn = this.turn;
     if (!turn) return;
     turn.accept(streamMessage);

@@ -51,6 +51,8 @@ export class StreamJsonClient {
   private spawnError: Error | undefined;
   private exit: string | undefined;
   private closing: Promise<void> | undefined;
+  /** Set by {@link markStderr}: stderr written since (a warm process's current session). */
+  private stderrSince: string | undefined;
 
   constructor(readonly process: ManagedProcess) {
     process.spawned.catch((error: unknown) => {
@@ -68,9 +70,29 @@ export class StreamJsonClient {
     return this.exit;
   }
 
-  /** The last lines of Claude Code's stderr, without terminal colors. */
+  /**
+   * The last lines of Claude Code's stderr, without terminal colors; after
+   * {@link markStderr}, only of what it wrote since.
+   */
   stderrTail(lines = 20): string {
-    return this.process.stderrTail(lines).replace(ANSI_COLOR, "");
+    const text =
+      this.stderrSince === undefined
+        ? this.process.stderrTail(lines)
+        : this.stderrSince.split("\n").filter(Boolean).slice(-lines).join("\n");
+    return text.replace(ANSI_COLOR, "");
+  }
+
+  /**
+   * From now on, {@link stderrTail} holds only what Claude Code writes after this call: a
+   * warm process's next session never sees what it wrote for an earlier one.
+   */
+  markStderr(): void {
+    if (this.stderrSince === undefined) {
+      this.process.child.stderr.on("data", (chunk: Buffer | string) => {
+        this.stderrSince = (this.stderrSince + String(chunk)).slice(-16_384);
+      });
+    }
+    this.stderrSince = "";
   }
 
   /** Calls `listener` with every message that is not a control message. */
@@ -89,8 +111,11 @@ export class StreamJsonClient {
     return () => this.exitListeners.delete(listener);
   }
 
-  /** Sets who answers Claude Code's control requests (permission prompts). */
-  handleHostRequests(handler: HostRequestHandler): void {
+  /**
+   * Sets who answers Claude Code's control requests (permission prompts); `undefined`
+   * refuses them all (a warm process between sessions).
+   */
+  handleHostRequests(handler: HostRequestHandler | undefined): void {
     this.hostHandler = handler;
   }
 
