@@ -378,4 +378,4 @@ if (require.main === module) {
 }
 
 /** One round of one side (for bench/memory.ts, which samples memory around it). */
-export { round as claudeCodeRound };
+export { round as claudeCodeRound, bareRound as claudeCodeBareRound };

@@ -18,7 +18,7 @@ import claudeCodeHarness, {
   stopWarmClaudeCode,
 } from "@jest-m3/harness-claude-code";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { claudeCodeRound } from "./claude-code-session";
+import { claudeCodeBareRound, claudeCodeRound } from "./claude-code-session";
 import { median } from "./report";
 
 type Side = "bare" | "warm";
@@ -100,19 +100,20 @@ export async function benchWarmClaudeCode({
     }
     for (let suite = 0; suite < suites; suite++) {
       for (const side of ["bare", "warm"] as const) {
-        const model = side === "warm" ? await startScriptedModel(SCRIPT) : undefined;
+        // One scripted model per suite on both sides: a session's time is the agent's.
+        const model = await startScriptedModel(SCRIPT);
         const started = performance.now();
         try {
           for (let index = 0; index < sessions; index++) {
             const one = performance.now();
             // The bare round checks its replies, its calls and that nothing of it is left.
-            if (model) await warm(model, join(dir, `warm-${serial++}.jsonl`));
-            else await claudeCodeRound("bare", lookup.path);
+            if (side === "warm") await warm(model, join(dir, `warm-${serial++}.jsonl`));
+            else await claudeCodeBareRound(model, lookup.path);
             each[side].push(performance.now() - one);
           }
-          if (model) await stopWarmClaudeCode(); // the suite's process stops within its time
+          if (side === "warm") await stopWarmClaudeCode(); // the suite's process stops within its time
         } finally {
-          await model?.close();
+          await model.close();
         }
         totals[side].push(performance.now() - started);
       }
