@@ -10,7 +10,7 @@
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { ManagedProcess } from "@jest-m3/core/harness";
+import { ManagedProcess, registerWarmPool } from "@jest-m3/core/harness";
 import type { ClaudeHomes } from "./home.js";
 import type { McpServerStatus, StreamMessage } from "./protocol.js";
 import { StreamJsonClient } from "./stream-json-client.js";
@@ -321,6 +321,9 @@ export async function endConversation(client: StreamJsonClient, timeoutMs: numbe
 export async function stopWarmClaudeCode(): Promise<void> {
   await Promise.all([...live].map(stopWarm));
 }
+
+// Stopped by the runner when its pool can serve no later session (the end of a test file).
+registerWarmPool(stopWarmClaudeCode);
 
 /** The process ids of this worker's warm Claude Code processes (for diagnosis and tests). */
 export function warmClaudeCodePids(): number[] {
