@@ -107,3 +107,11 @@ export {
   type VersionProbe,
 } from "./harness/executables.js";
 export { registerWarmPool } from "./harness/warm-pools.js";
+export {
+  filesUnder,
+  holdProcess,
+  killProcessGroup,
+  stopSessionServers,
+  warmStartKey,
+  type WarmStartSpec,
+} from "./harness/warm-support.js";

@@ -1,6 +1,7 @@
 import {
   HarnessStartError,
   isToolAllowed,
+  stopSessionServers,
   type AdapterTurn,
   type AdapterTurnRequest,
   type HarnessHealth,
@@ -25,7 +26,7 @@ import type {
 import { checkInitialize, INITIALIZE_PARAMS } from "./readiness.js";
 import { argumentsFromText, contentText } from "./reported-calls.js";
 import { TurnCollector } from "./turn.js";
-import { acquireWarmAgent, stopSessionServers, type WarmLease } from "./warm-pool.js";
+import { acquireWarmAgent, type WarmLease } from "./warm-pool.js";
 
 /** How long a cancelled turn waits for the agent to confirm before it ends anyway. */
 const CANCEL_GRACE_MS = 2000;

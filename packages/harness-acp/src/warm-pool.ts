@@ -5,10 +5,17 @@
 // environment (credential values included) and every file the profile wrote into its home
 // (Gemini CLI's policy file and settings, OpenCode's configuration with the provider and
 // the permission map). Sessions that differ in any of it never share a process.
-import { readdirSync, readFileSync, rmSync } from "node:fs";
-import { mkdir, readdir, readFile, rm } from "node:fs/promises";
-import { join, relative } from "node:path";
-import { ManagedProcess, registerWarmPool, type CapturedServer } from "@jest-m3/core/harness";
+import { rmSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  holdProcess,
+  isProcessAlive,
+  killProcessGroup,
+  ManagedProcess,
+  registerWarmPool,
+  warmStartKey,
+} from "@jest-m3/core/harness";
 import { AcpClient, type StopSignal } from "./acp-client.js";
 import type { AgentHome } from "./home.js";
 import type { InitializeResponse } from "./protocol.js";
@@ -46,63 +53,30 @@ const pool = new Map<string, Promise<Warm>>();
 const live = new Set<Warm>();
 let exitHook = false;
 
-async function filesUnder(root: string): Promise<[string, string][]> {
-  const found: [string, string][] = [];
-  const walk = async (dir: string): Promise<void> => {
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) await walk(path);
-      else if (entry.isFile()) found.push([relative(root, path), await readFile(path, "utf8")]);
-    }
-  };
-  await walk(root);
-  return found.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-}
-
 /**
- * The key of a warm agent: the executable, arguments and environment with the home's
- * folder written as `<home>` (each start plans into a fresh folder), and the name and
- * content of every file in the home. Two sessions share a process only when all of it is
- * equal. The key lives in memory only (it holds credential values).
+ * The key of a warm agent: everything it is started with, the home's folder written as
+ * `<root>` (each start plans into a fresh folder), and the name and content of every file
+ * in the home. Two sessions share a process only when all of it is equal. The key lives
+ * in memory only (it holds credential values).
  */
-export async function warmKey(start: WarmStart): Promise<string> {
-  const root = start.home.root;
-  const neutral = (text: string): string => text.split(root).join("<home>");
-  const env = Object.entries(start.env)
-    .map(([name, value]) => [name, neutral(value)])
-    .sort(([a], [b]) => ((a ?? "") < (b ?? "") ? -1 : (a ?? "") > (b ?? "") ? 1 : 0));
-  return JSON.stringify([
-    start.harness,
-    start.command,
-    start.args.map(neutral),
-    env,
-    start.stop,
-    await filesUnder(root),
-  ]);
+export function warmKey(start: WarmStart): Promise<string> {
+  return warmStartKey({
+    command: start.command,
+    args: start.args,
+    env: start.env,
+    root: start.home.root,
+    extra: [start.harness, start.stop],
+  });
 }
 
 function setRef(warm: Warm, ref: boolean): void {
-  const child = warm.client.process.child;
-  const handles: Array<{ ref?: () => void; unref?: () => void }> = [
-    child,
-    child.stdin as unknown as { ref?: () => void; unref?: () => void },
-    child.stdout as unknown as { ref?: () => void; unref?: () => void },
-    child.stderr as unknown as { ref?: () => void; unref?: () => void },
-  ];
-  for (const handle of handles) (ref ? handle.ref : handle.unref)?.call(handle);
+  holdProcess(warm.client.process.child, ref);
 }
 
 /** Kills the agent's whole process group at once and removes its home (worker exit). */
 function killNow(warm: Warm): void {
   live.delete(warm);
-  const pid = warm.client.process.pid;
-  if (pid !== undefined) {
-    try {
-      process.kill(process.platform === "win32" ? pid : -pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }
+  killProcessGroup(warm.client.process.pid);
   rmSync(warm.root, { recursive: true, force: true });
 }
 
@@ -180,7 +154,7 @@ function running(warm: Warm): boolean {
   if (!live.has(warm) || child.exitCode !== null || child.signalCode !== null) return false;
   // A process killed a moment ago may not be reaped yet: ask the system too.
   const pid = child.pid;
-  return pid === undefined || process.platform !== "linux" || alive(pid);
+  return pid === undefined || process.platform !== "linux" || isProcessAlive(pid);
 }
 
 /**
@@ -258,65 +232,3 @@ export async function stopWarmAcpAgents(): Promise<void> {
 
 // Stopped by the runner when its pools can serve no later session (the end of a test file).
 registerWarmPool(stopWarmAcpAgents);
-
-function childrenOf(parent: number): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid === parent) found.push(Number(name));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
-}
-
-function commandLine(pid: number): string[] | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").slice(0, -1);
-  } catch {
-    return undefined;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Stops the MCP server processes a session's `session/new` started in a shared agent (the
- * agents keep them while they run, even after `session/close`): the agent's children
- * whose command line is exactly one of `servers`' (each carries its session's own capture
- * channel, so no other session's server matches). Linux only; elsewhere the agent keeps
- * them until it stops. Resolves once they are gone.
- */
-export async function stopSessionServers(
-  agentPid: number | undefined,
-  servers: readonly CapturedServer[],
-  graceMs: number,
-): Promise<void> {
-  if (agentPid === undefined || process.platform !== "linux") return;
-  const wanted = servers
-    .filter((server) => server.kind === "stdio")
-    .map((server) => JSON.stringify([server.command, ...server.args]));
-  if (wanted.length === 0) return;
-  const mine = childrenOf(agentPid).filter((pid) => {
-    const line = commandLine(pid);
-    return line !== undefined && wanted.includes(JSON.stringify(line));
-  });
-  for (const pid of mine) process.kill(pid, "SIGTERM");
-  const deadline = Date.now() + graceMs;
-  while (mine.some(alive) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  for (const pid of mine.filter(alive)) process.kill(pid, "SIGKILL");
-}

@@ -7,10 +7,17 @@
 // file written into its home (a copied login). Between sessions the process is reset (see
 // endConversation): its MCP servers removed, its deny rules cleared, its conversation
 // ended; a process that cannot be reset cleanly is stopped, never handed on.
-import { readdirSync, readFileSync, rmSync } from "node:fs";
-import { mkdir, readdir, readFile, rm } from "node:fs/promises";
-import { join, relative } from "node:path";
-import { ManagedProcess, registerWarmPool } from "@jest-m3/core/harness";
+import { readdirSync, rmSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  holdProcess,
+  isProcessAlive,
+  killProcessGroup,
+  ManagedProcess,
+  registerWarmPool,
+  warmStartKey,
+} from "@jest-m3/core/harness";
 import type { ClaudeHomes } from "./home.js";
 import type { McpServerStatus, StreamMessage } from "./protocol.js";
 import { StreamJsonClient } from "./stream-json-client.js";
@@ -46,36 +53,14 @@ const idle = new Map<string, Warm[]>();
 const live = new Set<Warm>();
 let exitHook = false;
 
-async function filesUnder(root: string): Promise<[string, string][]> {
-  const found: [string, string][] = [];
-  const walk = async (dir: string): Promise<void> => {
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) await walk(path);
-      else if (entry.isFile()) found.push([relative(root, path), await readFile(path, "utf8")]);
-    }
-  };
-  await walk(root);
-  return found.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-}
-
 /**
  * The key of a warm process: the executable, arguments and environment with the root
  * folder written as `<root>` (each start plans into a fresh folder), and the name and
  * content of every file in its homes. Two sessions share a process only when all of it is
  * equal. The key lives in memory only (it holds credential values).
  */
-export async function warmKey(start: WarmStart): Promise<string> {
-  const neutral = (text: string): string => text.split(start.root).join("<root>");
-  const env = Object.entries(start.env)
-    .map(([name, value]) => [name, neutral(value)] as const)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify([
-    start.command,
-    start.args.map(neutral),
-    env,
-    await filesUnder(start.root),
-  ]);
+export function warmKey(start: WarmStart): Promise<string> {
+  return warmStartKey(start);
 }
 
 function homesOf(root: string): ClaudeHomes {
@@ -83,14 +68,7 @@ function homesOf(root: string): ClaudeHomes {
 }
 
 function setRef(warm: Warm, ref: boolean): void {
-  const child = warm.client.process.child;
-  const handles: Array<{ ref?: () => void; unref?: () => void }> = [
-    child,
-    child.stdin as unknown as { ref?: () => void; unref?: () => void },
-    child.stdout as unknown as { ref?: () => void; unref?: () => void },
-    child.stderr as unknown as { ref?: () => void; unref?: () => void },
-  ];
-  for (const handle of handles) (ref ? handle.ref : handle.unref)?.call(handle);
+  holdProcess(warm.client.process.child, ref);
 }
 
 function unlist(warm: Warm): void {
@@ -106,14 +84,7 @@ function unlist(warm: Warm): void {
 /** Kills the process's whole group at once and removes its folder (worker exit). */
 function killNow(warm: Warm): void {
   live.delete(warm);
-  const pid = warm.client.process.pid;
-  if (pid !== undefined) {
-    try {
-      process.kill(process.platform === "win32" ? pid : -pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }
+  killProcessGroup(warm.client.process.pid);
   rmSync(warm.root, { recursive: true, force: true });
 }
 
@@ -125,23 +96,12 @@ async function stopWarm(warm: Warm): Promise<void> {
   await rm(warm.root, { recursive: true, force: true });
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    if (process.platform !== "linux") return true;
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
-
 function running(warm: Warm): boolean {
   const child = warm.client.process.child;
   if (!live.has(warm) || warm.client.exitDescription !== undefined) return false;
   if (child.exitCode !== null || child.signalCode !== null) return false;
   // A process killed a moment ago may not be reaped yet: ask the system too.
-  return child.pid === undefined || alive(child.pid);
+  return child.pid === undefined || isProcessAlive(child.pid);
 }
 
 async function start(spec: WarmStart, key: string): Promise<Warm> {

@@ -1,6 +1,7 @@
 import {
   HarnessStartError,
   isToolAllowed,
+  stopSessionServers,
   type AdapterTurn,
   type AdapterTurnRequest,
   type HarnessHealth,
@@ -23,7 +24,7 @@ import type {
 } from "./protocol.js";
 import { CLIENT_INFO, credentialsCapability, launchFacts } from "./readiness.js";
 import { TurnCollector } from "./turn.js";
-import { acquireWarm, stopThreadServers, type WarmLease } from "./warm-pool.js";
+import { acquireWarm, type WarmLease } from "./warm-pool.js";
 
 /** How long an interrupted turn waits for Codex to confirm before it ends anyway. */
 const INTERRUPT_GRACE_MS = 1500;
@@ -297,7 +298,7 @@ async function openWarmSession(
         .request("thread/unsubscribe", { threadId }, { timeoutMs: 1000 })
         .catch(() => undefined);
     }
-    await stopThreadServers(client.process.pid, launch.servers, CLOSE_GRACE_MS);
+    await stopSessionServers(client.process.pid, launch.servers, CLOSE_GRACE_MS);
     lease.release();
     // Another session's lines may be in the shared stderr: none of it goes into this error.
     throw new HarnessStartError("codex", failure.message.split("\n")[0] ?? failure.message, {
@@ -441,7 +442,7 @@ export class CodexSession implements HarnessSession {
       await this.client
         .request("thread/unsubscribe", { threadId: this.id }, { timeoutMs: CLOSE_GRACE_MS })
         .catch(() => undefined);
-      await stopThreadServers(this.client.process.pid, this.launch.servers, CLOSE_GRACE_MS);
+      await stopSessionServers(this.client.process.pid, this.launch.servers, CLOSE_GRACE_MS);
       lease.release();
     })();
     return this.closing;

@@ -3,11 +3,16 @@
 // MCP servers, provider, workspace and approvals. What is shared is only what the key
 // says is equal: the executable, the environment (credentials included) and the login
 // copied into the home. Sessions with different credentials never share a process.
-import { rmSync, readdirSync, readFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { mkdtemp, mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ManagedProcess, registerWarmPool, type CapturedServer } from "@jest-m3/core/harness";
+import {
+  holdProcess,
+  killProcessGroup,
+  ManagedProcess,
+  registerWarmPool,
+} from "@jest-m3/core/harness";
 import { AppServerClient } from "./app-server-client.js";
 import { APP_SERVER_ARGS } from "./config.js";
 import { copyHostLogin, codexEnvironment, type CodexHomes } from "./home.js";
@@ -41,26 +46,12 @@ function keyOf(key: WarmKey): string {
 }
 
 function setRef(warm: Warm, ref: boolean): void {
-  const child = warm.client.process.child;
-  const handles: Array<{ ref?: () => void; unref?: () => void }> = [
-    child,
-    child.stdin as unknown as { ref?: () => void; unref?: () => void },
-    child.stdout as unknown as { ref?: () => void; unref?: () => void },
-    child.stderr as unknown as { ref?: () => void; unref?: () => void },
-  ];
-  for (const handle of handles) (ref ? handle.ref : handle.unref)?.call(handle);
+  holdProcess(warm.client.process.child, ref);
 }
 
 function stopNow(warm: Warm): void {
   live.delete(warm);
-  const pid = warm.client.process.pid;
-  if (pid !== undefined) {
-    try {
-      process.kill(process.platform === "win32" ? pid : -pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }
+  killProcessGroup(warm.client.process.pid);
   rmSync(warm.root, { recursive: true, force: true });
 }
 
@@ -170,64 +161,3 @@ export async function stopWarmAppServers(): Promise<void> {
 
 // Stopped by the runner when its pools can serve no later session (the end of a test file).
 registerWarmPool(stopWarmAppServers);
-
-function childrenOf(parent: number): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid === parent) found.push(Number(name));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
-}
-
-function commandLine(pid: number): string[] | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").slice(0, -1);
-  } catch {
-    return undefined;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Stops the MCP server processes a thread's config started in a shared app-server (Codex
- * keeps them while the app-server runs, even for an unsubscribed ephemeral thread): the
- * app-server's children whose command line is exactly one of `servers`' (each carries its
- * session's own capture channel, so no other session's server matches). Linux only; elsewhere
- * the kit's close stops them. Resolves once they are gone.
- */
-export async function stopThreadServers(
-  appServerPid: number | undefined,
-  servers: readonly CapturedServer[],
-  graceMs: number,
-): Promise<void> {
-  if (appServerPid === undefined || process.platform !== "linux") return;
-  const wanted = servers
-    .filter((server) => server.kind === "stdio")
-    .map((server) => JSON.stringify([server.command, ...server.args]));
-  const mine = childrenOf(appServerPid).filter((pid) => {
-    const line = commandLine(pid);
-    return line !== undefined && wanted.includes(JSON.stringify(line));
-  });
-  for (const pid of mine) process.kill(pid, "SIGTERM");
-  const deadline = Date.now() + graceMs;
-  while (mine.some(alive) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  for (const pid of mine.filter(alive)) process.kill(pid, "SIGKILL");
-}
