@@ -17,21 +17,8 @@ export {
   type RuntimeOptions,
   type TrackedKit,
 } from "./runtime/runtime.js";
-export {
-  checkInput,
-  describeValue,
-  formatPath,
-  type InputProblem,
-} from "./validation/check-input.js";
-export {
-  strictFields,
-  must,
-  nonEmptyString,
-  httpUrl,
-  positiveMs,
-  unknownKeyMessage,
-  type UnknownKeyWording,
-} from "./validation/rules.js";
+// The input checks (also `@jest-m3/core/validation`).
+export * from "./validation.js";
 export { SecretScrubber, MIN_SECRET_LENGTH, type SecretValue } from "./runtime/secret-scrubber.js";
 export { readinessKeyFor } from "./agents/readiness-key.js";
 export {

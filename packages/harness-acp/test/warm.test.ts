@@ -4,36 +4,16 @@
  * another session's servers (one of the same name), tools, history, credentials and
  * allow-list, and what is left behind when a session closes or the process dies.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit, type StdioServer } from "@jest-m3/core";
 import type { ProviderDialect } from "@jest-m3/core/harness";
 import { geminiHarness, opencodeHarness, stopWarmAcpAgents } from "@jest-m3/harness-acp";
 import { startScriptedModel, type ScriptedModel, type Script } from "@jest-m3/scripted-model";
 import { callLog, isRunning, ledgerServer, shippingServer, waitFor } from "./support/acp";
+import { childrenOf } from "../../core/test/support/processes";
 
 jest.setTimeout(120_000);
-
-function stat(pid: number): { ppid: number; state: string } | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const [state, ppid] = text.slice(text.lastIndexOf(")") + 2).split(" ");
-    return { state: state!, ppid: Number(ppid) };
-  } catch {
-    return undefined;
-  }
-}
-
-/** The running children of `parent`, as /proc sees them. */
-function childrenOf(parent: number): number[] {
-  return readdirSync("/proc")
-    .filter((name) => /^\d+$/.test(name))
-    .map(Number)
-    .filter((pid) => {
-      const seen = stat(pid);
-      return seen !== undefined && seen.ppid === parent && seen.state !== "Z";
-    });
-}
 
 /** This worker's agent processes of `harness` (the warm ones outlive their kits). */
 function agentPids(harness: string): number[] {

@@ -4,7 +4,7 @@
  * session's server (one of the same name), tools, history and credentials, and what is
  * left behind when a session closes or the process dies.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit, type StdioServer } from "@jest-m3/core";
 import claudeCodeHarness, {
@@ -15,29 +15,9 @@ import claudeCodeHarness, {
 } from "@jest-m3/harness-claude-code";
 import { startScriptedModel, type Script, type ScriptedModel } from "@jest-m3/scripted-model";
 import { callLog, isRunning, ledgerServer, shippingServer, waitFor } from "./support/claude";
+import { childrenOf } from "../../core/test/support/processes";
 
 jest.setTimeout(60_000);
-
-function stat(pid: number): { ppid: number; state: string } | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const [state, ppid] = text.slice(text.lastIndexOf(")") + 2).split(" ");
-    return { state: state!, ppid: Number(ppid) };
-  } catch {
-    return undefined;
-  }
-}
-
-/** The running children of `parent`, as /proc sees them. */
-function childrenOf(parent: number): number[] {
-  return readdirSync("/proc")
-    .filter((name) => /^\d+$/.test(name))
-    .map(Number)
-    .filter((pid) => {
-      const seen = stat(pid);
-      return seen !== undefined && seen.ppid === parent && seen.state !== "Z";
-    });
-}
 
 /** This worker's Claude Code processes in stream-json mode (the warm ones outlive kits). */
 function claudePids(): number[] {

@@ -4,31 +4,15 @@
  * session's servers, tools, provider, credentials, call log and conversation, and what is
  * left behind when a session closes.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit, type StdioServer } from "@jest-m3/core";
 import codexHarness, { stopWarmAppServers } from "@jest-m3/harness-codex";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import { callLog, ledgerServer, shippingServer } from "./support/codex";
+import { childrenOf } from "../../core/test/support/processes";
 
 function codexChildren(): number[] {
-  return readdirSync("/proc")
-    .filter((name) => /^\d+$/.test(name))
-    .filter((name) => {
-      try {
-        const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-        const close = stat.lastIndexOf(")");
-        const [state, ppid] = stat.slice(close + 2).split(" ");
-        return (
-          Number(ppid) === process.pid &&
-          state !== "Z" &&
-          stat.slice(stat.indexOf("(") + 1, close) === "codex"
-        );
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
+  return childrenOf(process.pid, "codex");
 }
 
 const quoteRule = {
@@ -164,17 +148,7 @@ describe("warm Codex sessions", () => {
     const relayPids = (): number[] => {
       const [app] = codexChildren();
       if (app === undefined) return [];
-      return readdirSync("/proc")
-        .filter((name) => /^\d+$/.test(name))
-        .filter((name) => {
-          try {
-            const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-            return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === app;
-          } catch {
-            return false;
-          }
-        })
-        .map(Number);
+      return childrenOf(app);
     };
     expect(relayPids().length).toBeGreaterThanOrEqual(1);
     await open.close();

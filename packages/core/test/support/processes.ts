@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import type { MCPTestKit, OwnedProcess } from "@jest-m3/core";
 
 /**
@@ -32,4 +33,32 @@ export async function closeAndExpectNoProcessLeft(
     }
     expect({ pid, groupAlive }).toEqual({ pid, groupAlive: false });
   }
+}
+
+/** A process's parent and state, as /proc sees it (undefined once it is gone). */
+export function procStat(pid: number): { ppid: number; state: string; name: string } | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const close = text.lastIndexOf(")");
+    const [state, ppid] = text.slice(close + 2).split(" ");
+    return { state: state!, ppid: Number(ppid), name: text.slice(text.indexOf("(") + 1, close) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The running (not zombie) children of `parent`, as /proc sees them; only those named `name`. */
+export function childrenOf(parent: number, name?: string): number[] {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((pid) => {
+      const seen = procStat(pid);
+      return (
+        seen !== undefined &&
+        seen.ppid === parent &&
+        seen.state !== "Z" &&
+        (name === undefined || seen.name === name)
+      );
+    });
 }
