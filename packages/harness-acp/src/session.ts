@@ -18,12 +18,13 @@ import { join } from "node:path";
 import type { ResolvedCommonOptions } from "./options.js";
 import type { AcpProfile, FoundExecutable } from "./profiles/profile.js";
 import type {
+  NewSessionResponse,
   PermissionOption,
   RequestPermissionRequest,
   RequestPermissionResponse,
   StopReason,
 } from "./protocol.js";
-import { checkInitialize, INITIALIZE_PARAMS } from "./readiness.js";
+import { checkInitialize, INITIALIZE_PARAMS, type InitializeCheck } from "./readiness.js";
 import { argumentsFromText, contentText } from "./reported-calls.js";
 import { TurnCollector } from "./turn.js";
 import { acquireWarmAgent, type WarmLease } from "./warm-pool.js";
@@ -68,6 +69,38 @@ function startError(
     return new HarnessStartError(agent, error.message, { stderrTail, cause: error });
   }
   return new HarnessStartError(agent, message(error), { stderrTail, cause: error });
+}
+
+/**
+ * `session/new` in the launch's workspace with its captured MCP servers, once the agent's
+ * `initialize` answer says it takes them (HTTP servers need `mcpCapabilities.http`).
+ */
+async function newSession(
+  harness: string,
+  client: AcpClient,
+  check: InitializeCheck,
+  launch: HarnessLaunch,
+  wait: { timeoutMs: number; signal: AbortSignal },
+): Promise<NewSessionResponse & { sessionId: string }> {
+  const http = launch.servers.filter((server) => server.kind === "http");
+  if (http.length > 0 && check.mcpHttp.status !== "ready") {
+    throw new HarnessStartError(
+      harness,
+      `${check.mcpHttp.reason ?? ""} (HTTP servers: ${http.map((server) => server.name).join(", ")})`,
+    );
+  }
+  const session = await client.request(
+    "session/new",
+    { cwd: launch.workspace, mcpServers: sessionMcpServers(launch.servers) },
+    wait,
+  );
+  if (typeof session.sessionId !== "string" || session.sessionId === "") {
+    throw new HarnessStartError(
+      harness,
+      `session/new answered without a session id: ${JSON.stringify(session).slice(0, 300)}`,
+    );
+  }
+  return session;
 }
 
 /**
@@ -121,24 +154,7 @@ export function openAcpSession<O extends ResolvedCommonOptions>(
         if (capability.status !== "ready")
           throw new HarnessStartError(profile.name, capability.reason ?? "");
       }
-      const http = launch.servers.filter((server) => server.kind === "http");
-      if (http.length > 0 && check.mcpHttp.status !== "ready") {
-        throw new HarnessStartError(
-          profile.name,
-          `${check.mcpHttp.reason ?? ""} (HTTP servers: ${http.map((server) => server.name).join(", ")})`,
-        );
-      }
-      const session = await client.request(
-        "session/new",
-        { cwd: launch.workspace, mcpServers: sessionMcpServers(launch.servers) },
-        wait,
-      );
-      if (typeof session.sessionId !== "string" || session.sessionId === "") {
-        throw new HarnessStartError(
-          profile.name,
-          `session/new answered without a session id: ${JSON.stringify(session).slice(0, 300)}`,
-        );
-      }
+      const session = await newSession(profile.name, client, check, launch, wait);
       await profile.afterSessionNew?.({ launch, options, client, session });
       return new AcpSession(client, launch, profile, profile.stop(options), session.sessionId);
     } catch (error) {
@@ -199,24 +215,7 @@ async function openWarmSession<O extends ResolvedCommonOptions>(
   let sessionId: string | undefined;
   try {
     const check = checkInitialize(agent, lease.initialize);
-    const http = launch.servers.filter((server) => server.kind === "http");
-    if (http.length > 0 && check.mcpHttp.status !== "ready") {
-      throw new HarnessStartError(
-        profile.name,
-        `${check.mcpHttp.reason ?? ""} (HTTP servers: ${http.map((server) => server.name).join(", ")})`,
-      );
-    }
-    const session = await client.request(
-      "session/new",
-      { cwd: launch.workspace, mcpServers: sessionMcpServers(launch.servers) },
-      wait,
-    );
-    if (typeof session.sessionId !== "string" || session.sessionId === "") {
-      throw new HarnessStartError(
-        profile.name,
-        `session/new answered without a session id: ${JSON.stringify(session).slice(0, 300)}`,
-      );
-    }
+    const session = await newSession(profile.name, client, check, launch, wait);
     sessionId = session.sessionId;
     await profile.afterSessionNew?.({ launch, options, client, session });
     return new AcpSession(client, launch, profile, profile.stop(options), sessionId, lease);
