@@ -178,6 +178,7 @@ async function checkAgent<O extends ResolvedCommonOptions>(
   selection: SelectionSpec,
   options: O,
   executable: FoundExecutable,
+  signal: AbortSignal,
 ): Promise<InitializeCheck> {
   const root = await mkdtemp(join(tmpdir(), `m3-${profile.name}-probe-`));
   try {
@@ -210,6 +211,7 @@ async function checkAgent<O extends ResolvedCommonOptions>(
       await client.connect();
       const answer = await client.request("initialize", INITIALIZE_PARAMS, {
         timeoutMs: options.startupTimeoutMs,
+        signal,
       });
       return checkInitialize(profile.agent, answer);
     } catch (error) {
@@ -232,20 +234,23 @@ function probeAgent<O extends ResolvedCommonOptions>(
   selection: SelectionSpec,
   options: O,
   executable: FoundExecutable,
-  version: string,
   cache: ProbeCache | undefined,
+  signal: AbortSignal,
 ): Promise<InitializeCheck> {
-  const key = JSON.stringify([profile.name, fileIdentity(executable.path), version, options]);
+  // The binary's identity stands for its version (the version probe keys on it too).
+  const key = JSON.stringify([profile.name, fileIdentity(executable.path), options]);
   let probe = initializeProbes.get(key);
   if (!probe) {
     // Across runs only for a binary of a tested package: an agent given by command may be a
     // script whose answer changes without its interpreter changing.
     const cacheKey =
       cache && profile.tested
-        ? probeCacheKey("initialize", executable.path, profile.name, version, options)
+        ? probeCacheKey("initialize", executable.path, profile.name, options)
         : undefined;
     const cached = cacheKey === undefined ? undefined : cachedInitialize(cache?.get(cacheKey));
-    probe = cached ? Promise.resolve(cached) : checkAgent(profile, selection, options, executable);
+    probe = cached
+      ? Promise.resolve(cached)
+      : checkAgent(profile, selection, options, executable, signal);
     initializeProbes.set(key, probe);
     // A failed start may be the machine's moment, not the binary's: try again next time.
     void probe.then((result) => {
@@ -337,6 +342,18 @@ export function acpReadiness<O extends ResolvedCommonOptions>(
       };
     } else {
       executableCapability = { status: "ready" };
+      // The agent is asked `initialize` while its version is read (each takes seconds: a
+      // run's first probe of Gemini CLI took 2.2 s for --version and 2.6 s to answer); the
+      // answer counts only when the version is usable, and is withdrawn otherwise.
+      const withdraw = new AbortController();
+      const asked = probeAgent(
+        profile,
+        selection,
+        options,
+        executable,
+        probeCache,
+        withdraw.signal,
+      );
       if (profile.tested) {
         const probe = await probeVersion(executable, probeCache);
         version = versionCapability(profile.agent, probe, profile.tested);
@@ -348,21 +365,16 @@ export function acpReadiness<O extends ResolvedCommonOptions>(
         };
       }
       if (version.status === "unavailable") {
-        const reason = "not started: the version check failed";
+        withdraw.abort(new Error("the version check failed"));
+        await asked; // the probe's agent is stopped and its folder removed
+        const reason = "not checked: the version check failed";
         initialize = {
           acp: { status: "unavailable", reason },
           mcpStdio: { status: "unavailable", reason },
           mcpHttp: { status: "unavailable", reason },
         };
       } else {
-        initialize = await probeAgent(
-          profile,
-          selection,
-          options,
-          executable,
-          versionText ?? "",
-          probeCache,
-        );
+        initialize = await asked;
       }
     }
     const credentials = profile.credentials(

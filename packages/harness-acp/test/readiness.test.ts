@@ -16,6 +16,7 @@ import {
   resolveAgentExecutable,
 } from "@jest-m3/harness-acp";
 import { selection, shippingServer } from "./support/acp";
+import { childrenOf } from "../../core/test/support/processes";
 
 jest.setTimeout(120_000);
 
@@ -134,7 +135,9 @@ describe("versions", () => {
         /Gemini CLI 0\.50\.2 is older than 0\.61\.0.*@google\/gemini-cli@0\.61\.0/,
       ),
     });
-    expect(readiness.capabilities.acp?.reason).toBe("not started: the version check failed");
+    expect(readiness.capabilities.acp?.reason).toBe("not checked: the version check failed");
+    // The agent asked meanwhile was withdrawn: nothing of the probe is left running.
+    expect(childrenOf(process.pid)).toEqual([]);
     expect(readiness.ready).toBe(false);
   });
 
