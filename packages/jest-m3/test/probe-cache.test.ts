@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { MAX_AGE_MS, openProbeCache, PROBE_CACHE_FILE } from "../src/probe-cache";
+import { makeUserProject, removeTempDir, REPO, runJest } from "./support/user-project";
 
 let dir: string;
 beforeEach(() => {
@@ -80,4 +81,37 @@ test("only plain JSON is kept", () => {
 test.each(["off", "0", "false", "OFF"])("M3_PROBE_CACHE=%s turns it off", (value) => {
   expect(openProbeCache(dir, { M3_PROBE_CACHE: value })).toBeUndefined();
   expect(openProbeCache(dir, { M3_PROBE_CACHE: "on" })).toBeDefined();
+});
+
+describe("in a run", () => {
+  test("the second run of a project takes Gemini CLI's answers from the first run's cache", () => {
+    const project = makeUserProject({
+      "m3.config.json": JSON.stringify({
+        harnesses: ["gemini"],
+        scriptedModel: { script: "model-script.json" },
+      }),
+      "model-script.json": readFileSync(
+        join(REPO, "examples", "shipping", "model-script.json"),
+        "utf8",
+      ),
+      // A test that uses the kit, so global setup probes the configured harness.
+      "uses-kit.test.ts":
+        'import { MCPTestKit } from "jest-m3";\ntest("kit", () => {\n  expect(typeof MCPTestKit).toBe("function");\n});\n',
+    });
+    try {
+      const first = runJest(project, { timeoutMs: 120_000 });
+      expect(first.output).toContain("1 passed");
+      expect(first.output).toMatch(/jest-m3: harness gemini \S+ is ready\n/);
+      expect(existsSync(join(project, ".m3", PROBE_CACHE_FILE))).toBe(true);
+      const second = runJest(project, { timeoutMs: 120_000 });
+      expect(second.output).toContain("1 passed");
+      expect(second.output).toMatch(
+        /jest-m3: harness gemini \S+ is ready \(probe answers cached: the binary is unchanged/,
+      );
+      const off = runJest(project, { env: { M3_PROBE_CACHE: "off" }, timeoutMs: 120_000 });
+      expect(off.output).toMatch(/jest-m3: harness gemini \S+ is ready\n/);
+    } finally {
+      removeTempDir(project);
+    }
+  });
 });
