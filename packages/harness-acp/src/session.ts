@@ -11,8 +11,8 @@ import {
 import { AcpClient } from "./acp-client.js";
 import { sessionMcpServers } from "./config.js";
 import { AcpRpcError, AgentExited, AgentTimeout } from "./errors.js";
-import { createAgentHome } from "./home.js";
-import { mkdtemp } from "node:fs/promises";
+import { createAgentHome, type AgentHome } from "./home.js";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ResolvedCommonOptions } from "./options.js";
@@ -178,10 +178,22 @@ async function openWarmSession<O extends ResolvedCommonOptions>(
 ): Promise<AcpSession> {
   const agent = profile.agent;
   // The pool owns the home (it outlives this session), so it is not one of the kit's folders.
-  const home = await createAgentHome(await mkdtemp(join(tmpdir(), `m3-${profile.name}-warm-`)));
-  const plan = await profile.plan({ launch, home, options, executable });
-  if (launch.signal.aborted) {
-    throw new HarnessStartError(profile.name, `the session was torn down before ${agent} started`);
+  const root = await mkdtemp(join(tmpdir(), `m3-${profile.name}-warm-`));
+  let home: AgentHome;
+  let plan: Awaited<ReturnType<typeof profile.plan>>;
+  try {
+    home = await createAgentHome(root);
+    plan = await profile.plan({ launch, home, options, executable });
+    if (launch.signal.aborted) {
+      throw new HarnessStartError(
+        profile.name,
+        `the session was torn down before ${agent} started`,
+      );
+    }
+  } catch (error) {
+    // Not handed to the pool yet: the folder is still this session's to remove.
+    await rm(root, { recursive: true, force: true });
+    throw error;
   }
   let lease: WarmLease;
   try {
