@@ -106,7 +106,7 @@ export {
   type ExecutableSource,
   type VersionProbe,
 } from "./harness/executables.js";
-export { registerWarmPool } from "./harness/warm-pools.js";
+export { announceWarmProcess, registerWarmPool } from "./harness/warm-pools.js";
 export {
   filesUnder,
   holdProcess,

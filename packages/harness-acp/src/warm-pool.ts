@@ -9,6 +9,7 @@ import { rmSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import {
+  announceWarmProcess,
   holdProcess,
   isProcessAlive,
   killProcessGroup,
@@ -106,6 +107,8 @@ async function start(spec: WarmStart, timeoutMs: number): Promise<Warm> {
     env: spec.env,
     cwd,
   });
+  // In the run's process ledger, so an interrupted run stops it too.
+  announceWarmProcess({ pid: child.pid, label: child.launch.label, command: child.launch.command });
   const client = new AcpClient(spec.agent, child);
   const placeholder = {
     client,

@@ -11,6 +11,7 @@ import { readdirSync, rmSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import {
+  announceWarmProcess,
   holdProcess,
   isProcessAlive,
   killProcessGroup,
@@ -114,6 +115,8 @@ async function start(spec: WarmStart, key: string): Promise<Warm> {
     env: spec.env,
     cwd,
   });
+  // In the run's process ledger, so an interrupted run stops it too.
+  announceWarmProcess({ pid: child.pid, label: child.launch.label, command: child.launch.command });
   const warm: Warm = { client: new StreamJsonClient(child), root: spec.root, key, idle: undefined };
   live.add(warm);
   if (!exitHook) {

@@ -8,6 +8,7 @@ import { mkdtemp, mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  announceWarmProcess,
   holdProcess,
   killProcessGroup,
   ManagedProcess,
@@ -68,6 +69,8 @@ async function start(key: WarmKey, timeoutMs: number): Promise<Warm> {
     env: codexEnvironment(key.env, homes),
     cwd: root,
   });
+  // In the run's process ledger, so an interrupted run stops it too.
+  announceWarmProcess({ pid: child.pid, label: child.launch.label, command: child.launch.command });
   const client = new AppServerClient(child);
   const warm: Warm = { client, root, users: 0, idle: undefined };
   live.add(warm);

@@ -4,7 +4,8 @@
 // the next file does not run beside an idle app-server it cannot use.
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { makeUserProject, REPO, runJest, SHIPPING_SERVER } from "./support/user-project";
+import { readRecords } from "../src/run-ledger";
+import { makeUserProject, REPO, runFolder, runJest, SHIPPING_SERVER } from "./support/user-project";
 
 const SCRIPT = join(REPO, "examples", "shipping", "model-script.json");
 
@@ -99,6 +100,11 @@ test("a file's warm agents stop when the file is done, after its afterAll hooks"
     expect(b.outcome).toBe("completed");
     expect(b.codex).toHaveLength(1);
     expect(b.codex[0]).not.toBe(a.codex[0]);
+    // Both warm app-servers are in the run's process ledger, like a kit's own processes,
+    // so an interrupted run stops them too.
+    const ledger = readRecords<{ pid: number; label: string }>(runFolder(dir), "processes");
+    const warm = ledger.filter((entry) => entry.label === "codex app-server (warm)");
+    expect(warm.map((entry) => entry.pid).sort()).toEqual([a.codex[0], b.codex[0]].sort());
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -4,6 +4,8 @@
  * its own modules, so a file's pools serve no later file, and the preset stops them when
  * the file ends instead of letting them idle.
  */
+import { defaultRuntime } from "../runtime/runtime.js";
+
 const pools = new Set<() => Promise<void>>();
 
 /**
@@ -26,4 +28,24 @@ export function registerWarmPool(stop: () => Promise<void>): () => void {
  */
 export async function stopWarmPools(): Promise<void> {
   await Promise.allSettled([...pools].map((stop) => stop()));
+}
+
+/**
+ * Tells the runner about a process a warm pool started outside any kit, as a kit tells it
+ * about its own: the preset records it in the run's process ledger, so an interrupted run
+ * (Ctrl-C in band, a killed worker, a run that died before its next one) stops it too.
+ *
+ * @example
+ * ```ts
+ * announceWarmProcess({ pid: child.pid, label: "my-agent (warm)", command: executable });
+ * ```
+ */
+export function announceWarmProcess(started: {
+  readonly pid: number | undefined;
+  readonly label: string;
+  readonly command: string;
+}): void {
+  const { pid, label, command } = started;
+  if (pid === undefined) return;
+  defaultRuntime().notify((observer) => observer.processStarted?.({ pid, label, command }));
 }
