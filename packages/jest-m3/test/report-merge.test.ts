@@ -91,15 +91,17 @@ test("merge-reports refuses what it cannot merge, exit 2, nothing written", asyn
   expect(existsSync(join(project, ".m3"))).toBe(false);
 });
 
-test("the reporter writes the report but leaves a foreign history untouched, saying the run was not recorded", async () => {
-  const run = join(project, ".m3", "runs", "r1");
-  mkdirSync(run, { recursive: true });
-  const foreign = join(project, ".m3", "history.sqlite");
-  writeFileSync(foreign, "someone else's file ".repeat(20));
-  const before = readFileSync(foreign);
+/**
+ * The preset's reporter, loaded as Jest loads reporters (CommonJS, `export =`), over the run
+ * folder `run`: one file's results, then the run's end. Returns what it wrote to stderr.
+ */
+async function report(
+  run: string,
+  testResults: { fullName: string; title: string; status: string; failureMessages: string[] }[],
+): Promise<string> {
+  const written: string[] = [];
   const previous = process.env.M3_RUN_DIR;
   process.env.M3_RUN_DIR = run;
-  const written: string[] = [];
   const write = jest
     .spyOn(process.stderr, "write")
     .mockImplementation((chunk: string | Uint8Array) => {
@@ -107,17 +109,14 @@ test("the reporter writes the report but leaves a foreign history untouched, say
       return true;
     });
   try {
-    // The reporter module is CommonJS (`export =`), loaded as Jest loads reporters.
     const M3Reporter = createRequire(__filename)("../dist/reporter.js") as typeof Reporter;
     const reporter = new M3Reporter({ rootDir: project });
-    reporter.onTestResult(undefined, {
-      testFilePath: join(project, "a.test.ts"),
-      testResults: [{ fullName: "t", title: "t", status: "passed", failureMessages: [] }],
-    });
+    reporter.onTestResult(undefined, { testFilePath: join(project, "a.test.ts"), testResults });
+    const failed = testResults.filter((result) => result.status === "failed").length;
     await reporter.onRunComplete(undefined, {
-      numTotalTests: 1,
-      numPassedTests: 1,
-      numFailedTests: 0,
+      numTotalTests: testResults.length,
+      numPassedTests: testResults.length - failed,
+      numFailedTests: failed,
       success: false,
     });
   } finally {
@@ -125,9 +124,21 @@ test("the reporter writes the report but leaves a foreign history untouched, say
     if (previous === undefined) delete process.env.M3_RUN_DIR;
     else process.env.M3_RUN_DIR = previous;
   }
+  return written.join("");
+}
+
+test("the reporter writes the report but leaves a foreign history untouched, saying the run was not recorded", async () => {
+  const run = join(project, ".m3", "runs", "r1");
+  mkdirSync(run, { recursive: true });
+  const foreign = join(project, ".m3", "history.sqlite");
+  writeFileSync(foreign, "someone else's file ".repeat(20));
+  const before = readFileSync(foreign);
+  const written = await report(run, [
+    { fullName: "t", title: "t", status: "passed", failureMessages: [] },
+  ]);
   expect(existsSync(join(run, "report.html"))).toBe(true);
   expect(JSON.parse(readFileSync(join(run, "report.json"), "utf8")).success).toBe(true);
-  expect(written.join("")).toMatch(
+  expect(written).toMatch(
     /the run was NOT recorded in the history: .*history\.sqlite is not a SQLite database/,
   );
   expect(readFileSync(foreign).equals(before)).toBe(true);
@@ -166,40 +177,17 @@ test("the end-of-run table shows the weakest 40 rows of a long run and says wher
     join(run, "executions", "1.jsonl"),
     names.map((name, index) => JSON.stringify(session(name, index))).join("\n") + "\n",
   );
-  const written: string[] = [];
-  const previous = process.env.M3_RUN_DIR;
-  process.env.M3_RUN_DIR = run;
-  const write = jest
-    .spyOn(process.stderr, "write")
-    .mockImplementation((chunk: string | Uint8Array) => {
-      written.push(String(chunk));
-      return true;
-    });
-  try {
-    const M3Reporter = createRequire(__filename)("../dist/reporter.js") as typeof Reporter;
-    const reporter = new M3Reporter({ rootDir: project });
-    reporter.onTestResult(undefined, {
-      testFilePath: join(project, "a.test.ts"),
-      testResults: names.map((name) => ({
-        fullName: name,
-        title: name,
-        status: name === "case 44" ? "failed" : "passed",
-        failureMessages: name === "case 44" ? ["boom"] : [],
-      })),
-    });
-    await reporter.onRunComplete(undefined, {
-      numTotalTests: 45,
-      numPassedTests: 44,
-      numFailedTests: 1,
-      success: false,
-    });
-  } finally {
-    write.mockRestore();
-    if (previous === undefined) delete process.env.M3_RUN_DIR;
-    else process.env.M3_RUN_DIR = previous;
-  }
+  const written = await report(
+    run,
+    names.map((name) => ({
+      fullName: name,
+      title: name,
+      status: name === "case 44" ? "failed" : "passed",
+      failureMessages: name === "case 44" ? ["boom"] : [],
+    })),
+  );
   const table = /jest-m3: per test and agent\n([\s\S]*?)\njest-m3: report written/.exec(
-    written.join(""),
+    written,
   )![1]!;
   const rows = table.split("\n").filter((line) => /^ {2}\d+\/\d+ /.test(line));
   expect(rows).toHaveLength(40);

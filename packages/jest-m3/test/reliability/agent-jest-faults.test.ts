@@ -13,13 +13,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import {
+  cleanUpChildRun,
   childPids,
   jsonLines,
   ledgerProcesses,
   makeUserProject,
-  removeTempDir,
   runFolder,
-  signalIfSame,
   startJest,
   stillRunning,
   waitUntil,
@@ -64,14 +63,7 @@ describe.each(AGENTS)("Jest faults around an open %s session", (harness, model, 
   let leftoverDirs: string[] = [];
 
   afterEach(async () => {
-    for (const { pid, ticks } of leftovers) signalIfSame(pid, ticks, "SIGKILL");
-    if (jest) {
-      if (!jest.exited) process.kill(jest.pid, "SIGKILL");
-      await jest.done;
-    }
-    for (const folder of leftoverDirs) removeTempDir(folder);
-    removeTempDir(dir);
-    removeTempDir(out);
+    await cleanUpChildRun({ jest, leftovers, folders: [...leftoverDirs, dir, out] });
     jest = undefined;
     leftovers = [];
     leftoverDirs = [];

@@ -25,6 +25,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  cleanUpChildRun,
   isRunning,
   jsonLines,
   ledgerProcesses,
@@ -87,14 +88,7 @@ describe.each(AGENTS)(
 
     afterEach(async () => {
       // A failed scenario may leave processes and folders: stop them by pid and start time.
-      for (const { pid, ticks } of leftovers) signalIfSame(pid, ticks, "SIGKILL");
-      if (jest) {
-        if (!jest.exited) process.kill(jest.pid, "SIGKILL");
-        await jest.done;
-      }
-      for (const folder of leftoverDirs) removeTempDir(folder);
-      removeTempDir(dir);
-      removeTempDir(out);
+      await cleanUpChildRun({ jest, leftovers, folders: [...leftoverDirs, dir, out] });
       jest = undefined;
       leftovers = [];
       leftoverDirs = [];

@@ -13,15 +13,14 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import {
+  cleanUpChildRun,
   childPids,
   jsonLines,
   kitTempDirs,
   ledgerProcesses,
   makeUserProject,
-  removeTempDir,
   runFolder,
   runJest,
-  signalIfSame,
   startJest,
   startTicks,
   stillRunning,
@@ -114,18 +113,10 @@ describe("faults in Jest around an open Codex session", () => {
 
   afterEach(async () => {
     // A scenario that failed may leave its processes: stop them, by pid and start time.
-    for (const { pid, ticks } of leftovers) signalIfSame(pid, ticks, "SIGKILL");
-    if (jest) {
-      // Not yet reaped, so the pid is still this Jest's.
-      if (!jest.exited) process.kill(jest.pid, "SIGKILL");
-      await jest.done;
-    }
+    await cleanUpChildRun({ jest, leftovers, folders: [...leftoverDirs, dir, out] });
     jest = undefined;
     leftovers = [];
-    for (const folder of leftoverDirs) removeTempDir(folder);
     leftoverDirs = [];
-    removeTempDir(dir);
-    removeTempDir(out);
   });
 
   test('a clean run on two workers ends without Jest\'s "failed to exit gracefully" warning (the worker guard keeps no IPC handle)', () => {

@@ -248,6 +248,24 @@ export function signalIfSame(pid: number, ticks: string | null, signal: NodeJS.S
 }
 
 /**
+ * After a test that ran Jest as a child: stops what a failed scenario may have left (each
+ * process by pid and start time), kills that Jest if it still runs (not yet reaped, so the
+ * pid is still its own) and waits for it, then removes `folders`.
+ */
+export async function cleanUpChildRun(run: {
+  readonly jest: RunningJest | undefined;
+  readonly leftovers: readonly { pid: number; ticks: string | null }[];
+  readonly folders: readonly (string | undefined)[];
+}): Promise<void> {
+  for (const { pid, ticks } of run.leftovers) signalIfSame(pid, ticks, "SIGKILL");
+  if (run.jest) {
+    if (!run.jest.exited) process.kill(run.jest.pid, "SIGKILL");
+    await run.jest.done;
+  }
+  for (const folder of run.folders) removeTempDir(folder);
+}
+
+/**
  * The temporary folders of the kits that started `processes`, read from the running
  * processes (an app-server's working directory and CODEX_HOME, a relay's channel socket):
  * what a kit that never closed leaves in the temporary directory.
