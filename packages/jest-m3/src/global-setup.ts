@@ -100,36 +100,48 @@ function journalIntoRun(journal: RunJournal, dir: string, progress: boolean): vo
 }
 
 /**
- * A configured harness name resolved to its adapter (nothing is started), or with
- * `locateOnly` only found (its module is not loaded: a run that opens no session). A name
- * nothing resolves stops the run, with a did-you-mean and never a guessed package name;
- * another failure is kept for the run's readiness.
+ * Throws the run-stopping error when `error` says nothing serves the harness `name`: a typo
+ * must stop the run, with a did-you-mean and never a guessed package name.
  */
-function resolveName(
+function stopOnUnknownHarness(
+  error: unknown,
   name: string,
   config: M3Config,
   variable: string | undefined,
-  locateOnly = false,
-): ResolvedName | undefined {
+): void {
+  if ((error as { code?: unknown }).code !== "M3_UNKNOWN_HARNESS") return;
+  const guess = didYouMean(name);
+  const where = variable ? "M3_AGENTS" : (config.source ?? "the configuration");
+  throw new Error(
+    `jest-m3: ${where} names the harness "${name}", which is not installed or registered.` +
+      (guess ? ` Did you mean "${guess}"?` : "") +
+      ` jest-m3's harnesses: ${KNOWN_HARNESSES.map((one) => `${one.name} (${one.packageName})`).join(", ")}, acp (@jest-m3/harness-acp).` +
+      (guess ? "" : " A third-party harness comes from a package you install yourself."),
+  );
+}
+
+/**
+ * A configured harness name resolved to its adapter (nothing is started). A name nothing
+ * resolves stops the run; another failure is kept for the run's readiness.
+ */
+function resolveName(name: string, config: M3Config, variable: string | undefined): ResolvedName {
   try {
-    if (locateOnly) {
-      locateHarness(name, process.env, config.rootDir);
-      return undefined;
-    }
     return { name, harness: resolveHarness(name, new Map(), process.env, config.rootDir) };
   } catch (error) {
-    if ((error as { code?: unknown }).code === "M3_UNKNOWN_HARNESS") {
-      // A typo must stop the run, and must not invite installing a package nobody published.
-      const guess = didYouMean(name);
-      const where = variable ? "M3_AGENTS" : (config.source ?? "the configuration");
-      throw new Error(
-        `jest-m3: ${where} names the harness "${name}", which is not installed or registered.` +
-          (guess ? ` Did you mean "${guess}"?` : "") +
-          ` jest-m3's harnesses: ${KNOWN_HARNESSES.map((one) => `${one.name} (${one.packageName})`).join(", ")}, acp (@jest-m3/harness-acp).` +
-          (guess ? "" : " A third-party harness comes from a package you install yourself."),
-      );
-    }
+    stopOnUnknownHarness(error, name, config, variable);
     return { name, error: error as Error };
+  }
+}
+
+/**
+ * A configured harness name only found, its module not loaded (a run that opens no
+ * session). A name nothing resolves stops the run, as in {@link resolveName}.
+ */
+function locateName(name: string, config: M3Config, variable: string | undefined): void {
+  try {
+    locateHarness(name, process.env, config.rootDir);
+  } catch (error) {
+    stopOnUnknownHarness(error, name, config, variable);
   }
 }
 
@@ -164,14 +176,14 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
   // A run whose tests cannot use the kit: nothing to start, nothing to probe, no adapter
   // loaded; every name is still found, so a typo stops the run.
   if (kitUnusedByPlan()) {
-    for (const name of probed) resolveName(name, config, variable, true);
+    for (const name of probed) locateName(name, config, variable);
     process.env[KIT_UNUSED_ENV] = "1";
     writeRunFile(dir, { runId, provider: null, readiness: {}, agents: [], config: config.source });
     return;
   }
   delete process.env[KIT_UNUSED_ENV];
   // Every name resolved first (no process started), so a typo stops the run.
-  const harnesses = probed.map((name) => resolveName(name, config, variable)!);
+  const harnesses = probed.map((name) => resolveName(name, config, variable));
 
   let provider: string | null = null;
   let sharedProvider: ModelProvider | undefined;
