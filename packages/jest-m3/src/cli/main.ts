@@ -19,21 +19,22 @@ import { init } from "./init.js";
 import { parseMergeArgs, runMergeReports } from "./merge-reports.js";
 import { findReport, openInBrowser, ReportNotFound, serveReport } from "./show-report.js";
 
-const USAGE = `Usage: jest-m3 <command>
-
-Commands:
-  show-report [run]   print the path of a run's HTML report (the latest by default) and open it
+/** Each command's own help (`jest-m3 <command> --help`), in the order of the overview. */
+const COMMAND_HELP: Readonly<Record<string, string>> = {
+  "show-report": `  show-report [run]   print the path of a run's HTML report (the latest by default) and open it
       run             a run id or its prefix, a run folder, or a report file
       --results <dir> the results folder (default: resultsDir of m3.config.json, else .m3)
       --no-open       only print the path
       --serve         serve the report on 127.0.0.1 instead of opening the file
       --port <n>      the port to serve on (default: any free port)
-  init --server "<command>"   scaffold jest-m3 here: jest.config.js, tsconfig.json (if none),
+`,
+  init: `  init --server "<command>"   scaffold jest-m3 here: jest.config.js, tsconfig.json (if none),
                       m3.config.json, a model script, a first direct test and agent test
       --name <name>   the server's name in tests (default: the package's name)
       --force, --yes  overwrite files that differ without asking (otherwise asked in a
                       terminal, kept when no one can answer)
-  diff [run]          what changed since a baseline run of the history (results folder's
+`,
+  diff: `  diff [run]          what changed since a baseline run of the history (results folder's
                       history.sqlite): flipped tests, pass rates, tool catalogs, calls, latency
       run             a run id or its prefix (default: the latest run)
       --baseline <b>  a run id, last-green or previous (default: previous)
@@ -42,15 +43,30 @@ Commands:
       --latency-ratio <r>  list p95 turn latency changes from this ratio (default 1.5)
       --json          the diff as JSON
       exit code       0 no regression, 1 regressions, 2 nothing to compare
-  merge-reports <run folders...>  the run folders of jest --shard=i/n shards (each with
+`,
+  "merge-reports": `  merge-reports <run folders...>  the run folders of jest --shard=i/n shards (each with
                       its blob.json) into one run: report.json, report.html, one history entry
       --results <dir> where the merged run goes (default: resultsDir of m3.config.json)
       --no-history    do not record the merged run in the history
       exit code       0 merged and passed, 1 merged and failed, 2 nothing merged
-  doctor              versions, model providers, and every installed harness's readiness,
-                      with the fix for each problem
-  help                this text
-`;
+`,
+  doctor: `  doctor              versions, model providers, the stdio relay a run will use, and every
+                      installed harness's readiness, with the fix for each problem
+      exit code       0 all set, 1 a problem found
+`,
+  help: `  help [command]      this text, or one command's (also: jest-m3 <command> --help)
+`,
+};
+
+const USAGE = `Usage: jest-m3 <command>   (jest-m3 <command> --help: that command's help)
+
+Commands:
+${Object.values(COMMAND_HELP).join("")}`;
+
+/** One command's help: its usage line and options. */
+function commandHelp(command: string): string {
+  return `Usage: jest-m3 ${command}\n\n${COMMAND_HELP[command]}`;
+}
 
 export type { CliIo };
 
@@ -114,7 +130,7 @@ async function runInit(args: readonly string[], io: CliIo): Promise<number> {
     else if (arg === "--server") server = args[++index];
     else if (arg === "--name") name = args[++index];
     else {
-      io.err(`jest-m3 init: unexpected argument ${arg}\n\n${USAGE}`);
+      io.err(`jest-m3 init: unexpected argument ${arg}\n\n${commandHelp("init")}`);
       return 2;
     }
   }
@@ -157,8 +173,18 @@ async function runInit(args: readonly string[], io: CliIo): Promise<number> {
  */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   const [command, ...rest] = argv;
+  // `--help` anywhere after a known command: that command's help, before any parsing.
+  if (
+    command !== undefined &&
+    Object.hasOwn(COMMAND_HELP, command) &&
+    rest.some((arg) => arg === "--help" || arg === "-h")
+  ) {
+    io.out(commandHelp(command));
+    return 0;
+  }
   if (!command || command === "help" || command === "--help" || command === "-h") {
-    io.out(USAGE);
+    const topic = command === "help" ? rest[0] : undefined;
+    io.out(topic !== undefined && Object.hasOwn(COMMAND_HELP, topic) ? commandHelp(topic) : USAGE);
     return command ? 0 : 2;
   }
   if (command === "doctor") {
@@ -170,7 +196,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   if (command === "diff") {
     const args = parseDiffArgs(rest);
     if (typeof args === "string") {
-      io.err(`jest-m3 diff: ${args}\n\n${USAGE}`);
+      io.err(`jest-m3 diff: ${args}\n\n${commandHelp("diff")}`);
       return 2;
     }
     return runDiff(args, io);
@@ -178,7 +204,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   if (command === "merge-reports") {
     const args = parseMergeArgs(rest);
     if (typeof args === "string") {
-      io.err(`jest-m3 merge-reports: ${args}\n\n${USAGE}`);
+      io.err(`jest-m3 merge-reports: ${args}\n\n${commandHelp("merge-reports")}`);
       return 2;
     }
     return runMergeReports(args, io);
@@ -189,7 +215,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   }
   const args = parseShowReport(rest);
   if (typeof args === "string") {
-    io.err(`jest-m3 show-report: ${args}\n\n${USAGE}`);
+    io.err(`jest-m3 show-report: ${args}\n\n${commandHelp("show-report")}`);
     return 2;
   }
   try {
