@@ -77,9 +77,32 @@ export function openInBrowser(file: string): Promise<boolean> {
   });
 }
 
-/** Serves `file` (and only it) on 127.0.0.1; resolves once listening. */
+/**
+ * The Host headers a report served on 127.0.0.1:`port` answers: the loopback names with
+ * that port, lower case. Anything else is a page of another origin whose DNS name was
+ * rebound to 127.0.0.1 (DNS rebinding), and must not read the report.
+ */
+export function loopbackHosts(port: number): ReadonlySet<string> {
+  return new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+}
+
+/**
+ * Serves `file` (and only it) on 127.0.0.1; resolves once listening. Only requests whose
+ * Host header names the loopback address and port it bound to are answered (see
+ * {@link loopbackHosts}); any other gets 421.
+ */
 export function serveReport(file: string, port = 0): Promise<{ server: Server; url: string }> {
+  let allowed: ReadonlySet<string> = new Set();
   const server = createServer((request, response) => {
+    const host = (request.headers.host ?? "").toLowerCase();
+    if (!allowed.has(host)) {
+      response
+        .writeHead(421, { "content-type": "text/plain" })
+        .end(
+          `not served to Host ${JSON.stringify(host)}: open ${[...allowed][0] ?? "the address printed"} itself\n`,
+        );
+      return;
+    }
     if (request.method !== "GET" || !["/", "/report.html"].includes(request.url ?? "")) {
       response.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
       return;
@@ -93,6 +116,7 @@ export function serveReport(file: string, port = 0): Promise<{ server: Server; u
     server.listen(port, "127.0.0.1", () => {
       const address = server.address();
       const actual = typeof address === "object" && address ? address.port : port;
+      allowed = loopbackHosts(actual);
       done({ server, url: `http://127.0.0.1:${actual}/` });
     });
   });
