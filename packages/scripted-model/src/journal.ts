@@ -110,7 +110,8 @@ export class Journal {
   }
 }
 
-const SECRET_HEADERS = /^(authorization|proxy-authorization|api-key|x-api-key|cookie|set-cookie)$/i;
+const SECRET_HEADERS =
+  /^(authorization|proxy-authorization|api-key|x-api-key|x-goog-api-key|cookie|set-cookie)$/i;
 
 /** Copies request headers, redacting credentials. @internal */
 export function redactHeaders(

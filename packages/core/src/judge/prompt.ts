@@ -47,14 +47,12 @@ export interface JudgePrompt {
 
 /** The prompt for `criteria` over `evidence`. */
 export function judgePrompt(criteria: string, evidence: JudgeEvidence): JudgePrompt {
-  const what = evidence.scope === "session" ? "the whole session" : "one turn";
-  const lines = [
-    "## Criteria",
-    "",
-    criteria.trim(),
-    "",
-    `## Evidence (${what}, ${evidence.turns.length} turn${evidence.turns.length === 1 ? "" : "s"})`,
-  ];
+  const count = evidence.turns.length;
+  const what =
+    evidence.scope === "session"
+      ? `the whole session, ${count} turn${count === 1 ? "" : "s"}`
+      : `turn ${evidence.turns[0]?.number ?? "?"}`;
+  const lines = ["## Criteria", "", criteria.trim(), "", `## Evidence (${what})`];
   for (const turn of evidence.turns) lines.push("", ...turnLines(turn));
   return { system: JUDGE_INSTRUCTIONS, user: lines.join("\n") };
 }

@@ -1,0 +1,242 @@
+/**
+ * Core's judge client against the real scripted model on loopback, in each of its four
+ * dialects: what the judge was sent (the scripted model's journal), the verdict read back,
+ * the threshold, and every way a judge can fail to give a verdict (never a pass).
+ */
+import { join } from "node:path";
+import {
+  askJudge,
+  checkJudgeSelection,
+  InvalidJudge,
+  JUDGE_INSTRUCTIONS,
+  judgeEvidence,
+  judgePrompt,
+  JudgeFailed,
+  MCPTestKit,
+  resolveJudge,
+  verdictsOf,
+  type TurnResult,
+} from "@jest-m3/core";
+import { testHarness } from "@jest-m3/core/testing";
+import { PROVIDER_DIALECTS, startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { JUDGE_FAULTS, judgeRules } from "./support/judge-script";
+
+const shipping = {
+  name: "shipping",
+  command: process.execPath,
+  args: [join(__dirname, "..", "..", "..", "examples", "shipping", "shipping-server.mjs")],
+};
+const CRITERIA = "the reply states the quoted amount";
+
+let model: ScriptedModel;
+const kit = new MCPTestKit({ env: {}, harnesses: [testHarness()] });
+let right: TurnResult;
+let wrong: TurnResult;
+
+beforeAll(async () => {
+  model = await startScriptedModel({ rules: judgeRules });
+  const [agent] = kit.agents([{ harness: "test", models: ["m"] }]);
+  const session = agent!.session({ server: shipping, timeout: 30_000 });
+  await using open = await session.open();
+  right = await open.send(
+    'call shipping:shipping_quote {"weight_kg":2,"zone":"local"}\nreply The quote is 9 USD.',
+  );
+  wrong = await open.send(
+    'call shipping:shipping_quote {"weight_kg":3,"zone":"regional"}\nreply Your parcel ships soon.',
+  );
+});
+afterAll(async () => {
+  await kit.close();
+  await model.close();
+});
+
+const judgeIn = (dialect: (typeof PROVIDER_DIALECTS)[number], more = {}) =>
+  resolveJudge(
+    checkJudgeSelection({ provider: model.providerFor(dialect), model: "judge-1", ...more }),
+  );
+
+test.each(PROVIDER_DIALECTS)(
+  "%s: the judge is sent the criteria and the evidence, forced to call verdict, and its verdict decides",
+  async (dialect) => {
+    const before = model.journal.entries.length;
+    const pass = await askJudge(right, CRITERIA, { judge: judgeIn(dialect) });
+    const fail = await askJudge(wrong, CRITERIA, { judge: judgeIn(dialect) });
+
+    expect([pass.passed, pass.pass, pass.score, pass.reasoning]).toEqual([
+      true,
+      true,
+      1,
+      "The reply states the quoted amount 9.",
+    ]);
+    expect([fail.passed, fail.pass, fail.score, fail.reasoning]).toEqual([
+      false,
+      false,
+      0,
+      "The reply does not state the quoted amount 15.5.",
+    ]);
+    expect(pass.judge).toEqual({
+      provider: "scripted",
+      baseUrl: model.providerFor(dialect).baseUrl,
+      wireApi: dialect,
+      model: "judge-1",
+      credentialEnv: null,
+    });
+    expect(pass.subject).toEqual({ executionId: expect.any(String), turn: 1 });
+    expect(pass.latencyMs).toBeGreaterThanOrEqual(0);
+
+    // The journal is what the judge was really sent: one request per verdict, in this
+    // dialect, answered by the judge rule with a verdict call.
+    const sent = model.journal.entries.slice(before);
+    expect(sent.map((entry) => [entry.dialect, entry.decision.kind])).toEqual([
+      [dialect, "call"],
+      [dialect, "call"],
+    ]);
+    const first = sent[0]!;
+    expect(first.conversation?.user).toBe(pass.prompt.user);
+    expect(first.conversation?.user).toContain(`## Criteria\n\n${CRITERIA}`);
+    expect(first.conversation?.user).toContain(
+      'arguments: {"weight_kg":2,"zone":"local"}\n   result: {"content":[{"text":"Quote calculated","type":"text"}],"structuredContent":{"amount":9,"currency":"USD"}}',
+    );
+    expect(first.conversation?.user).toContain("Reply:\n  The quote is 9 USD.");
+    expect(JSON.stringify(first.body)).toContain(forcedChoice[dialect]);
+    expect(first.decision).toMatchObject({
+      kind: "call",
+      rule: 'rule "judge"',
+      calls: [{ name: "verdict", arguments: { pass: true, score: 1 } }],
+    });
+  },
+);
+
+const forcedChoice = {
+  responses: '"tool_choice":{"type":"function","name":"verdict"}',
+  "chat-completions": '"tool_choice":{"type":"function","function":{"name":"verdict"}}',
+  "anthropic-messages": '"tool_choice":{"type":"tool","name":"verdict"}',
+  gemini: '"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":["verdict"]}',
+};
+
+test("a threshold holds the score: a judge's pass with a score under it fails", async () => {
+  const judge = judgeIn("chat-completions");
+  const middling = `${CRITERIA}, ${JUDGE_FAULTS.middling}`;
+  const under = await askJudge(right, middling, { judge, threshold: 0.8 });
+  const over = await askJudge(right, middling, { judge, threshold: 0.5 });
+  expect([under.pass, under.score, under.threshold, under.passed]).toEqual([true, 0.6, 0.8, false]);
+  expect([over.passed, over.threshold]).toEqual([true, 0.5]);
+});
+
+test.each(PROVIDER_DIALECTS)(
+  "%s: a judge that answers without the verdict call is a judge error, not a pass",
+  async (dialect) => {
+    const error = await askJudge(right, `${CRITERIA}; ${JUDGE_FAULTS.text}`, {
+      judge: judgeIn(dialect),
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JudgeFailed);
+    expect((error as JudgeFailed).reason).toBe("no_verdict");
+    expect((error as JudgeFailed).message).toContain(
+      `did not call the verdict tool; it answered text instead: "I think it passes."`,
+    );
+    expect((error as JudgeFailed).evidence.turns[0]?.reply).toBe("The quote is 9 USD.");
+  },
+);
+
+test("a 500, a hang and a bad verdict fail with what happened", async () => {
+  const http = await askJudge(right, JUDGE_FAULTS.http500, {
+    judge: judgeIn("anthropic-messages"),
+  }).catch((e: unknown) => e as JudgeFailed);
+  expect([http.reason, http.status]).toEqual(["http", 500]);
+  expect(http.message).toMatch(/answered HTTP 500: .*Scripted HTTP 500 error/);
+
+  const started = Date.now();
+  const hang = await askJudge(right, JUDGE_FAULTS.hang, {
+    judge: judgeIn("gemini", { timeoutMs: 500 }),
+  }).catch((e: unknown) => e as JudgeFailed);
+  expect(hang.reason).toBe("timeout");
+  expect(hang.message).toContain("gave no answer within 500 ms");
+  expect(Date.now() - started).toBeLessThan(10_000);
+
+  const bad = await askJudge(right, JUDGE_FAULTS.badScore, {
+    judge: judgeIn("responses"),
+  }).catch((e: unknown) => e as JudgeFailed);
+  expect(bad.reason).toBe("bad_verdict");
+  expect(bad.message).toContain('"score" must be a number from 0 to 1, got number 7.');
+});
+
+test("a credential is read from credentialEnv, sent, and never written", async () => {
+  const secret = "sk-judge-secret-0123456789";
+  const env = { JUDGE_KEY: secret };
+  for (const dialect of PROVIDER_DIALECTS) {
+    const before = model.journal.entries.length;
+    const verdict = await askJudge(right, CRITERIA, {
+      judge: resolveJudge(
+        checkJudgeSelection({
+          provider: model.providerFor(dialect),
+          model: "judge-1",
+          credentialEnv: "JUDGE_KEY",
+        }),
+        { env },
+      ),
+      env,
+    });
+    const entry = model.journal.entries[before]!;
+    const header = {
+      responses: "authorization",
+      "chat-completions": "authorization",
+      "anthropic-messages": "x-api-key",
+      gemini: "x-goog-api-key",
+    }[dialect];
+    expect(entry.headers[header]).toMatch(/<redacted>$/);
+    expect(JSON.stringify(entry)).not.toContain(secret);
+    expect(JSON.stringify(verdict)).not.toContain(secret);
+    expect(verdict.judge.credentialEnv).toBe("JUDGE_KEY");
+  }
+  expect(JSON.stringify(model.journal.toJSON())).not.toContain(secret);
+  expect(() =>
+    resolveJudge(
+      checkJudgeSelection({
+        provider: model.providerFor("responses"),
+        model: "j",
+        credentialEnv: "JUDGE_KEY",
+      }),
+      { env: {} },
+    ),
+  ).toThrow(
+    'Invalid judge: "judge.credentialEnv" names JUDGE_KEY, which is not set: set it to the judge provider\'s API key',
+  );
+});
+
+test("bad input is refused before any request, naming the field", async () => {
+  const before = model.journal.entries.length;
+  const judge = judgeIn("responses");
+  await expect(askJudge(right, "  ", { judge })).rejects.toThrow(InvalidJudge);
+  await expect(askJudge(right, "  ", { judge })).rejects.toThrow(
+    'Invalid judge: "criteria" must be a non-empty text',
+  );
+  await expect(askJudge(right, CRITERIA, { judge, threshold: 1.5 })).rejects.toThrow(
+    'Invalid judge: "threshold" must be a minimum score from 0 to 1 (e.g. 0.8), got number 1.5.',
+  );
+  expect(() => checkJudgeSelection({ provider: "run", model: "j", temperature: 0 })).toThrow(
+    'Invalid judge: "judge.temperature" is not a judge field; the fields are provider, model, credentialEnv, timeoutMs.',
+  );
+  expect(() =>
+    checkJudgeSelection({
+      provider: { name: "x", baseUrl: "http://127.0.0.1:1", wireApi: "bedrock" },
+      model: "j",
+    }),
+  ).toThrow(/"judge.provider(.wireApi)?" must be/);
+  expect(() => resolveJudge(checkJudgeSelection({ provider: "run", model: "j" }))).toThrow(
+    'is "run", but this run has no provider',
+  );
+  expect(model.journal.entries.length).toBe(before);
+});
+
+test("verdicts are kept with what they judged", async () => {
+  const judge = judgeIn("responses");
+  const verdict = await askJudge(wrong, CRITERIA, { judge });
+  expect(verdictsOf(wrong)).toContain(verdict);
+  expect(verdictsOf(right)).not.toContain(verdict);
+});
+
+test("the prompt holds the criteria, each turn's prompt, tool calls with arguments and results, and the reply", () => {
+  const prompt = judgePrompt(CRITERIA, judgeEvidence(right));
+  expect(prompt.system).toBe(JUDGE_INSTRUCTIONS);
+  expect(prompt).toMatchSnapshot();
+});
