@@ -61,7 +61,10 @@ export {
 } from "./wire/captured-server.js";
 export {
   stdioRelayLaunch,
+  stdioRelayChoice,
+  nativeRelayBuildCommand,
   NATIVE_RELAY_PATH,
+  STDIO_RELAY_NOTICE_VARIABLE,
   STDIO_RELAY_VARIABLE,
   type StdioRelayLaunch,
 } from "./wire/relay-launch.js";
@@ -92,21 +95,23 @@ export {
 } from "./errors.js";
 export type { SelectionSpec as AgentSelectionSpec } from "./harness/contract.js";
 export {
-  compareVersions,
   installedBin,
   isRunnableFile,
   onPath,
-  parseVersion,
-  readVersion,
   resolveAgentExecutable,
   runnable,
-  type AgentVersion,
   type ExecutableLookup,
   type ExecutableSearch,
   type ExecutableSource,
+} from "./adapter-kit/executables.js";
+export {
+  compareVersions,
+  parseVersion,
+  readVersion,
+  type AgentVersion,
   type VersionProbe,
-} from "./harness/executables.js";
-export { announceWarmProcess, registerWarmPool } from "./harness/warm-pools.js";
+} from "./adapter-kit/versions.js";
+export { announceWarmProcess, registerWarmPool } from "./adapter-kit/warm-registry.js";
 export {
   filesUnder,
   holdProcess,
@@ -114,4 +119,4 @@ export {
   stopSessionServers,
   warmStartKey,
   type WarmStartSpec,
-} from "./harness/warm-support.js";
+} from "./adapter-kit/warm-processes.js";

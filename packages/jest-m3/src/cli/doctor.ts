@@ -7,6 +7,11 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { ModelProvider, ProviderDialect, Readiness } from "@jest-m3/core";
+import {
+  nativeRelayBuildCommand,
+  STDIO_RELAY_VARIABLE,
+  stdioRelayChoice,
+} from "@jest-m3/core/harness";
 import { harnessDialects, resolveHarness } from "@jest-m3/core/runner";
 import { loadConfig, type M3Config } from "../config.js";
 import { KNOWN_HARNESSES, type KnownHarness } from "../known-harnesses.js";
@@ -70,6 +75,29 @@ function readinessLines(
   return lines;
 }
 
+/** Which relay a run's stdio servers get, and why (the same check a run makes, in this process). */
+function relayReport(env: Readonly<Record<string, string | undefined>>): {
+  lines: string[];
+  problem: boolean;
+} {
+  try {
+    const relay = stdioRelayChoice(env[STDIO_RELAY_VARIABLE]);
+    if (relay.kind === "native")
+      return { lines: [`  native relay: ${relay.reason}`], problem: false };
+    if (!relay.fallback) return { lines: [`  Node relay: ${relay.reason}`], problem: false };
+    return {
+      lines: [
+        `  ! Node relay: ${relay.reason}`,
+        `    the evidence is the same; to use the native relay: ${nativeRelayBuildCommand()}`,
+      ],
+      problem: false,
+    };
+  } catch (error) {
+    const fix = `${nativeRelayBuildCommand()}, or unset ${STDIO_RELAY_VARIABLE}`;
+    return { lines: [`  ✗ ${(error as Error).message} — fix: ${fix}`], problem: true };
+  }
+}
+
 /** The lines of the doctor's report for the project in `cwd`, and whether it found a problem. */
 export async function doctor(
   cwd: string,
@@ -101,6 +129,10 @@ export async function doctor(
     problems += 1;
     lines.push(`  ✗ configuration: ${(error as Error).message}`);
   }
+
+  const relay = relayReport(env);
+  lines.push("", "stdio relay", ...relay.lines);
+  if (relay.problem) problems += 1;
 
   lines.push("", "model providers");
   if (env.M3_PROVIDER === "live") {

@@ -4,6 +4,7 @@
  *
  *   stdio-relay --channel <socket> --server <name> [--allow <json>] [--env-keep <json>]
  *               [--inherit <json>] [--cwd <dir>] -- <command> <args...>
+ *   stdio-relay --source-sha256      (prints the SHA-256 of the source it was built from)
  *
  * Same frames on the channel (channel-protocol.ts), same guarantees: bytes from the server
  * are forwarded unchanged and every line is mirrored first; client lines are checked by the
@@ -37,6 +38,11 @@ extern char **environ;
 #define STOP_GRACE_MS 1500
 #define MAX_DEPTH 20000
 #define POLICY_DENIED_CODE "-32001"
+/* The kit runs `--source-sha256` before first use: a binary that does not run on this
+   machine, or that was built from another version of this file, is never used. */
+#ifndef RELAY_SOURCE_SHA256
+#define RELAY_SOURCE_SHA256 "unknown"
+#endif
 
 /* ---------- growable byte buffers ---------- */
 
@@ -1063,6 +1069,10 @@ static int cloexec_pipe(int ends[2]) {
 int main(int argc, char **argv) {
   const char *channel = NULL, *allow = NULL, *keep = NULL, *inherit = NULL, *cwd = NULL;
   int split = -1;
+  if (argc == 2 && strcmp(argv[1], "--source-sha256") == 0) {
+    puts(RELAY_SOURCE_SHA256);
+    return 0;
+  }
   for (int k = 1; k < argc; k++) {
     if (strcmp(argv[k], "--") == 0) {
       split = k;
