@@ -21,3 +21,9 @@ export {
   unknownKeyMessage,
   type UnknownKeyWording,
 } from "./validation/rules.js";
+export {
+  checkJudgeSelection,
+  type JudgeSelection,
+  type JudgeProvider,
+} from "./judge/judge-spec.js";
+export { InvalidJudge } from "./judge/errors.js";
