@@ -58,14 +58,19 @@ export { AgentSelection } from "./agents/agent.js";
 export type { AgentSelectionInput } from "./agents/selection.js";
 export { AgentSession } from "./agents/session.js";
 export type { SessionOptions, SendOptions } from "./agents/session-spec.js";
-export { ExecutionOutcome, TurnOutcome, Lifecycle, type TurnLifecycle } from "./agents/outcomes.js";
+export {
+  ExecutionOutcome,
+  TurnOutcome,
+  Lifecycle,
+  type TurnLifecycle,
+} from "./evidence/outcomes.js";
 export type {
   TurnResult,
   TurnSnapshot,
   ExecutionResult,
   ExecutionSnapshot,
   AgentIdentity,
-} from "./agents/results.js";
+} from "./evidence/results.js";
 export type {
   Readiness,
   Capabilities,

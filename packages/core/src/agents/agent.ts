@@ -1,6 +1,6 @@
 import type { HarnessDefinition, Readiness, SelectionSpec } from "../harness/contract.js";
 import type { AgentServices, SessionAgent } from "./services.js";
-import type { ExecutionResult } from "./results.js";
+import type { ExecutionResult } from "../evidence/results.js";
 import { AgentSession } from "./session.js";
 import { readinessKeyFor } from "./readiness-key.js";
 import type { SessionOptions } from "./session-spec.js";

@@ -85,17 +85,17 @@ const providerSchema = strictFields(
 );
 
 const MODEL_FIX =
-  " Give at least one model (for a live run, set M3_DOCS_CODEX_MODEL or pass the model name).";
+  " Give at least one model name: a literal, or a variable your run sets (models: [process.env.MY_MODEL!]).";
 
 /** One entry of `kit.agents([...])`, with the rules between its fields. */
 export const selectionSchema = strictFields(
   {
-    harness: nonEmptyString('a harness name such as "codex"'),
+    harness: nonEmptyString("a harness name (one an installed or registered adapter answers to)"),
     models: z
       .array(
         nonEmptyString("a non-empty string", (received) =>
           received === undefined
-            ? " If the name comes from an environment variable (M3_DOCS_CODEX_MODEL, say), it is not set."
+            ? " If the name comes from an environment variable, that variable is not set."
             : "",
         ),
         must("a non-empty array of model names", () => MODEL_FIX),

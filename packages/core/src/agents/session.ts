@@ -14,11 +14,11 @@ import type { HarnessSession, Readiness } from "../harness/contract.js";
 import type { SessionProgress } from "../runtime/runtime.js";
 import type { WireCapture } from "../wire/capture.js";
 import { buildLaunch, openWithin, withServerStderr } from "./harness-launch.js";
-import { ExecutionOutcome, Lifecycle } from "./outcomes.js";
+import { ExecutionOutcome, Lifecycle } from "../evidence/outcomes.js";
 import { assertPolicyMatchesCatalogs } from "./policy-catalog.js";
 import { assertReadyFor } from "./readiness-gate.js";
 import { PlanResponder } from "./session-elicitation.js";
-import type { ExecutionResult, TurnResult } from "./results.js";
+import type { ExecutionResult, TurnResult } from "../evidence/results.js";
 import type { AgentServices, SessionAgent } from "./services.js";
 import {
   resolveSendOptions,

@@ -3,8 +3,8 @@ import { correlateTurn } from "../evidence/correlation.js";
 import type { ToolCall, Trace } from "../evidence/trace.js";
 import { isToolAllowed } from "../harness/contract.js";
 import type { ToolPolicy } from "../servers/tool-policy.js";
-import { ExecutionOutcome } from "./outcomes.js";
-import type { TurnResult } from "./results.js";
+import { ExecutionOutcome } from "../evidence/outcomes.js";
+import type { TurnResult } from "../evidence/results.js";
 import type { TurnEnding } from "./turn-runner.js";
 
 /** What a finished turn's result is built from. */

@@ -1,6 +1,6 @@
 import { resultError, stderrSection, toResultError, type ResultError } from "../errors.js";
 import type { AdapterTurn, HarnessSession } from "../harness/contract.js";
-import { ExecutionOutcome, type TurnOutcome } from "./outcomes.js";
+import { ExecutionOutcome, type TurnOutcome } from "../evidence/outcomes.js";
 
 /** How long a timed-out or cancelled turn gets to wind down after the interrupt. */
 const INTERRUPT_GRACE_MS = 2_000;

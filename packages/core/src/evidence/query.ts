@@ -1,4 +1,4 @@
-import type { ExecutionResult, TurnResult, TurnSnapshot } from "../agents/results.js";
+import type { ExecutionResult, TurnResult, TurnSnapshot } from "./results.js";
 import { QueryError } from "../errors.js";
 import type { ToolCall, ToolCallStatus, Trace } from "./trace.js";
 import { isUnavailable, type Unavailable } from "./unavailable.js";

@@ -5,7 +5,7 @@
  * build its own and hand it to a kit (`new MCPTestKit({ runtime })`), so two kits with
  * different run settings coexist in one process.
  */
-import type { ExecutionResult, TurnResult } from "../agents/results.js";
+import type { ExecutionResult, TurnResult } from "../evidence/results.js";
 import type { ToolCall } from "../evidence/trace.js";
 import type {
   HarnessDefinition,

@@ -1,6 +1,5 @@
 import type { ResultError } from "../errors.js";
-import type { ModelProvider } from "../harness/contract.js";
-import type { EvidenceGap, Trace, ToolCall } from "../evidence/trace.js";
+import type { EvidenceGap, Trace, ToolCall } from "./trace.js";
 import type { ExecutionOutcome, Lifecycle, TurnLifecycle, TurnOutcome } from "./outcomes.js";
 
 /** Where a turn stands. */
@@ -36,6 +35,18 @@ export interface TurnResult {
   readonly gaps: readonly EvidenceGap[];
 }
 
+/**
+ * The model provider that served a session, as its result records it: the selection's
+ * `ModelProvider` (from the harness contract), read back. `wireApi` is one of
+ * `PROVIDER_DIALECTS`; `envKey` is a variable name, never a key.
+ */
+export interface ProviderRecord {
+  readonly name: string;
+  readonly baseUrl: string;
+  readonly wireApi: string;
+  readonly envKey?: string;
+}
+
 /** Who ran the session. */
 export interface AgentIdentity {
   readonly name: string;
@@ -58,7 +69,7 @@ export interface ExecutionSnapshot {
    * The model provider that served the session: its name, base URL and dialect (never a
    * key: `envKey` is a variable name). Null when the harness used its own default.
    */
-  readonly provider?: ModelProvider | null;
+  readonly provider?: ProviderRecord | null;
   readonly createdAt: number;
   readonly finishedAt: number | null;
 }
