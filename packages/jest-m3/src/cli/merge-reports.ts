@@ -3,9 +3,10 @@
  * (`jest --shard=i/n`, each with its blob.json) made into one run: one report.json and
  * report.html, and one entry in the history, as an unsharded run of the same tests gives.
  * Exit code: 0 merged and the run passed, 1 merged and the run failed (or shards are
- * missing), 2 nothing merged (a usage mistake, a missing or foreign blob, a broken history).
+ * missing), 2 nothing merged (a usage mistake, a missing, foreign or malformed blob, a broken
+ * history, a folder that cannot be written): then nothing is written either.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { M3Error } from "@jest-m3/core";
 import {
@@ -13,10 +14,10 @@ import {
   jsonReport,
   mergeBlobs,
   missingShards,
-  readBlob,
   reportOfBlob,
   writeReports,
 } from "../report/blob.js";
+import { readBlob } from "../report/read-blob.js";
 import { secretValuesOf } from "../report/redact.js";
 import { HISTORY_FILE } from "../store/history.js";
 import { recordRunInStore } from "../store/record.js";
@@ -51,19 +52,27 @@ export function parseMergeArgs(args: readonly string[]): MergeArgs | string {
   return { folders, ...(results ? { results } : {}), history };
 }
 
-/** Runs `jest-m3 merge-reports`; returns the exit code. */
+/**
+ * Runs `jest-m3 merge-reports`; returns the exit code. The merged run is written into a
+ * staging folder beside the runs and renamed to its run id only once everything (reports,
+ * blob, history entry) succeeded: a refused or failed merge leaves no run folder behind.
+ */
 export async function runMergeReports(args: MergeArgs, io: CliIo): Promise<number> {
+  let staging: string | undefined;
+  let createdRuns: string | undefined;
   try {
     const blobs = args.folders.map((folder) => readBlob(resolve(io.cwd, folder)));
     const missing = missingShards(blobs);
     const merged = mergeBlobs(blobs);
     const runs = runsFolder(io.cwd, args.results);
     const dir = join(runs, merged.runId!);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, BLOB_FILE), JSON.stringify(merged));
+    createdRuns = mkdirSync(runs, { recursive: true });
+    // Named with a dot: show-report never lists it as a run.
+    staging = mkdtempSync(join(runs, `.merging-${merged.runId!}-`));
+    writeFileSync(join(staging, BLOB_FILE), JSON.stringify(merged));
     const report = reportOfBlob(merged, secretValuesOf());
     writeReports(
-      dir,
+      staging,
       report,
       jsonReport(
         report,
@@ -71,6 +80,11 @@ export async function runMergeReports(args: MergeArgs, io: CliIo): Promise<numbe
         blobs.map((blob) => ({ runId: blob.runId, index: blob.shard?.index ?? 1 })),
       ),
     );
+    const store = join(runs, "..", HISTORY_FILE);
+    if (args.history) await recordRunInStore(store, report, merged.run);
+    renameSync(staging, dir);
+    staging = undefined;
+    createdRuns = undefined;
     io.out(
       `Merged ${blobs.length} shard(s) into run ${merged.runId}: ${report.totals.tests} tests, ${report.totals.passed} passed, ${report.totals.failed} failed.\n` +
         `${join(dir, "report.html")}\n`,
@@ -80,17 +94,25 @@ export async function runMergeReports(args: MergeArgs, io: CliIo): Promise<numbe
         `jest-m3 merge-reports: shard(s) ${missing.join(", ")} of ${blobs[0]?.shard?.count ?? 1} missing: the merged run counts as failed.\n`,
       );
     }
-    if (args.history) {
-      const store = join(runs, "..", HISTORY_FILE);
-      await recordRunInStore(store, report, merged.run);
-      io.out(`Recorded in ${store} (npx jest-m3 diff)\n`);
-    }
+    if (args.history) io.out(`Recorded in ${store} (npx jest-m3 diff)\n`);
     return report.success ? 0 : 1;
   } catch (error) {
-    if (error instanceof M3Error) {
-      io.err(`jest-m3 merge-reports: ${error.message} [${error.code}]\n`);
-      return 2;
-    }
-    throw error;
+    if (staging) rmSync(staging, { recursive: true, force: true });
+    if (createdRuns) rmSync(createdRuns, { recursive: true, force: true });
+    io.err(`jest-m3 merge-reports: ${describeFailure(error)} Nothing was merged.\n`);
+    return 2;
   }
+}
+
+/**
+ * A failed merge in one line: jest-m3's own errors by message and code, anything else
+ * (a folder that cannot be written, say) by its message and Node's code, never a stack.
+ */
+function describeFailure(error: unknown): string {
+  if (error instanceof M3Error) return `${error.message} [${error.code}]`;
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return `${error.message}${code ? ` [${code}]` : ""}`;
+  }
+  return String(error);
 }

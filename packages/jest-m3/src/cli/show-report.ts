@@ -23,9 +23,12 @@ export function runsFolder(cwd: string, resultsDir?: string): string {
 /** The run ids in `runs` that have an HTML report, oldest first (ids start with their time). */
 export function runsWithReports(runs: string): string[] {
   if (!existsSync(runs)) return [];
-  return readdirSync(runs)
-    .filter((id) => existsSync(join(runs, id, "report.html")))
-    .sort();
+  return (
+    readdirSync(runs)
+      // A dot folder is a merge in progress (merge-reports), not a run.
+      .filter((id) => !id.startsWith(".") && existsSync(join(runs, id, "report.html")))
+      .sort()
+  );
 }
 
 /**

@@ -5,8 +5,8 @@
  * entry, the same as an unsharded run's.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { writeFileSync } from "node:fs";
+import { isAbsolute, join, relative, sep } from "node:path";
 import { M3Error } from "@jest-m3/core/lean";
 import type { TranscriptRecord } from "../transcript.js";
 import {
@@ -173,35 +173,6 @@ export function reportOfBlob(blob: RunBlob, secrets: readonly SecretValue[]): Ru
 export function writeReports(dir: string, report: RunReport, json: JsonReport): void {
   writeFileSync(join(dir, "report.json"), JSON.stringify(json, null, 2));
   writeFileSync(join(dir, "report.html"), renderReportHtml(report));
-}
-
-/** Reads the blob of a run folder (or a blob file). */
-export function readBlob(path: string): RunBlob {
-  const absolute = resolve(path);
-  const file =
-    existsSync(absolute) && statSync(absolute).isDirectory() ? join(absolute, BLOB_FILE) : absolute;
-  if (!existsSync(file)) {
-    throw new BlobInvalid(
-      `No blob at ${file}. Give the run folder each shard wrote (.m3/runs/<run-id>, with its ${BLOB_FILE}).`,
-    );
-  }
-  let blob: Partial<RunBlob>;
-  try {
-    blob = JSON.parse(readFileSync(file, "utf8")) as Partial<RunBlob>;
-  } catch (error) {
-    throw new BlobInvalid(
-      `${file} is not valid JSON (${(error as Error).message}): a blob cut short by an interrupted copy? Copy the run folder again.`,
-    );
-  }
-  if (blob.kind !== "jest-m3-blob") {
-    throw new BlobInvalid(`${file} is not a jest-m3 blob (no "kind": "jest-m3-blob").`);
-  }
-  if (blob.schema !== 1) {
-    throw new BlobInvalid(
-      `${file} has blob schema ${String(blob.schema)}; this jest-m3 reads schema 1. Merge with the jest-m3 version that ran the shards.`,
-    );
-  }
-  return blob as RunBlob;
 }
 
 /** `path` rebased from `from` to `to` when it lies under `from`. */
