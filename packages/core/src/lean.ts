@@ -24,6 +24,7 @@ export { toolCatalogs } from "./evidence/catalogs.js";
 export { toolErrorText } from "./evidence/query.js";
 export { M3Error } from "./errors.js";
 export { isSecretName } from "./wire/redaction.js";
+export { stdioRelayLaunch } from "./wire/relay-launch.js";
 export { SecretScrubber } from "./runtime/secret-scrubber.js";
 export { checkInput } from "./validation/check-input.js";
 export { harnessDialects } from "./harness/dialects.js";

@@ -16,8 +16,10 @@ import {
   readinessKeyFor,
   resolveHarness,
   locateHarness,
+  stdioRelayLaunch,
 } from "@jest-m3/core/lean";
 import { loadConfig, type M3Config } from "./config.js";
+import { configuredJudge, RUN_JUDGE_ENV } from "./judge-config.js";
 import { openProbeCache } from "./probe-cache.js";
 import { didYouMean, KNOWN_HARNESSES } from "./known-harnesses.js";
 import { expandAgents, parseAgentsVariable } from "./matrix/agent-list.js";
@@ -160,6 +162,10 @@ function createRunFolder(config: M3Config): { runId: string; dir: string } {
 
 export default async function globalSetup(globalConfig: JestGlobalConfig): Promise<void> {
   const config = loadConfig(globalConfig.rootDir);
+  // The judge toPassJudge asks (M3_JUDGE over m3.config.json judge), checked before anything starts.
+  const judge = configuredJudge(config, process.env);
+  if (judge) process.env[RUN_JUDGE_ENV] = JSON.stringify(judge);
+  else delete process.env[RUN_JUDGE_ENV];
   const { runId, dir } = createRunFolder(config);
 
   // Progress lines: decided here, where Jest's terminal is; workers inherit the choice.
@@ -182,6 +188,8 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
     return;
   }
   delete process.env[KIT_UNUSED_ENV];
+  // Checked here, before the workers start: a Node relay standing in is said once per run.
+  stdioRelayLaunch();
   // Every name resolved first (no process started), so a typo stops the run.
   const harnesses = probed.map((name) => resolveName(name, config, variable));
 

@@ -52,7 +52,16 @@ beforeAll(() => {
   writeFileSync(join(root, "package.json"), JSON.stringify({ name: "user-project" }));
   installedCore = join(root, "node_modules", "@jest-m3", "core");
   install(CORE, installedCore, ["package.json", "dist", "src/wire/native"]);
-  install(JEST_M3, join(root, "node_modules", "jest-m3"), ["package.json", "bin", "dist"]);
+  install(JEST_M3, join(root, "node_modules", "jest-m3"), [
+    "package.json",
+    "bin",
+    "dist",
+    "jest-preset.js",
+  ]);
+  // What the user installs besides: Jest, and TypeScript (ts-jest's peer).
+  for (const name of ["jest", "typescript"]) {
+    symlinkSync(join(REPO, "node_modules", name), join(root, "node_modules", name));
+  }
   binary = join(installedCore, "dist", "wire", "native", "stdio-relay");
 });
 afterAll(() => removeTempDir(root));
@@ -201,4 +210,61 @@ test("no binary (install scripts skipped): the Node relay, once; M3_STDIO_RELAY=
   expect(asked.run.launch).toMatchObject({ kind: "node", fallback: false });
   expect(notices(asked.stderr)).toBe(0);
   expect(doctorLines({ M3_STDIO_RELAY: "node" })[0]).toBe("  Node relay: M3_STDIO_RELAY=node");
+});
+
+/** A test file of a user's project: one call through the relay, with the call recorded. */
+const RELAY_TEST = `const { MCPTestKit } = require("@jest-m3/core");
+const { connectCaptured } = require("@jest-m3/core/testing");
+test("a call through the relay", async () => {
+  require("node:fs").writeFileSync(__filename + ".pid", String(process.pid));
+  const kit = new MCPTestKit({ env: {} });
+  try {
+    const { capture, servers } = await kit.capture({
+      servers: [{ name: "shipping", command: process.execPath, args: [${JSON.stringify(SHIPPING_SERVER)}] }],
+    });
+    const client = await connectCaptured(servers[0]);
+    const result = await client.callTool({ name: "shipping_quote", arguments: { weight_kg: 2, zone: "local" } });
+    await client.close();
+    await capture.flush();
+    expect(result.structuredContent).toEqual({ amount: 9, currency: "USD" });
+    expect(capture.trace.toolCalls.map((call) => call.status)).toEqual(["success"]);
+    expect(servers[0].command).toBe(process.execPath);
+  } finally {
+    await kit[Symbol.asyncDispose]();
+  }
+});
+`;
+
+test("a Jest run on two workers gives the notice once, from its global setup", () => {
+  rmSync(binary, { force: true });
+  writeFileSync(join(root, "jest.config.js"), 'module.exports = { preset: "jest-m3" };\n');
+  mkdirSync(join(root, "tests"), { recursive: true });
+  writeFileSync(join(root, "tests", "first.test.js"), RELAY_TEST);
+  writeFileSync(join(root, "tests", "second.test.js"), RELAY_TEST);
+  const child = spawnSync(
+    process.execPath,
+    [
+      join(root, "node_modules", "jest", "bin", "jest.js"),
+      "--maxWorkers=2",
+      "--ci",
+      `--cacheDirectory=${join(root, ".jest-cache")}`,
+    ],
+    {
+      cwd: root,
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "", CI: "1" },
+      timeout: 180_000,
+    },
+  );
+  const output = `${child.stdout}${child.stderr}`;
+  expect({ status: child.status, passed: /Tests: +2 passed, 2 total/.test(output) }).toEqual({
+    status: 0,
+    passed: true,
+  });
+  // Two workers, each with its own relay check: the notice still came once.
+  const pids = ["first", "second"].map((name) =>
+    readFileSync(join(root, "tests", `${name}.test.js.pid`), "utf8"),
+  );
+  expect(new Set(pids).size).toBe(2);
+  expect(notices(output)).toBe(1);
 });
