@@ -145,11 +145,31 @@ describe("trials of real sessions", () => {
       ran++;
     };
     await expect(trials(3, body, { atLeast: 4 })).rejects.toThrow(
-      /atLeast must be a whole number from 0 to 3/,
+      /atLeast must be a whole number from 1 to 3/,
     );
-    await expect(trials(3, body, { minRate: 2 })).rejects.toThrow(/minRate must be a number/);
+    await expect(trials(3, body, { minRate: 2 })).rejects.toThrow(
+      "trials(): minRate must be a pass rate above 0 and at most 1, e.g. 0.8 (minRate: 0 would pass with every trial failing), got number 2.",
+    );
     await expect(trials(0, body)).rejects.toThrow(/positive whole number/);
-    expect(ran).toBe(0);
+    // A requirement every run meets is no requirement: refused, not passed with 0 of N.
+    await expect(trials(3, body, { atLeast: 0 })).rejects.toThrow(
+      "trials(): atLeast must be a whole number of passing trials from 1 (atLeast: 0 would pass with every trial failing), got number 0.",
+    );
+    await expect(trials(3, body, { minRate: 0 })).rejects.toThrow(
+      /^trials\(\): minRate must be a pass rate above 0 .*got number 0\.$/,
+    );
+    // null is not "no requirement" (a TypeError before); a misspelt key is not ignored.
+    await expect(trials(3, body, null as never)).rejects.toThrow(
+      "trials(): the requirement must be an object like { atLeast: 4 } or { minRate: 0.8 } (or left out: every trial must pass), got null.",
+    );
+    await expect(trials(3, body, { atleast: 2 } as never)).rejects.toThrow(
+      'trials(): atleast is not a trials() requirement; the requirements are atLeast, minRate, confidence, maxTrials. Did you mean "atLeast"?',
+    );
+    await expect(trials(3, body, { minRate: 0.5, atLeast: 1.5 })).rejects.toThrow(
+      /atLeast must be a whole number/,
+    );
+    await expect(trials(3, body, { minRate: 0.5 })).resolves.toMatchObject({ trials: 3 });
+    expect(ran).toBe(3); // only the last call, whose requirement was right, ran its trials
   });
 });
 

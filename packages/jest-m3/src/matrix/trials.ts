@@ -7,6 +7,7 @@ import { InvalidArgument, M3Error } from "@jest-m3/core";
 import { appendRecord } from "../run-ledger.js";
 import { runDir } from "../run-state.js";
 import type { MatrixAgent } from "./agent-list.js";
+import { checkTrialRequirement } from "./trial-requirement.js";
 import { wilsonInterval } from "./wilson.js";
 
 export { wilsonInterval };
@@ -110,9 +111,9 @@ function needed(requirement: TrialRequirement, trials: number): { atLeast: numbe
     return { atLeast: Math.ceil(rate * trials - 1e-9), text: `a pass rate of at least ${rate}` };
   }
   const atLeast = requirement.atLeast ?? trials;
-  if (!Number.isInteger(atLeast) || atLeast < 0 || atLeast > trials) {
+  if (!Number.isInteger(atLeast) || atLeast < 1 || atLeast > trials) {
     throw new InvalidArgument(
-      `trials(): atLeast must be a whole number from 0 to ${trials} (the trials run), got ${JSON.stringify(atLeast)}.`,
+      `trials(): atLeast must be a whole number from 1 to ${trials} (the trials run), got ${JSON.stringify(atLeast)}.`,
     );
   }
   return { atLeast, text: `at least ${atLeast} of ${trials}` };
@@ -138,6 +139,7 @@ export async function trials(
   body: (trial: number) => Promise<void>,
   requirement: TrialRequirement = {},
 ): Promise<TrialsSummary> {
+  checkTrialRequirement(requirement);
   const count = typeof agent === "number" ? agent : agent.trials;
   if (!Number.isInteger(count) || count < 1) {
     throw new InvalidArgument(
