@@ -132,3 +132,29 @@ export {
 } from "./errors.js";
 export { HarnessStartError } from "./harness/contract.js";
 export { HarnessOpenTimeout } from "./agents/harness-launch.js";
+export {
+  askJudge,
+  checkJudgeAsk,
+  checkJudgeSelection,
+  resolveJudge,
+  judgeEvidence,
+  judgePrompt,
+  verdictsOf,
+  InvalidJudge,
+  JudgeFailed,
+  JUDGE_INSTRUCTIONS,
+  VERDICT_TOOL,
+  type AskJudgeOptions,
+  type Verdict,
+  type JudgeFailure,
+  type JudgeEvidence,
+  type JudgeSubject,
+  type JudgedTurn,
+  type JudgedToolCall,
+  type JudgeSelection,
+  type JudgeProvider,
+  type ResolvedJudge,
+  type JudgeContext,
+  type JudgePrompt,
+  type JudgeUsage,
+} from "./judge/index.js";

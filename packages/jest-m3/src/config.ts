@@ -2,7 +2,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { z } from "zod";
 import { M3Error } from "@jest-m3/core/lean";
-import { checkInput, must, nonEmptyString, strictFields } from "@jest-m3/core/validation";
+import {
+  checkInput,
+  checkJudgeSelection,
+  must,
+  nonEmptyString,
+  strictFields,
+  type JudgeSelection,
+} from "@jest-m3/core/validation";
 import { parseAgentEntries, type MatrixAgentEntry } from "./matrix/agent-list.js";
 
 /**
@@ -33,6 +40,11 @@ export interface M3Config {
     /** Variables set for the tests when the scripted model serves the run (e.g. a model name). */
     readonly env: Readonly<Record<string, string>>;
   };
+  /**
+   * The judge `toPassJudge` asks when a test names none (the `M3_JUDGE` variable overrides
+   * it): `{ provider: { name, baseUrl, wireApi } | "run", model, credentialEnv? }`.
+   */
+  readonly judge?: JudgeSelection;
   /**
    * What global teardown does when a process started by the suite outlived its kit: kill it
    * and fail the run (`fail`, the default), or kill it and warn.
@@ -72,6 +84,8 @@ export const configSchema = strictFields(
     // Checked by the agent list's own schema, whose errors say where in the list.
     agents: z.unknown().optional(),
     scriptedModel: scriptedModelSchema.optional(),
+    // Checked by the judge selection's own schema, whose errors name the field.
+    judge: z.unknown().optional(),
     orphans: z.enum(["fail", "warn"], must('"fail" or "warn"')).optional(),
   },
   { ...SETTINGS, notAnObject: () => "must be an object." },
@@ -89,6 +103,19 @@ function validate(raw: unknown, source: string, rootDir: string): M3Config {
       agentEntries = parseAgentEntries(config.agents, source);
     } catch (error) {
       throw new InvalidConfig(source, "agents", (error as Error).message);
+    }
+  }
+  let judge: JudgeSelection | undefined;
+  if (config.judge !== undefined) {
+    try {
+      judge = checkJudgeSelection(config.judge);
+    } catch (error) {
+      const { field, message } = error as Error & { field?: string };
+      throw new InvalidConfig(
+        source,
+        field ?? "judge",
+        message.replace(/^Invalid judge: "[^"]*" /, ""),
+      );
     }
   }
   let model: M3Config["scriptedModel"];
@@ -109,6 +136,7 @@ function validate(raw: unknown, source: string, rootDir: string): M3Config {
     harnesses: config.harnesses ?? [],
     ...(agentEntries ? { agents: agentEntries } : {}),
     ...(model ? { scriptedModel: model } : {}),
+    ...(judge ? { judge } : {}),
     orphans: config.orphans ?? "fail",
     source,
     rootDir,

@@ -16,6 +16,7 @@ export type { ToolCallOptions } from "./matchers/to-have-tool-call.js";
 export type { ToolCallsOptions } from "./matchers/to-have-tool-calls.js";
 export type { DurationOptions } from "./matchers/to-have-duration.js";
 export type { ElicitationOptions } from "./matchers/to-have-elicitation.js";
+export type { PassJudgeOptions } from "./matchers/to-pass-judge.js";
 export type { TrajectoryStep, TrajectoryMode } from "@jest-m3/core/runner";
 export { describeConformance } from "./conformance.js";
 export { scriptedProvider, runDir } from "./run-state.js";

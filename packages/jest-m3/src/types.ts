@@ -5,6 +5,7 @@ import type { DurationOptions } from "./matchers/to-have-duration.js";
 import type { ToolCallOptions } from "./matchers/to-have-tool-call.js";
 import type { ToolCallsOptions } from "./matchers/to-have-tool-calls.js";
 import type { ElicitationOptions } from "./matchers/to-have-elicitation.js";
+import type { PassJudgeOptions } from "./matchers/to-pass-judge.js";
 
 /** The jest-m3 matchers, as every `expect` knows them. */
 export interface M3Matchers<R> {
@@ -200,6 +201,17 @@ export interface M3Matchers<R> {
    * ```
    */
   toHaveElicitation(expected?: ElicitationOptions): R;
+  /**
+   * A judge model finds that the turn (or a session's whole conversation) meets `criteria`:
+   * its forced `verdict` call says pass, with a score of at least `threshold` when given.
+   * Async: await it. A judge that errors or answers without the call fails, under `.not` too.
+   *
+   * @example
+   * ```ts
+   * await expect(second).toPassJudge("the reply states the quoted amount", { threshold: 0.8 });
+   * ```
+   */
+  toPassJudge(criteria: string, options?: PassJudgeOptions): Promise<void>;
 }
 
 declare module "expect" {

@@ -50,6 +50,16 @@ afterAll(async () => {
   await model.close();
 });
 
+/** The JudgeFailed a judge call throws; fails the test when it gives a verdict. */
+async function failed(call: Promise<unknown>): Promise<JudgeFailed> {
+  const error = await call.then(
+    (verdict) => new Error(`the judge gave a verdict: ${JSON.stringify(verdict)}`),
+    (e: unknown) => e,
+  );
+  if (!(error instanceof JudgeFailed)) throw error;
+  return error;
+}
+
 const judgeIn = (dialect: (typeof PROVIDER_DIALECTS)[number], more = {}) =>
   resolveJudge(
     checkJudgeSelection({ provider: model.providerFor(dialect), model: "judge-1", ...more }),
@@ -126,36 +136,41 @@ test("a threshold holds the score: a judge's pass with a score under it fails", 
 test.each(PROVIDER_DIALECTS)(
   "%s: a judge that answers without the verdict call is a judge error, not a pass",
   async (dialect) => {
-    const error = await askJudge(right, `${CRITERIA}; ${JUDGE_FAULTS.text}`, {
-      judge: judgeIn(dialect),
-    }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(JudgeFailed);
-    expect((error as JudgeFailed).reason).toBe("no_verdict");
-    expect((error as JudgeFailed).message).toContain(
+    const error = await failed(
+      askJudge(right, `${CRITERIA}; ${JUDGE_FAULTS.text}`, { judge: judgeIn(dialect) }),
+    );
+    expect([error.reason, error.code]).toEqual(["no_verdict", "M3_JUDGE_FAILED"]);
+    expect(error.message).toContain(
       `did not call the verdict tool; it answered text instead: "I think it passes."`,
     );
-    expect((error as JudgeFailed).evidence.turns[0]?.reply).toBe("The quote is 9 USD.");
+    expect(error.evidence.turns[0]?.reply).toBe("The quote is 9 USD.");
   },
 );
 
 test("a 500, a hang and a bad verdict fail with what happened", async () => {
-  const http = await askJudge(right, JUDGE_FAULTS.http500, {
-    judge: judgeIn("anthropic-messages"),
-  }).catch((e: unknown) => e as JudgeFailed);
+  const http = await failed(
+    askJudge(right, JUDGE_FAULTS.http500, {
+      judge: judgeIn("anthropic-messages"),
+    }),
+  );
   expect([http.reason, http.status]).toEqual(["http", 500]);
   expect(http.message).toMatch(/answered HTTP 500: .*Scripted HTTP 500 error/);
 
   const started = Date.now();
-  const hang = await askJudge(right, JUDGE_FAULTS.hang, {
-    judge: judgeIn("gemini", { timeoutMs: 500 }),
-  }).catch((e: unknown) => e as JudgeFailed);
+  const hang = await failed(
+    askJudge(right, JUDGE_FAULTS.hang, {
+      judge: judgeIn("gemini", { timeoutMs: 500 }),
+    }),
+  );
   expect(hang.reason).toBe("timeout");
   expect(hang.message).toContain("gave no answer within 500 ms");
   expect(Date.now() - started).toBeLessThan(10_000);
 
-  const bad = await askJudge(right, JUDGE_FAULTS.badScore, {
-    judge: judgeIn("responses"),
-  }).catch((e: unknown) => e as JudgeFailed);
+  const bad = await failed(
+    askJudge(right, JUDGE_FAULTS.badScore, {
+      judge: judgeIn("responses"),
+    }),
+  );
   expect(bad.reason).toBe("bad_verdict");
   expect(bad.message).toContain('"score" must be a number from 0 to 1, got number 7.');
 });

@@ -14,6 +14,7 @@ import { toHaveReportedToolCall, toHaveToolCall } from "./to-have-tool-call.js";
 import { toHaveToolCalls } from "./to-have-tool-calls.js";
 import { toHaveTrace } from "./to-have-trace.js";
 import { toMatchTrajectorySnapshot } from "./to-match-trajectory-snapshot.js";
+import { toPassJudge } from "./to-pass-judge.js";
 
 /** Every jest-m3 matcher, for `expect.extend(m3Matchers)`. */
 export const m3Matchers = {
@@ -37,4 +38,5 @@ export const m3Matchers = {
   toHaveEvent,
   toHaveTrace,
   toHaveElicitation,
+  toPassJudge,
 };

@@ -1,0 +1,100 @@
+import {
+  askJudge,
+  checkJudgeAsk,
+  checkJudgeSelection,
+  InvalidJudge,
+  JudgeFailed,
+  resolveJudge,
+  type JudgeSelection,
+  type Verdict,
+} from "@jest-m3/core";
+import { defaultRuntime } from "@jest-m3/core/runner";
+import { throwUsage } from "../format/messages.js";
+import { defaultJudge } from "../judge-config.js";
+import { checkOptions, type M3MatcherContext, type MatcherResult } from "./context.js";
+
+/** Options of `toPassJudge`. */
+export interface PassJudgeOptions {
+  /** The minimum score (0..1) for a pass, besides the judge's own `pass`. */
+  readonly threshold?: number;
+  /** The judge to ask instead of the configured one (m3.config.json `judge`, `M3_JUDGE`). */
+  readonly judge?: JudgeSelection;
+}
+
+const NAME = "toPassJudge";
+const OPTIONS = ["threshold", "judge"] as const;
+
+/**
+ * `await expect(turn).toPassJudge("the reply states the quoted amount", { threshold: 0.8 })`:
+ * a judge model decides, through one forced `verdict` call, whether the turn (or a session's
+ * whole conversation) meets the criteria. A judge that errors fails under `.not` too.
+ */
+export async function toPassJudge(
+  this: M3MatcherContext,
+  received: unknown,
+  criteria: unknown,
+  options: PassJudgeOptions = {},
+): Promise<MatcherResult> {
+  checkOptions(this, NAME, options, OPTIONS);
+  let verdict: Verdict;
+  try {
+    checkJudgeAsk(received, criteria, options.threshold);
+    const runtime = defaultRuntime();
+    const selection =
+      options.judge === undefined ? defaultJudge(process.env) : checkJudgeSelection(options.judge);
+    const judge = resolveJudge(selection, {
+      runProvider: (dialects) => runtime.providerFor(dialects),
+    });
+    verdict = await askJudge(received as Parameters<typeof askJudge>[0], criteria as string, {
+      judge,
+      ...(options.threshold === undefined ? {} : { threshold: options.threshold }),
+    });
+  } catch (error) {
+    if (error instanceof InvalidJudge) {
+      if (error.field === "subject") {
+        throwUsage(
+          this,
+          NAME,
+          `${this.utils.RECEIVED_COLOR("received")} value must be a TurnResult (from send()) or an ExecutionResult (session.result)`,
+          { value: received },
+        );
+      }
+      throwUsage(this, NAME, error.message);
+    }
+    if (error instanceof JudgeFailed) {
+      // Never a pass, under .not neither: there is no verdict to negate.
+      throw new Error(
+        `${this.utils.matcherHint(NAME, undefined, "criteria", { isNot: this.isNot })}\n\n` +
+          `The judge gave no verdict (${error.reason}): ${error.message}\n\n` +
+          `Criteria: ${this.utils.printExpected(criteria)}`,
+      );
+    }
+    throw error;
+  }
+  return {
+    pass: verdict.passed,
+    message: () => verdictMessage(this, verdict),
+  };
+}
+
+function verdictMessage(context: M3MatcherContext, verdict: Verdict): string {
+  const { utils } = context;
+  const threshold = verdict.threshold === null ? "" : ` (threshold ${verdict.threshold})`;
+  const expected = context.isNot ? "not to pass" : "to pass";
+  return (
+    `${utils.matcherHint(NAME, undefined, "criteria", { isNot: context.isNot })}\n\n` +
+    `Expected the ${verdict.subject.turn === null ? "session" : `turn ${verdict.subject.turn}`} ${expected} the judge.\n` +
+    `Criteria: ${utils.printExpected(verdict.criteria)}\n` +
+    `Verdict:  ${utils.printReceived(verdict.pass ? "pass" : "fail")}, score ${utils.printReceived(verdict.score)}${threshold}\n` +
+    `Reasoning: ${verdict.reasoning}\n` +
+    `Judge: ${verdict.judge.model} at ${verdict.judge.provider} (${verdict.judge.wireApi}), ${verdict.latencyMs} ms\n\n` +
+    `What the judge was shown:\n${indent(verdict.prompt.user)}`
+  );
+}
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => `  ${line}`)
+    .join("\n");
+}

@@ -1,0 +1,151 @@
+/**
+ * `toPassJudge` on turns and sessions of real MCP calls (the test harness calls the real
+ * shipping server), judged by the real scripted model: pass, fail with the verdict and the
+ * evidence in the message, `.not`, the threshold, the judge option, the run's provider as
+ * the default judge, and judge errors that fail under `.not` too.
+ */
+import { join } from "node:path";
+import { MCPTestKit, expect, verdictsOf, type ExecutionResult, type TurnResult } from "jest-m3";
+import { defaultRuntime, singleProvider } from "@jest-m3/core/runner";
+import { testHarness } from "@jest-m3/core/testing";
+import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { JUDGE_FAULTS, judgeRules } from "./support/judge-script";
+
+const shipping = {
+  name: "shipping",
+  command: process.execPath,
+  args: [join(__dirname, "..", "..", "..", "examples", "shipping", "shipping-server.mjs")],
+};
+const CRITERIA = "the reply states the quoted amount";
+
+let model: ScriptedModel;
+const kit = new MCPTestKit({ env: {}, harnesses: [testHarness()] });
+let right: TurnResult;
+let wrong: TurnResult;
+let result: ExecutionResult;
+const judge = () => ({ provider: model.providerFor("chat-completions"), model: "judge-1" });
+
+/** The message of a failed async assertion, without colours. */
+async function failure(assertion: Promise<unknown>): Promise<string> {
+  try {
+    await assertion;
+  } catch (error) {
+    // eslint-disable-next-line no-control-regex
+    return (error as Error).message.replace(/\u001b\[[0-9;]*m/g, "");
+  }
+  throw new Error("the assertion passed");
+}
+
+beforeAll(async () => {
+  model = await startScriptedModel({ rules: judgeRules });
+  const [agent] = kit.agents([{ harness: "test", models: ["m"] }]);
+  const session = agent!.session({ server: shipping, timeout: 30_000 });
+  {
+    await using open = await session.open();
+    right = await open.send(
+      'call shipping:shipping_quote {"weight_kg":2,"zone":"local"}\nreply The quote is 9 USD.',
+    );
+    wrong = await open.send(
+      'call shipping:shipping_quote {"weight_kg":3,"zone":"regional"}\nreply Your parcel ships soon.',
+    );
+  }
+  result = session.result;
+});
+afterAll(async () => {
+  await kit.close();
+  await model.close();
+});
+
+test("a turn that meets the criteria passes; one that does not fails with the verdict and what the judge saw", async () => {
+  await expect(right).toPassJudge(CRITERIA, { judge: judge() });
+  const message = await failure(expect(wrong).toPassJudge(CRITERIA, { judge: judge() }));
+  expect(message).toContain("Expected the turn 2 to pass the judge.");
+  expect(message).toContain(`Criteria: "${CRITERIA}"`);
+  expect(message).toContain('Verdict:  "fail", score 0');
+  expect(message).toContain("Reasoning: The reply does not state the quoted amount 15.5.");
+  expect(message).toContain("Judge: judge-1 at scripted (chat-completions)");
+  expect(message).toContain("What the judge was shown:\n  ## Criteria");
+  expect(message).toContain('   arguments: {"weight_kg":3,"zone":"regional"}');
+  expect(message).toContain("  Reply:\n    Your parcel ships soon.");
+});
+
+test(".not passes on a failing verdict and fails on a passing one", async () => {
+  await expect(wrong).not.toPassJudge(CRITERIA, { judge: judge() });
+  const message = await failure(expect(right).not.toPassJudge(CRITERIA, { judge: judge() }));
+  expect(message).toContain("Expected the turn 1 not to pass the judge.");
+  expect(message).toContain('Verdict:  "pass", score 1');
+});
+
+test("a session is judged on its whole conversation", async () => {
+  const message = await failure(expect(result).toPassJudge(CRITERIA, { judge: judge() }));
+  expect(message).toContain("Expected the session to pass the judge.");
+  expect(message).toContain("## Evidence (the whole session, 2 turns)");
+  expect(message).toContain("Reasoning: The reply does not state the quoted amount 15.5.");
+  expect(verdictsOf(result).length).toBeGreaterThan(0);
+});
+
+test("threshold: a judge's pass with a score under it fails", async () => {
+  const middling = `${CRITERIA}, ${JUDGE_FAULTS.middling}`;
+  await expect(right).toPassJudge(middling, { judge: judge(), threshold: 0.5 });
+  const message = await failure(
+    expect(right).toPassJudge(middling, { judge: judge(), threshold: 0.8 }),
+  );
+  expect(message).toContain('Verdict:  "pass", score 0.6 (threshold 0.8)');
+});
+
+test("a judge without the verdict call, or with an error, fails under .not too", async () => {
+  for (const assertion of [
+    expect(right).toPassJudge(JUDGE_FAULTS.text, { judge: judge() }),
+    expect(right).not.toPassJudge(JUDGE_FAULTS.text, { judge: judge() }),
+  ]) {
+    const message = await failure(assertion);
+    expect(message).toContain("The judge gave no verdict (no_verdict)");
+    expect(message).toContain("A reply without the verdict call is a judge error, not a pass.");
+  }
+  const message = await failure(
+    expect(right).not.toPassJudge(JUDGE_FAULTS.http500, { judge: judge() }),
+  );
+  expect(message).toContain("The judge gave no verdict (http)");
+});
+
+test("without a judge option the run's provider judges; without one, a clear error", async () => {
+  const runtime = defaultRuntime();
+  const before = runtime.provider;
+  try {
+    runtime.setProvider({
+      source: singleProvider(model.providerFor("anthropic-messages")),
+      label: "this test",
+    });
+    const sent = model.journal.entries.length;
+    await expect(right).toPassJudge(CRITERIA);
+    expect(model.journal.entries.slice(sent).map((entry) => [entry.dialect, entry.body])).toEqual([
+      ["anthropic-messages", expect.objectContaining({ model: "m3-judge" })],
+    ]);
+    runtime.setProvider(undefined);
+    expect(await failure(expect(right).toPassJudge(CRITERIA))).toContain(
+      'is "run", but this run has no provider',
+    );
+  } finally {
+    runtime.setProvider(before);
+  }
+});
+
+test("bad input is a usage error, before any request", async () => {
+  const sent = model.journal.entries.length;
+  expect(await failure(expect(right).toPassJudge("", { judge: judge() }))).toContain(
+    'Matcher error: Invalid judge: "criteria" must be a non-empty text',
+  );
+  expect(
+    await failure(expect(right).toPassJudge(CRITERIA, { judge: judge(), threshold: -1 })),
+  ).toContain('"threshold" must be a minimum score from 0 to 1');
+  expect(
+    await failure(expect(right).toPassJudge(CRITERIA, { judge: judge(), treshold: 1 } as never)),
+  ).toContain('unknown option "treshold"; the options are threshold, judge');
+  expect(
+    await failure(expect(right).toPassJudge(CRITERIA, { judge: { model: "x" } } as never)),
+  ).toContain('"judge.provider" must be { name, baseUrl, wireApi } or "run"');
+  expect(await failure(expect({ text: "hi" }).toPassJudge(CRITERIA, { judge: judge() }))).toContain(
+    "received value must be a TurnResult (from send()) or an ExecutionResult (session.result)",
+  );
+  expect(model.journal.entries.length).toBe(sent);
+});
