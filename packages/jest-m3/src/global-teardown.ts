@@ -5,6 +5,7 @@
 import { signalIfSame } from "@jest-m3/core/lean";
 import { readRecords, removeLeftoverDirs } from "./run-ledger.js";
 import { loadConfig } from "./config.js";
+import { recordRunEnded } from "./run-guard.js";
 import { runDir } from "./run-state.js";
 import { SHARED_SERVICES } from "./shared-services.js";
 
@@ -45,6 +46,8 @@ export default async function globalTeardown(globalConfig: {
       `\njest-m3: removed ${leftovers.length} temporary folder(s) of kits that never closed.`,
     );
   }
+  // Everything the run left is stopped and removed: no later run's sweep needs to mark it.
+  recordRunEnded(dir);
   if (survivors.length === 0) return;
   const report =
     `jest-m3: ${survivors.length} process(es) started by the suite outlived their kit and were killed:\n` +

@@ -31,6 +31,8 @@ export const RUN_SWEPT = "swept.json";
 export interface RunOwner {
   readonly pid: number;
   readonly startTicks: string | null;
+  /** When its global teardown had stopped and removed what the run left: it needs no sweep. */
+  readonly ended?: string;
 }
 
 /** What a sweep removed and stopped. */
@@ -49,6 +51,21 @@ export function recordRunOwner(runDir: string): void {
   writeFileSync(join(runDir, RUN_OWNER), JSON.stringify(owner));
 }
 
+/**
+ * Records in `runDir`'s owner that the run ended cleaning up after itself (the global
+ * teardown, once it stopped and removed what kits left), so that no later sweep marks it.
+ */
+export function recordRunEnded(runDir: string): void {
+  const file = join(runDir, RUN_OWNER);
+  let owner: RunOwner;
+  try {
+    owner = JSON.parse(readFileSync(file, "utf8")) as RunOwner;
+  } catch {
+    return; // a run folder without an owner (a test's own): nothing to record against
+  }
+  writeFileSync(file, JSON.stringify({ ...owner, ended: new Date().toISOString() }));
+}
+
 /** The writers of a run's ledgers (one file per process, named by its pid). */
 function ledgerWriters(runDir: string): number[] {
   const pids = new Set<number>();
@@ -65,7 +82,7 @@ function ledgerWriters(runDir: string): number[] {
 
 /**
  * True when the run in `runDir` is over without having cleaned up after itself: its owner is
- * gone. A folder written before runs named their owner counts as stale only when no process
+ * gone and never recorded a clean end (its teardown did not run to its end). A folder written before runs named their owner counts as stale only when no process
  * that wrote its ledgers exists any more (without a start time, a live id is given the
  * benefit of the doubt).
  */
@@ -78,6 +95,7 @@ export function isStaleRun(runDir: string): boolean {
     } catch {
       return false; // being written right now, or damaged: leave it alone
     }
+    if (owner.ended !== undefined) return false;
     return !stillSame({ pid: owner.pid, startTime: owner.startTicks });
   }
   const writers = ledgerWriters(runDir);

@@ -249,6 +249,7 @@ describe("the sweep of earlier runs at the start of a run", () => {
     expect(JSON.parse(readFileSync(join(runs, own[0]!, "owner.json"), "utf8"))).toEqual({
       pid: expect.any(Number),
       startTicks: expect.stringMatching(/^\d+$/),
+      ended: expect.any(String),
     });
     expect(existsSync(join(runs, "2026-01-03-live", "swept.json"))).toBe(false);
   }, 90_000);
