@@ -58,20 +58,74 @@ export function appendRecord(dir: string, ledger: Ledger, record: unknown): void
   appendFileSync(join(folder, `${process.pid}.jsonl`), JSON.stringify(record) + "\n");
 }
 
-/** The records of a ledger: every worker's, or only the worker whose pid is given. */
-export function readRecords<T>(dir: string, ledger: Ledger, worker?: number): T[] {
+/** A ledger line that could not be read back: cut short (a power loss, a full disk) or not a record. */
+export interface DamagedLine {
+  /** The worker's file of the ledger. */
+  readonly file: string;
+  /** 1-based. */
+  readonly line: number;
+  /** What is wrong with it. */
+  readonly problem: string;
+}
+
+const reported = new Set<string>();
+
+/**
+ * Says once per process that a damaged line was skipped, naming the file and line: the rest
+ * of the ledger is read, so one torn write never stops a run.
+ */
+export function reportDamagedLine(damaged: DamagedLine): void {
+  const key = `${damaged.file}:${damaged.line}`;
+  if (reported.has(key)) return;
+  reported.add(key);
+  console.warn(
+    `jest-m3: skipped line ${damaged.line} of the ledger ${damaged.file}: ${damaged.problem} ` +
+      "The rest of it was read; the file can be deleted once its run is over.",
+  );
+}
+
+/** The records of one file of a ledger; a damaged line is skipped and handed to `damaged`. */
+function recordsOf<T>(file: string, damaged: (line: DamagedLine) => void): T[] {
+  const lines = readFileSync(file, "utf8").split("\n");
+  const records: T[] = [];
+  lines.forEach((text, index) => {
+    if (text === "") return;
+    const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+    let record: unknown;
+    try {
+      record = JSON.parse(text);
+    } catch {
+      // Every record ends with a newline; a last line without one was cut short.
+      const cut = index === lines.length - 1;
+      damaged({ file, line: index + 1, problem: `${cut ? "cut short" : "not JSON"}: ${shown}.` });
+      return;
+    }
+    if (typeof record !== "object" || record === null || Array.isArray(record)) {
+      damaged({ file, line: index + 1, problem: `not a record: ${shown}.` });
+      return;
+    }
+    records.push(record as T);
+  });
+  return records;
+}
+
+/**
+ * The records of a ledger: every worker's, or only the worker whose pid is given. A damaged
+ * line is skipped and reported (by default once, on stderr), never fatal.
+ */
+export function readRecords<T>(
+  dir: string,
+  ledger: Ledger,
+  worker?: number,
+  damaged: (line: DamagedLine) => void = reportDamagedLine,
+): T[] {
   const folder = join(dir, ledger);
   if (!existsSync(folder)) return [];
   const files =
     worker === undefined
       ? readdirSync(folder)
       : [`${worker}.jsonl`].filter((file) => existsSync(join(folder, file)));
-  return files.flatMap((file) =>
-    readFileSync(join(folder, file), "utf8")
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as T),
-  );
+  return files.flatMap((file) => recordsOf<T>(join(folder, file), damaged));
 }
 
 /**
@@ -81,7 +135,8 @@ export function readRecords<T>(dir: string, ledger: Ledger, worker?: number): T[
  */
 export function removeLeftoverDirs(dir: string, worker?: number): string[] {
   const removed: string[] = [];
-  for (const { path } of readRecords<{ path: string }>(dir, "dirs", worker)) {
+  for (const { path } of readRecords<{ path?: unknown }>(dir, "dirs", worker)) {
+    if (typeof path !== "string" || path === "") continue; // a record without a folder
     const absolute = resolve(path);
     if (dirname(absolute) !== resolve(tmpdir()) || !existsSync(absolute)) continue;
     rmSync(absolute, { recursive: true, force: true });
