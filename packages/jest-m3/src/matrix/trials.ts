@@ -6,6 +6,12 @@ import { expect } from "@jest/globals";
 import { InvalidArgument, M3Error } from "@jest-m3/core";
 import { appendRecord } from "../run-ledger.js";
 import { runDir } from "../run-state.js";
+import {
+  decideTrials,
+  describeStop,
+  type SequentialPlan,
+  type TrialsStop,
+} from "../stats/sequential.js";
 import type { MatrixAgent } from "./agent-list.js";
 import { checkTrialRequirement } from "./trial-requirement.js";
 import { wilsonInterval } from "./wilson.js";
@@ -18,6 +24,24 @@ export interface TrialRequirement {
   readonly atLeast?: number;
   /** The smallest pass rate accepted, from 0 to 1. */
   readonly minRate?: number;
+  /**
+   * Sequential trials: stop as soon as the outcome is decided at this confidence (e.g.
+   * 0.95), instead of running every trial. Decided means the rest cannot change it, or the
+   * exact interval of the pass rate lies wholly above or below `minRate` (each look spends
+   * 1/maxTrials of the error allowed, so early stops are wrong at most 1 - confidence of
+   * the time). See docs/regressions.md.
+   */
+  readonly confidence?: number;
+  /** The cap of sequential trials (default: the agent's trials, or the number given). */
+  readonly maxTrials?: number;
+}
+
+/** Why sequential trials stopped (`confidence` given), with the sentence a report prints. */
+export interface TrialsStopped {
+  readonly reason: TrialsStop;
+  /** e.g. `stopped after 11 of at most 30 trials: the pass rate is above 0.5 (...)`. */
+  readonly text: string;
+  readonly maxTrials: number;
 }
 
 /** One trial's verdict. */
@@ -43,6 +67,8 @@ export interface TrialsSummary {
   /** Probability that all of k fresh trials pass (pass^k), k = 1..n. */
   readonly passHatK: readonly number[];
   readonly verdicts: readonly TrialVerdict[];
+  /** Sequential trials only (`confidence` given): why they stopped. Null otherwise. */
+  readonly stopped?: TrialsStopped | null;
 }
 
 /** Not enough trials passed. The message lists every trial's verdict. */
@@ -54,6 +80,7 @@ export class TrialsFailed extends M3Error {
   ) {
     super(
       `${summary.passed} of ${summary.trials} trials passed; the test needs ${need}.\n` +
+        (summary.stopped ? `Sequential trials ${summary.stopped.text}.\n` : "") +
         summary.verdicts
           .map(
             (verdict) =>
@@ -119,11 +146,42 @@ function needed(requirement: TrialRequirement, trials: number): { atLeast: numbe
   return { atLeast, text: `at least ${atLeast} of ${trials}` };
 }
 
+function sequentialPlan(
+  requirement: TrialRequirement,
+  maxTrials: number,
+  atLeast: number,
+): SequentialPlan | null {
+  const { confidence } = requirement;
+  if (confidence === undefined) {
+    if (requirement.maxTrials !== undefined) {
+      throw new InvalidArgument(
+        "trials(): maxTrials is the cap of sequential trials; give confidence too (e.g. { minRate: 0.8, confidence: 0.95, maxTrials: 30 }), or pass the number of trials instead.",
+      );
+    }
+    return null;
+  }
+  if (typeof confidence !== "number" || !(confidence > 0 && confidence < 1)) {
+    throw new InvalidArgument(
+      `trials(): confidence must be a number between 0 and 1 (e.g. 0.95), got ${JSON.stringify(confidence)}.`,
+    );
+  }
+  return {
+    maxTrials,
+    atLeast,
+    confidence,
+    ...(requirement.minRate !== undefined ? { minRate: requirement.minRate } : {}),
+  };
+}
+
 /**
  * Runs `body` once per trial of `agent` (or `count` times), each on its own; any thrown
  * error (a failed `expect`, a timeout) fails that trial only. Resolves with the summary
  * when enough trials passed; otherwise throws {@link TrialsFailed} listing every trial.
  * The summary is recorded for the run's pass-rate table and report.
+ *
+ * With `confidence`, trials are sequential: they stop once the outcome is decided (see
+ * {@link TrialRequirement.confidence}), at most `maxTrials` of them, and the summary's
+ * `stopped` says how many ran and why.
  *
  * @example
  * ```ts
@@ -140,14 +198,24 @@ export async function trials(
   requirement: TrialRequirement = {},
 ): Promise<TrialsSummary> {
   checkTrialRequirement(requirement);
-  const count = typeof agent === "number" ? agent : agent.trials;
+  const planned = typeof agent === "number" ? agent : agent.trials;
+  const cap = requirement.maxTrials;
+  if (cap !== undefined && (!Number.isInteger(cap) || cap < 1 || cap > 1000)) {
+    throw new InvalidArgument(
+      `trials(): maxTrials must be a whole number from 1 to 1000, got ${JSON.stringify(cap)}.`,
+    );
+  }
+  const count = cap ?? planned;
   if (!Number.isInteger(count) || count < 1) {
     throw new InvalidArgument(
       `trials(): the number of trials must be a positive whole number, got ${JSON.stringify(count)}.`,
     );
   }
   const need = needed(requirement, count);
+  const plan = sequentialPlan(requirement, count, need.atLeast);
   const verdicts: TrialVerdict[] = [];
+  let stopped: TrialsStopped | null = null;
+  let decided: boolean | null = null;
   for (let trial = 1; trial <= count; trial++) {
     const started = Date.now();
     running = trial;
@@ -160,8 +228,21 @@ export async function trials(
     } finally {
       running = null;
     }
+    if (plan) {
+      const passes = verdicts.filter((verdict) => verdict.passed).length;
+      const decision = decideTrials(passes, trial, plan);
+      if (decision.stop) {
+        stopped = {
+          reason: decision.reason,
+          text: describeStop(decision.reason, plan, trial),
+          maxTrials: count,
+        };
+        decided = decision.passes;
+        break;
+      }
+    }
   }
-  const summary = summarize(verdicts);
+  const summary: TrialsSummary = plan ? { ...summarize(verdicts), stopped } : summarize(verdicts);
   const dir = runDir();
   if (dir) {
     appendRecord(dir, "trials", {
@@ -171,10 +252,12 @@ export async function trials(
         typeof agent === "number"
           ? null
           : { harness: agent.harness, model: agent.model, version: agent.version },
-      need: need.text,
+      // The stop travels in `need`, which reports and merged shards carry as it is.
+      need: stopped ? `${need.text} (${stopped.text})` : need.text,
       ...summary,
     });
   }
-  if (summary.passed < need.atLeast) throw new TrialsFailed(summary, need.text);
+  const passes = decided ?? summary.passed >= need.atLeast;
+  if (!passes) throw new TrialsFailed(summary, need.text);
   return summary;
 }
