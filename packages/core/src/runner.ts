@@ -29,7 +29,7 @@ export {
   type HarnessManifest,
 } from "./agents/registry.js";
 export { suggestName } from "./text/suggest.js";
-export { stopWarmPools } from "./harness/warm-pools.js";
+export { stopWarmPools } from "./adapter-kit/warm-registry.js";
 export { canonicalJson } from "./evidence/canonical.js";
 export { toolCatalogs, type ListedTool, type ToolCatalog } from "./evidence/catalogs.js";
 export { harnessDialects } from "./harness/dialects.js";

@@ -13,6 +13,7 @@ import type {
   ProviderDialect,
   Readiness,
 } from "../harness/contract.js";
+import { onWarmProcess } from "../adapter-kit/warm-registry.js";
 import { SecretScrubber, type SecretValue } from "./secret-scrubber.js";
 
 /**
@@ -206,6 +207,11 @@ export class M3Runtime {
 }
 
 let current: M3Runtime | undefined;
+
+// A warm pool's processes go into the default runtime's process ledger, as a kit's own do.
+onWarmProcess((started) =>
+  defaultRuntime().notify((observer) => observer.processStarted?.(started)),
+);
 
 /** The runtime kits use when none is given: the one a test-runner binding installed, else a plain one. */
 export function defaultRuntime(): M3Runtime {

@@ -9,7 +9,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { isAlive } from "../processes/managed-process.js";
-import type { CapturedServer } from "../wire/captured-server.js";
+
+/** A server as the launch gives it (`launch.servers`): only stdio ones are processes. */
+export interface SessionServer {
+  readonly kind: string;
+  readonly command?: string;
+  readonly args?: readonly string[];
+}
 
 /** What an agent process is started with, for {@link warmStartKey}. */
 export interface WarmStartSpec {
@@ -113,13 +119,13 @@ function commandLine(pid: number): string[] | undefined {
  */
 export async function stopSessionServers(
   agentPid: number | undefined,
-  servers: readonly CapturedServer[],
+  servers: readonly SessionServer[],
   graceMs: number,
 ): Promise<void> {
   if (agentPid === undefined || process.platform !== "linux") return;
   const wanted = servers
     .filter((server) => server.kind === "stdio")
-    .map((server) => JSON.stringify([server.command, ...server.args]));
+    .map((server) => JSON.stringify([server.command, ...(server.args ?? [])]));
   if (wanted.length === 0) return;
   const mine = childrenOf(agentPid).filter((pid) => {
     const line = commandLine(pid);

@@ -1,0 +1,134 @@
+/**
+ * `@jest-m3/core/adapter-kit`: small optional parts a harness adapter composes, so an
+ * adapter holds only what is true of its agent (protocol, configuration, home, turn
+ * reading, reported calls, readiness facts, approvals). No base class and no hooks: each
+ * part takes functions and plain values, and names no agent.
+ *
+ * - the agent process: {@link AgentProcess} (exit, stderr tail, close with grace);
+ * - framing and requests: {@link JsonLines}, {@link PendingRequests}, and over both a
+ *   line-delimited {@link JsonRpcClient};
+ * - one turn at a time: {@link TurnSlot} (dead agent, busy, abort → interrupt, grace, health);
+ * - start failures: {@link startFailure}, {@link tornDown};
+ * - executables and versions: {@link resolveAgentExecutable}, {@link readVersion},
+ *   {@link versionCapability};
+ * - readiness builders: {@link agentChecks}, {@link providerCredentials},
+ *   {@link sessionCapabilities}, {@link worst}, {@link probeOnce};
+ * - warm pools: {@link WarmPool} (shared or exclusive leases), {@link warmStartKey};
+ * - approvals: {@link toolDecision};
+ * - errors with one code per meaning: {@link AgentExited}, {@link AgentTimeout},
+ *   {@link AgentProtocolError}, {@link InvalidHarnessOptions}.
+ *
+ * The contract itself (`defineHarness`, the launch, turn and readiness types) is
+ * `@jest-m3/core/harness`.
+ *
+ * @example
+ * ```ts
+ * import { JsonRpcClient, TurnSlot, startFailure } from "@jest-m3/core/adapter-kit";
+ *
+ * const client = new JsonRpcClient(launch.spawn({ label: "my-agent", command, args, env }), { agent: "my-agent" });
+ * const slot = new TurnSlot<MyTurn>({ names: { agent: "My Agent" }, agent: client.agent, stderrTail: () => client.agent.stderrTail(), interrupt: () => client.request("cancel") });
+ * ```
+ *
+ * @packageDocumentation
+ */
+export {
+  AgentExited,
+  AgentTimeout,
+  AgentProtocolError,
+  InvalidHarnessOptions,
+  errorMessage,
+  type AgentErrorCode,
+} from "./adapter-kit/agent-errors.js";
+export { AgentProcess, describeAgentExit } from "./adapter-kit/agent-process.js";
+export {
+  JsonLines,
+  isJsonObject,
+  MAX_LINE_LENGTH,
+  type JsonObject,
+} from "./adapter-kit/json-lines.js";
+export { PendingRequests, type RequestOptions } from "./adapter-kit/pending-requests.js";
+export {
+  JsonRpcClient,
+  type JsonRpcClientOptions,
+  type RpcError,
+  type RpcMessage,
+  type RpcRequestHandler,
+} from "./adapter-kit/json-rpc-client.js";
+export {
+  TurnSlot,
+  INTERRUPT_GRACE_MS,
+  type AgentNames,
+  type SlotAgent,
+  type SlotTurn,
+  type TurnSlotOptions,
+} from "./adapter-kit/turn-slot.js";
+export {
+  startFailure,
+  tornDown,
+  withoutSharedStderr,
+  type StartFailureContext,
+} from "./adapter-kit/start-failure.js";
+export {
+  installedBin,
+  isRunnableFile,
+  onPath,
+  resolveAgentExecutable,
+  runnable,
+  type ExecutableLookup,
+  type ExecutableSearch,
+  type ExecutableSource,
+  type FoundExecutable,
+  type InstalledBinary,
+} from "./adapter-kit/executables.js";
+export {
+  compareVersions,
+  parseVersion,
+  readVersion,
+  runIsolated,
+  versionCapability,
+  type AgentVersion,
+  type IsolatedRun,
+  type IsolatedRunOptions,
+  type VersionProbe,
+  type VersionRule,
+} from "./adapter-kit/versions.js";
+export {
+  agentChecks,
+  fileIdentity,
+  probeOnce,
+  providerCredentials,
+  sessionCapabilities,
+  worst,
+  type AgentCheckSpec,
+  type AgentChecks,
+} from "./adapter-kit/capabilities.js";
+export {
+  WarmPool,
+  type WarmLease,
+  type WarmLeaseKind,
+  type WarmPoolOptions,
+} from "./adapter-kit/warm-pool.js";
+export {
+  announceWarmProcess,
+  registerWarmPool,
+  type WarmProcess,
+} from "./adapter-kit/warm-registry.js";
+export {
+  filesUnder,
+  holdProcess,
+  killProcessGroup,
+  stopSessionServers,
+  warmStartKey,
+  type SessionServer,
+  type WarmStartSpec,
+} from "./adapter-kit/warm-processes.js";
+export { toolDecision, type ToolDecision } from "./adapter-kit/approvals.js";
+// What the parts above are built from, so an adapter needs no second import path.
+export {
+  ManagedProcess,
+  childEnvironment,
+  isAlive as isProcessAlive,
+  type ProcessLaunch,
+  type ExitInfo,
+} from "./processes/managed-process.js";
+export { describeExit, stderrSection } from "./errors.js";

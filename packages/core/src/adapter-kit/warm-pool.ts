@@ -1,0 +1,144 @@
+/**
+ * A warm pool (`options: { warm: true }`): agent processes kept per worker and key for the
+ * next session. A `shared` lease lets every session of a key use one process at once (an
+ * agent serving each session on its own thread); an `exclusive` lease gives a process to
+ * one session at a time (a second session of the key meanwhile gets a process of its own).
+ * An unused process stops after `idleMs`; all stop when the runner stops the pools (see
+ * {@link stopWarmPools}) and, at once, when the worker exits. The adapter says how to start,
+ * check, hold and stop its processes; the pool does the bookkeeping.
+ *
+ * @example
+ * ```ts
+ * const pool = new WarmPool<Spec, Warm>({ lease: "exclusive", idleMs: 20_000, start, alive, stop, kill, hold });
+ * const lease = await pool.acquire(await warmStartKey(spec), spec);
+ * await lease.release(true); // reset by the session: the next one may have it
+ * ```
+ */
+import { registerWarmPool } from "./warm-registry.js";
+
+/** How sessions of one key share a warm process. */
+export type WarmLeaseKind = "shared" | "exclusive";
+
+/** What a pool needs from its adapter, for processes `W` started from specs `S`. */
+export interface WarmPoolOptions<S, W> {
+  readonly lease: WarmLeaseKind;
+  /** How long an unused process stays up. */
+  readonly idleMs: number;
+  /** Starts a process (and whatever handshake makes it usable); cleans up itself on failure. */
+  start(spec: S, key: string): Promise<W>;
+  /** True while the process can serve a session. */
+  alive(warm: W): boolean;
+  /** Stops the process and removes what it owns. */
+  stop(warm: W): Promise<void>;
+  /** Kills the process group now, synchronously (the worker is exiting). */
+  kill(warm: W): void;
+  /** Lets an idle process not hold the worker open (`false`), or holds it again. */
+  hold(warm: W, ref: boolean): void;
+}
+
+/** A session's hold on a warm process. */
+export interface WarmLease<W> {
+  readonly warm: W;
+  /** True when the process was started for this lease (a cold start). */
+  readonly started: boolean;
+  /**
+   * Hands the process back. For an exclusive lease, `reusable` says the session reset it
+   * (else it is stopped); a shared one is kept while any session holds it. Idempotent.
+   */
+  release(reusable?: boolean): Promise<void>;
+}
+
+interface Entry<W> {
+  readonly warm: W;
+  readonly key: string;
+  users: number;
+  idle: NodeJS.Timeout | undefined;
+}
+
+/** Agent processes kept for the next session; see the module's description. */
+export class WarmPool<S, W> {
+  private readonly entries = new Set<Entry<W>>();
+  private readonly starting = new Map<string, Promise<Entry<W>>>();
+  private exitHook = false;
+
+  constructor(private readonly options: WarmPoolOptions<S, W>) {
+    // Stopped by the runner when the pool can serve no later session (a test file's end).
+    registerWarmPool(() => this.stopAll());
+  }
+
+  /** Every process of the pool, leased or idle. */
+  get all(): W[] {
+    return [...this.entries].map((entry) => entry.warm);
+  }
+
+  /** A process for `key`: an idle (exclusive) or running (shared) one, else one started from `spec`. */
+  async acquire(key: string, spec: S): Promise<WarmLease<W>> {
+    const { lease, alive } = this.options;
+    for (const entry of [...this.entries].reverse()) {
+      if (entry.key !== key || (lease === "exclusive" && entry.users > 0)) continue;
+      if (alive(entry.warm)) return this.lease(entry, false);
+      await this.discard(entry.warm);
+    }
+    const pending = lease === "shared" ? this.starting.get(key) : undefined;
+    if (pending) return this.lease(await pending, false);
+    const start = this.start(key, spec);
+    if (lease === "shared") this.starting.set(key, start);
+    try {
+      return this.lease(await start, true);
+    } finally {
+      if (this.starting.get(key) === start) this.starting.delete(key);
+    }
+  }
+
+  /** Takes a process out of the pool and stops it (it died, or could not be reset). */
+  async discard(warm: W): Promise<void> {
+    const entry = [...this.entries].find((candidate) => candidate.warm === warm);
+    if (!entry) return;
+    this.entries.delete(entry);
+    if (entry.idle) clearTimeout(entry.idle);
+    await this.options.stop(warm);
+  }
+
+  /** Stops every process of the pool now, leased or idle (tests, teardown). */
+  async stopAll(): Promise<void> {
+    await Promise.all(this.all.map((warm) => this.discard(warm)));
+  }
+
+  private async start(key: string, spec: S): Promise<Entry<W>> {
+    const warm = await this.options.start(spec, key);
+    const entry: Entry<W> = { warm, key, users: 0, idle: undefined };
+    this.entries.add(entry);
+    if (!this.exitHook) {
+      this.exitHook = true;
+      // Nothing outlives the worker: every warm process (and its group) goes with it.
+      process.once("exit", () => this.all.forEach((each) => this.options.kill(each)));
+    }
+    return entry;
+  }
+
+  private lease(entry: Entry<W>, started: boolean): WarmLease<W> {
+    entry.users++;
+    if (entry.idle) clearTimeout(entry.idle);
+    entry.idle = undefined;
+    this.options.hold(entry.warm, true);
+    let released: Promise<void> | undefined;
+    const release = async (reusable: boolean): Promise<void> => {
+      entry.users--;
+      const exclusive = this.options.lease === "exclusive";
+      if (!this.entries.has(entry)) return;
+      if ((exclusive && !reusable) || !this.options.alive(entry.warm)) {
+        await this.discard(entry.warm);
+        return;
+      }
+      if (entry.users > 0) return;
+      this.options.hold(entry.warm, false);
+      entry.idle = setTimeout(() => void this.discard(entry.warm), this.options.idleMs);
+      entry.idle.unref();
+    };
+    return {
+      warm: entry.warm,
+      started,
+      release: (reusable = true) => (released ??= release(reusable)),
+    };
+  }
+}

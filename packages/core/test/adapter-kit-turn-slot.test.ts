@@ -1,0 +1,194 @@
+/**
+ * The adapter kit's turn slot over a real agent process (a Node script that answers a turn
+ * on stdin, or ignores it): one turn at a time, the abort → interrupt → grace path, a dead
+ * agent, health and close. The script's own replies are the ground truth of what was sent.
+ */
+import {
+  AgentProcess,
+  JsonLines,
+  ManagedProcess,
+  TurnSlot,
+  type SlotTurn,
+} from "@jest-m3/core/adapter-kit";
+import type { AdapterTurn, AdapterTurnOutcome, AdapterTurnRequest } from "@jest-m3/core/harness";
+
+const AGENT = String.raw`
+require("node:readline").createInterface({ input: process.stdin }).on("line", (line) => {
+  const message = JSON.parse(line);
+  if (message.type === "turn" && message.text === "reply") console.log(JSON.stringify({ type: "done", text: "hello" }));
+  if (message.type === "interrupt" && message.confirm) console.log(JSON.stringify({ type: "interrupted" }));
+  if (message.type === "die") { process.stderr.write("dying now\n"); process.exit(9); }
+});
+process.stdin.on("end", () => process.exit(0));
+`;
+
+/** A turn that ends at the agent's `done` or `interrupted` line. */
+class LineTurn implements SlotTurn {
+  readonly done: Promise<AdapterTurn>;
+  private finished = false;
+  private resolve: (turn: AdapterTurn) => void = () => undefined;
+  constructor() {
+    this.done = new Promise((resolve) => (this.resolve = resolve));
+  }
+  get isFinished(): boolean {
+    return this.finished;
+  }
+  finish(outcome: AdapterTurnOutcome, error: string | null, text: string | null = null): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.resolve({
+      outcome,
+      response: text === null ? null : { text },
+      error,
+      toolCalls: [],
+      events: [],
+    });
+  }
+}
+
+interface Agent {
+  readonly process: AgentProcess;
+  readonly lines: JsonLines;
+  readonly slot: TurnSlot<LineTurn>;
+  readonly interrupts: LineTurn[];
+}
+
+const started: AgentProcess[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((agent) => agent.close(200)));
+});
+
+function agent(confirm: boolean, graceMs = 300): Agent {
+  const child = new ManagedProcess({
+    label: "turn agent",
+    command: process.execPath,
+    args: ["-e", AGENT],
+    env: { PATH: process.env.PATH ?? "" },
+  });
+  const process_ = new AgentProcess(child);
+  started.push(process_);
+  const interrupts: LineTurn[] = [];
+  const slot: TurnSlot<LineTurn> = new TurnSlot<LineTurn>({
+    names: { agent: "Turn Agent", process: "turn-agent serve", stderr: "turn-agent" },
+    agent: process_,
+    stderrTail: () => process_.stderrTail(),
+    graceMs,
+    interrupt: (turn) => {
+      interrupts.push(turn);
+      lines.write({ type: "interrupt", confirm });
+    },
+  });
+  const lines = new JsonLines(child, (message) => {
+    if (message.type === "done") slot.current?.finish("completed", null, String(message.text));
+    if (message.type === "interrupted") slot.current?.finish("interrupted", "the agent confirmed");
+  });
+  return { process: process_, lines, slot, interrupts };
+}
+
+function request(text: string, signal: AbortSignal): AdapterTurnRequest {
+  return { text, turnId: "turn-1", timeoutMs: 5000, signal };
+}
+
+function signal(): AbortSignal {
+  return new AbortController().signal;
+}
+
+test("a turn runs to the agent's answer; a second one meanwhile throws", async () => {
+  const { slot, lines } = agent(true);
+  const silent = slot.run(request("wait", signal()), new LineTurn(), () => {
+    lines.write({ type: "turn", text: "wait" });
+  });
+  expect(slot.busy).toBe(true);
+  await expect(
+    slot.run(request("again", signal()), new LineTurn(), () => undefined),
+  ).rejects.toThrow("A Turn Agent turn is still running on this session; one turn at a time.");
+  await slot.interrupt();
+  expect((await silent).outcome).toBe("interrupted");
+  const turn = await slot.run(request("reply", signal()), new LineTurn(), () => {
+    lines.write({ type: "turn", text: "reply" });
+  });
+  expect(turn).toMatchObject({ outcome: "completed", response: { text: "hello" } });
+});
+
+test("an abort interrupts once; the agent's confirmation ends the turn", async () => {
+  const { slot, lines, interrupts } = agent(true);
+  const abort = new AbortController();
+  const running = slot.run(request("wait", abort.signal), new LineTurn(), () => {
+    lines.write({ type: "turn", text: "wait" });
+  });
+  abort.abort();
+  await slot.interrupt();
+  expect(await running).toMatchObject({ outcome: "interrupted", error: "the agent confirmed" });
+  expect(interrupts).toHaveLength(1);
+});
+
+test("an interrupt the agent does not confirm ends the turn after the grace period", async () => {
+  const { slot, lines } = agent(false, 150);
+  const began = Date.now();
+  const running = slot.run(request("wait", signal()), new LineTurn(), () => {
+    lines.write({ type: "turn", text: "wait" });
+  });
+  void slot.interrupt();
+  expect(await running).toMatchObject({
+    outcome: "interrupted",
+    error: "The turn was interrupted; Turn Agent did not confirm within 150 ms.",
+  });
+  expect(Date.now() - began).toBeGreaterThanOrEqual(140);
+});
+
+test("an aborted request is never sent; a start that throws fails the turn in the agent's words", async () => {
+  const { slot } = agent(true);
+  const abort = new AbortController();
+  abort.abort();
+  let sent = false;
+  const aborted = await slot.run(request("x", abort.signal), new LineTurn(), () => {
+    sent = true;
+  });
+  expect(aborted).toMatchObject({
+    outcome: "interrupted",
+    error: "The turn was aborted before it was sent.",
+  });
+  expect(sent).toBe(false);
+  const refused = await slot.run(request("x", signal()), new LineTurn(), () => {
+    throw new Error("no thread");
+  });
+  expect(refused).toMatchObject({
+    outcome: "failed",
+    error: "Turn Agent refused the turn: no thread",
+  });
+});
+
+test("the agent's death fails the running turn with its stderr tail; later turns fail at once", async () => {
+  const { slot, lines, process: agentProcess } = agent(true);
+  const running = slot.run(request("wait", signal()), new LineTurn(), () => {
+    lines.write({ type: "die" });
+  });
+  expect(await running).toMatchObject({
+    outcome: "failed",
+    error:
+      "turn-agent serve exited (code 9) during the turn\n--- turn-agent stderr (last lines) ---\ndying now",
+  });
+  expect(agentProcess.exitDescription).toBe("code 9");
+  expect(slot.health()).toEqual({ alive: false, exit: "code 9", stderrTail: "dying now" });
+  const after = await slot.run(request("x", signal()), new LineTurn(), () => undefined);
+  expect(after.error).toBe(
+    "turn-agent serve is not running (code 9)\n--- turn-agent stderr (last lines) ---\ndying now",
+  );
+});
+
+test("close ends a running turn interrupted, says it was mid-turn, and health says closed", async () => {
+  const { slot, lines } = agent(true);
+  expect(slot.health()).toEqual({ alive: true });
+  const running = slot.run(request("wait", signal()), new LineTurn(), () => {
+    lines.write({ type: "turn", text: "wait" });
+  });
+  expect(slot.close()).toBe(true);
+  expect(await running).toMatchObject({
+    outcome: "interrupted",
+    error: "The session closed during the turn.",
+  });
+  expect(slot.health()).toEqual({ alive: false, exit: "closed" });
+  expect(slot.close()).toBe(false);
+  const after = await slot.run(request("x", signal()), new LineTurn(), () => undefined);
+  expect(after).toMatchObject({ outcome: "failed", error: "the session is closed" });
+});

@@ -1,0 +1,122 @@
+/**
+ * The adapter kit's warm pool over real processes (idle Node scripts): shared and exclusive
+ * leases, the idle stop, a dead process replaced, the runner's stop of every pool, and the
+ * announcement of each process. The system's process table is the ground truth.
+ */
+import {
+  AgentProcess,
+  ManagedProcess,
+  WarmPool,
+  announceWarmProcess,
+  holdProcess,
+  isProcessAlive,
+  killProcessGroup,
+  type WarmProcess,
+} from "@jest-m3/core/adapter-kit";
+import { defaultRuntime, stopWarmPools } from "@jest-m3/core/runner";
+
+interface Warm {
+  readonly agent: AgentProcess;
+  readonly spec: string;
+}
+
+// What the preset's process ledger hears: the runtime's observers.
+const announced: WarmProcess[] = [];
+const stopListening = defaultRuntime().observe({
+  processStarted: (started) => void announced.push(started),
+});
+afterAll(() => stopListening());
+
+function pool(
+  lease: "shared" | "exclusive",
+  idleMs = 60_000,
+): { pool: WarmPool<string, Warm>; starts: string[] } {
+  const starts: string[] = [];
+  const made = new WarmPool<string, Warm>({
+    lease,
+    idleMs,
+    start: async (spec) => {
+      starts.push(spec);
+      const child = new ManagedProcess({
+        label: `warm ${spec}`,
+        command: process.execPath,
+        args: ["-e", "setInterval(() => undefined, 1000)"],
+        env: { PATH: process.env.PATH ?? "" },
+      });
+      announceWarmProcess({
+        pid: child.pid,
+        label: child.launch.label,
+        command: child.launch.command,
+      });
+      await child.spawned;
+      return { agent: new AgentProcess(child), spec };
+    },
+    alive: (warm) => warm.agent.exitDescription === undefined,
+    stop: (warm) => warm.agent.close(200),
+    kill: (warm) => killProcessGroup(warm.agent.pid),
+    hold: (warm, ref) => holdProcess(warm.agent.process.child, ref),
+  });
+  return { pool: made, starts };
+}
+
+afterEach(() => stopWarmPools());
+
+test("shared: sessions of one key use one process at once; it stays until the last lets go", async () => {
+  const { pool: shared, starts } = pool("shared");
+  const [a, b] = await Promise.all([shared.acquire("k", "one"), shared.acquire("k", "two")]);
+  expect(a.warm).toBe(b.warm);
+  expect(starts).toEqual(["one"]);
+  expect([a.started, b.started].sort()).toEqual([false, true]);
+  await a.release();
+  expect(isProcessAlive(b.warm.agent.pid!)).toBe(true);
+  await b.release();
+  const c = await shared.acquire("k", "three");
+  expect(c.warm).toBe(a.warm);
+  const other = await shared.acquire("other key", "four");
+  expect(other.warm).not.toBe(a.warm);
+  expect(announced.map((each) => each.pid)).toEqual(
+    expect.arrayContaining([a.warm.agent.pid, other.warm.agent.pid]),
+  );
+});
+
+test("exclusive: a busy process is not shared; a released one is reused, an unreset one stopped", async () => {
+  const { pool: exclusive, starts } = pool("exclusive");
+  const first = await exclusive.acquire("k", "one");
+  const second = await exclusive.acquire("k", "two");
+  expect(second.warm).not.toBe(first.warm);
+  await first.release(true);
+  const third = await exclusive.acquire("k", "three");
+  expect(third.warm).toBe(first.warm);
+  expect(third.started).toBe(false);
+  const pid = second.warm.agent.pid!;
+  await second.release(false);
+  expect(isProcessAlive(pid)).toBe(false);
+  expect(starts).toEqual(["one", "two"]);
+  expect(exclusive.all).toEqual([first.warm]);
+});
+
+test("a process that died is replaced; an idle one stops after idleMs", async () => {
+  const { pool: exclusive, starts } = pool("exclusive", 100);
+  const first = await exclusive.acquire("k", "one");
+  await first.release(true);
+  killProcessGroup(first.warm.agent.pid);
+  await first.warm.agent.process.exited;
+  const second = await exclusive.acquire("k", "two");
+  expect(second.warm).not.toBe(first.warm);
+  expect(starts).toEqual(["one", "two"]);
+  await second.release(true);
+  await second.warm.agent.process.exited;
+  expect(exclusive.all).toEqual([]);
+});
+
+test("the runner's stopWarmPools stops every pool's processes, leased or idle", async () => {
+  const { pool: shared } = pool("shared");
+  const { pool: exclusive } = pool("exclusive");
+  const leased = await shared.acquire("k", "a");
+  const idle = await exclusive.acquire("k", "b");
+  await idle.release(true);
+  const pids = [leased.warm.agent.pid!, idle.warm.agent.pid!];
+  await stopWarmPools();
+  expect(pids.filter(isProcessAlive)).toEqual([]);
+  expect([...shared.all, ...exclusive.all]).toEqual([]);
+});
