@@ -236,7 +236,7 @@ test("bad input is refused before any request, naming the field", async () => {
       provider: { name: "x", baseUrl: "http://127.0.0.1:1", wireApi: "bedrock" },
       model: "j",
     }),
-  ).toThrow(/"judge.provider(.wireApi)?" must be/);
+  ).toThrow('"judge.provider.wireApi" must be a dialect');
   expect(() => resolveJudge(checkJudgeSelection({ provider: "run", model: "j" }))).toThrow(
     'is "run", but this run has no provider',
   );

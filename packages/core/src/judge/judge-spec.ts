@@ -77,7 +77,9 @@ const PROVIDER_MUST = (received: unknown) =>
 /** The schema of a judge selection (a matcher's `judge` option, m3.config.json `judge`). */
 export const judgeSelectionSchema = strictFields(
   {
-    provider: z.union([z.literal("run"), providerSchema], {
+    // "run", or checked by the provider's own schema (see checkJudgeSelection), so its
+    // errors name the provider's field.
+    provider: z.unknown().refine((value) => value !== undefined, {
       error: (issue) => PROVIDER_MUST(issue.input),
     }),
     model: nonEmptyString("a model name"),
@@ -107,7 +109,17 @@ export function checkJudgeSelection(input: unknown, field = "judge"): JudgeSelec
     (problem) =>
       new InvalidJudge(problem.field === "" ? field : `${field}.${problem.field}`, problem.problem),
   );
-  return checked as JudgeSelection;
+  const refuse = (problem: { field: string; problem: string }) =>
+    new InvalidJudge(
+      problem.field === "" ? `${field}.provider` : `${field}.provider.${problem.field}`,
+      problem.problem,
+    );
+  if (checked.provider === "run") return { ...checked, provider: "run" } as JudgeSelection;
+  if (typeof checked.provider !== "object" || checked.provider === null) {
+    throw refuse({ field: "", problem: PROVIDER_MUST(checked.provider) });
+  }
+  const provider = checkInput(providerSchema, checked.provider, refuse);
+  return { ...checked, provider } as JudgeSelection;
 }
 
 /** What a judge needs of the run: its provider in a dialect, and the environment. */
