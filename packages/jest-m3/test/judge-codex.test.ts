@@ -1,0 +1,108 @@
+/**
+ * The judge on a real Codex session (the real binary, the real shipping server, the
+ * scripted model as both the agent's model and the judge): a reply that states the amount
+ * the tool returned passes, one that does not fails, and what the judge was sent is in the
+ * scripted model's journal.
+ */
+import { join } from "node:path";
+import {
+  ExecutionOutcome,
+  MCPTestKit,
+  expect,
+  type ExecutionResult,
+  type TurnResult,
+} from "jest-m3";
+import codexHarness from "@jest-m3/harness-codex";
+import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { judgeRules } from "./support/judge-script";
+
+const shipping = {
+  name: "shipping",
+  command: process.execPath,
+  args: [join(__dirname, "..", "..", "..", "examples", "shipping", "shipping-server.mjs")],
+};
+
+describe("toPassJudge on a real Codex session", () => {
+  let model: ScriptedModel;
+  const kit = new MCPTestKit({ env: {}, harnesses: [codexHarness] });
+  let result: ExecutionResult;
+  let stated: TurnResult;
+  let vague: TurnResult;
+  beforeAll(async () => {
+    model = await startScriptedModel({
+      rules: [
+        ...judgeRules,
+        {
+          name: "quote, stated",
+          when: { user: /weight_kg (\d+) in zone (\w+)/ },
+          steps: [
+            {
+              call: "shipping:shipping_quote",
+              args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
+            },
+            { reply: "The quote is {{result.amount}} {{result.currency}}." },
+          ],
+        },
+        {
+          name: "quote, vague",
+          when: { user: "roughly" },
+          steps: [
+            { call: "shipping:shipping_quote", args: { weight_kg: 3, zone: "regional" } },
+            { reply: "Shipping to the regional zone is affordable." },
+          ],
+        },
+      ],
+    });
+    const [agent] = kit.agents([
+      { harness: "codex", models: ["gpt-5.5"], provider: model.provider },
+    ]);
+    const session = agent!.session({
+      server: shipping,
+      tools: ["shipping:shipping_quote"],
+      timeout: 60_000,
+    });
+    {
+      await using open = await session.open();
+      stated = await open.send("Call shipping_quote once for weight_kg 2 in zone local.");
+      vague = await open.send("What does 3 kg to regional cost, roughly?");
+    }
+    result = session.result;
+  });
+  afterAll(async () => {
+    await kit.close();
+    await model.close();
+  });
+
+  test("the reply that states the quoted amount passes the judge; the vague one fails it", async () => {
+    expect(result).toHaveOutcome(ExecutionOutcome.COMPLETED);
+    expect(result).toHaveToolCall("shipping_quote", { turn: stated, status: "success", count: 1 });
+    expect(result).toHaveToolCall("shipping_quote", { turn: vague, status: "success", count: 1 });
+    const judge = { provider: model.providerFor("chat-completions"), model: "judge-1" };
+
+    const sent = model.journal.entries.length;
+    await expect(stated).toPassJudge("the reply states the quoted amount", { judge });
+    await expect(vague).not.toPassJudge("the reply states the quoted amount", { judge });
+    let message = "";
+    try {
+      await expect(vague).toPassJudge("the reply states the quoted amount", { judge });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain("Reasoning: The reply does not state the quoted amount 15.5.");
+    expect(message).toContain("Shipping to the regional zone is affordable.");
+
+    // Ground truth: the judge saw the amount Codex's tool call really returned (the wire
+    // result) and the reply Codex gave.
+    const judged = model.journal.entries
+      .slice(sent)
+      .filter((entry) => entry.dialect === "chat-completions");
+    expect(judged).toHaveLength(3);
+    expect(judged[0]?.conversation?.user).toContain(
+      '"structuredContent":{"amount":9,"currency":"USD"}',
+    );
+    expect(judged[0]?.conversation?.user).toContain("Reply:\n  The quote is 9 USD.");
+    expect(judged[1]?.conversation?.user).toContain(
+      '"structuredContent":{"amount":15.5,"currency":"USD"}',
+    );
+  });
+});
