@@ -1,13 +1,15 @@
 /**
- * `jest-m3 diff [--baseline <run id|last-green>] [<run id>]`: what changed between two runs
- * of the history. Exit code: 0 no regression, 1 regressions (see {@link RunDiff.regressions};
- * with `--strict`, any change), 2 nothing to compare (a usage mistake, no history, an
- * unknown run, a damaged or foreign history file).
+ * `jest-m3 diff [--baseline <run id|previous|last-green|pool:K>] [--alpha <a>] [<run id>]`:
+ * what changed between a run and its baseline in the history, decided by statistics. Exit
+ * code: 0 nothing regressed, 1 a verdict `regressed` or a test failing its requirement (see
+ * {@link RunDiff.regressions}; with `--strict`, any change), 2 nothing to compare (a usage
+ * mistake, no history, an unknown run, a damaged or foreign history file).
  */
 import { join } from "node:path";
 import { M3Error } from "@jest-m3/core";
 import { readHistory, HISTORY_FILE } from "../store/history.js";
-import { diffRuns, formatDiff, historyRuns, resolveRun, type RunDiff } from "../store/diff.js";
+import { diffRuns, historyRuns, resolveBaseline, resolveRun, type RunDiff } from "../store/diff.js";
+import { formatDiff } from "../store/diff-format.js";
 import { runsFolder } from "./show-report.js";
 import type { CliIo } from "./io.js";
 
@@ -15,8 +17,10 @@ import type { CliIo } from "./io.js";
 export interface DiffArgs {
   /** The run to compare (default: the latest). */
   readonly run?: string;
-  /** The run to compare with: an id, `last-green` or `previous` (default). */
+  /** The run(s) to compare with: an id, `last-green`, `previous` (default) or `pool:K`. */
   readonly baseline: string;
+  /** The significance level, family-wise over the run (default 0.05). */
+  readonly alpha: number;
   readonly results?: string;
   readonly json: boolean;
   readonly strict: boolean;
@@ -32,12 +36,15 @@ export function parseDiffArgs(args: readonly string[]): DiffArgs | string {
   let json = false;
   let strict = false;
   let latencyRatio = 1.5;
+  let alpha = 0.05;
   for (let index = 0; index < args.length; index += 1) {
     const arg = args[index]!;
     const value = (): string | undefined => args[++index];
     if (arg === "--baseline") {
       const given = value();
-      if (!given) return "--baseline needs a run id, last-green or previous";
+      if (!given || given.startsWith("-")) {
+        return "--baseline needs a run id, previous, last-green or pool:K (K runs pooled)";
+      }
       baseline = given;
     } else if (arg === "--results") {
       const given = value();
@@ -45,7 +52,13 @@ export function parseDiffArgs(args: readonly string[]): DiffArgs | string {
       results = given;
     } else if (arg === "--json") json = true;
     else if (arg === "--strict") strict = true;
-    else if (arg === "--latency-ratio") {
+    else if (arg === "--alpha") {
+      const given = Number(value());
+      if (!(given > 0 && given < 1)) {
+        return "--alpha needs a significance level between 0 and 1 (e.g. 0.05)";
+      }
+      alpha = given;
+    } else if (arg === "--latency-ratio") {
       const ratio = Number(value());
       if (!Number.isFinite(ratio) || ratio <= 1)
         return "--latency-ratio needs a number above 1 (e.g. 1.5)";
@@ -57,6 +70,7 @@ export function parseDiffArgs(args: readonly string[]): DiffArgs | string {
   return {
     ...(run ? { run } : {}),
     baseline,
+    alpha,
     ...(results ? { results } : {}),
     json,
     strict,
@@ -68,11 +82,11 @@ const changes = (diff: RunDiff): number =>
   diff.flipped.length +
   diff.added.length +
   diff.removed.length +
-  diff.rates.length +
+  diff.verdicts.filter((row) => row.verdict !== "unchanged").length +
+  diff.metrics.filter((row) => row.verdict !== "unchanged").length +
   diff.catalogs.length +
   diff.newCalls.length +
-  diff.vanishedCalls.length +
-  diff.latency.length;
+  diff.vanishedCalls.length;
 
 /** Runs `jest-m3 diff`; returns the exit code. */
 export async function runDiff(args: DiffArgs, io: CliIo): Promise<number> {
@@ -90,12 +104,18 @@ export async function runDiff(args: DiffArgs, io: CliIo): Promise<number> {
   try {
     const runs = historyRuns(db);
     const run = resolveRun(runs, args.run ?? "last");
-    const baseline = resolveRun(runs, args.baseline, run);
-    if (baseline.id === run.id) {
+    const baseline = resolveBaseline(runs, args.baseline, run);
+    if (baseline.some((earlier) => earlier.id === run.id)) {
       io.err(`jest-m3 diff: the baseline and the run are the same run (${run.id}).\n`);
       return 2;
     }
-    const diff = diffRuns(db, baseline, run, { ratio: args.latencyRatio, minMs: 100 });
+    const diff = diffRuns(
+      db,
+      baseline,
+      run,
+      { alpha: args.alpha, latencyRatio: args.latencyRatio, latencyMinMs: 100 },
+      args.baseline,
+    );
     io.out(args.json ? `${JSON.stringify(diff, null, 2)}\n` : `${formatDiff(diff)}\n`);
     if (diff.regressions.length > 0) return 1;
     return args.strict && changes(diff) > 0 ? 1 : 0;

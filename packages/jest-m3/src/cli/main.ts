@@ -34,15 +34,21 @@ const COMMAND_HELP: Readonly<Record<string, string>> = {
       --force, --yes  overwrite files that differ without asking (otherwise asked in a
                       terminal, kept when no one can answer)
 `,
-  diff: `  diff [run]          what changed since a baseline run of the history (results folder's
-                      history.sqlite): flipped tests, pass rates, tool catalogs, calls, latency
+  diff: `  diff [run]          what changed since a baseline in the history (results folder's
+                      history.sqlite), decided by statistics: a verdict per test and agent
+                      (regressed, improved, unchanged, flaky, undecided with the trials needed)
+                      by Fisher's exact test, Holm-corrected; latency by Mann-Whitney U;
+                      failing tests, flips, tool catalogs, calls (see docs/regressions.md)
       run             a run id or its prefix (default: the latest run)
-      --baseline <b>  a run id, last-green or previous (default: previous)
+      --baseline <b>  a run id, previous (default), last-green, or pool:K (the last K runs'
+                      pass counts pooled)
+      --alpha <a>     significance level over the whole run (default 0.05)
       --results <dir> the results folder (default: resultsDir of m3.config.json, else .m3)
       --strict        exit 1 on any change, not only on regressions
-      --latency-ratio <r>  list p95 turn latency changes from this ratio (default 1.5)
-      --json          the diff as JSON
-      exit code       0 no regression, 1 regressions, 2 nothing to compare
+      --latency-ratio <r>  p95 turn latency counts from this ratio (default 1.5)
+      --json          the diff as JSON: every verdict with counts, p-values and method
+      exit code       0 nothing regressed, 1 something regressed or a test fails its
+                      requirement, 2 nothing to compare
 `,
   "merge-reports": `  merge-reports <run folders...>  the run folders of jest --shard=i/n shards (each with
                       its blob.json) into one run: report.json, report.html, one history entry

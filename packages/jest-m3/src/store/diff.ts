@@ -1,10 +1,20 @@
 /**
- * What changed between two recorded runs: tests that flipped, pass-rate deltas per test and
- * agent, tool-catalog changes per server, calls that appeared or vanished, and turn-latency
- * changes. Computed from the history alone, so any two runs compare, whenever they ran.
+ * What changed between a run and its baseline (one run, or several pooled): verdicts on pass
+ * counts and on turn latency per test and agent, decided by statistics suited to small
+ * samples; failing and flipped tests, tool-catalog changes per server, calls that appeared
+ * or vanished. Computed from the history alone, so any runs compare, whenever they ran.
  */
 import { M3Error } from "@jest-m3/core";
+import type { PassCounts } from "../stats/fisher.js";
 import { queryRows, type SqlDatabase, type SqlValue } from "./engine.js";
+import { metricVerdicts, type MetricSamples, type MetricVerdict } from "./metric-verdicts.js";
+import {
+  DEFAULT_ALPHA,
+  PASS_METHOD,
+  passVerdicts,
+  type PassComparison,
+  type PassVerdict,
+} from "./pass-verdicts.js";
 
 /** A run as the history lists it. */
 export interface HistoryRun {
@@ -79,16 +89,33 @@ export function resolveRun(
   return found;
 }
 
-/** A test on an agent, as the diff keys it. */
-interface AgentRow {
-  readonly testId: string;
-  readonly test: string;
-  readonly agent: string;
-  readonly run: number;
-  readonly passed: number;
-  readonly rate: number;
-  readonly p50: number | null;
-  readonly p95: number | null;
+/**
+ * The runs a baseline spec names, oldest first: one run for a run id, `previous` or
+ * `last-green` (see {@link resolveRun}); for `pool:K`, the K runs before `run` (fewer when
+ * the history has fewer), whose pass counts are pooled.
+ *
+ * @throws RunNotInHistory when none is there, or `pool:K` is not a whole K ≥ 1.
+ */
+export function resolveBaseline(
+  runs: readonly HistoryRun[],
+  spec: string,
+  run: HistoryRun,
+): HistoryRun[] {
+  const pool = /^pool:(.*)$/.exec(spec);
+  if (!pool) return [resolveRun(runs, spec, run)];
+  const size = Number(pool[1]);
+  if (!Number.isInteger(size) || size < 1) {
+    throw new RunNotInHistory(
+      `--baseline ${spec}: K in pool:K must be a whole number of runs ≥ 1 (e.g. pool:5).`,
+    );
+  }
+  const earlier = runs.filter((other) => other.seq < run.seq).slice(-size);
+  if (earlier.length === 0) {
+    throw new RunNotInHistory(
+      `No run before ${run.id} in the history to pool. Runs: ${listed(runs)}.`,
+    );
+  }
+  return earlier;
 }
 
 /** A test whose verdict changed. */
@@ -97,16 +124,6 @@ export interface FlippedTest {
   readonly file: string;
   readonly from: string;
   readonly to: string;
-}
-
-/** A pass rate that changed for a test on an agent. */
-export interface RateChange {
-  readonly test: string;
-  readonly agent: string;
-  readonly from: { readonly passed: number; readonly run: number; readonly rate: number };
-  readonly to: { readonly passed: number; readonly run: number; readonly rate: number };
-  /** to.rate - from.rate. */
-  readonly delta: number;
 }
 
 /** A change to one server's tool catalog. */
@@ -127,73 +144,119 @@ export interface CallChange {
   readonly to: number;
 }
 
-/** A turn-latency change of a test on an agent past the threshold. */
-export interface LatencyChange {
-  readonly test: string;
-  readonly agent: string;
-  readonly from: { readonly p50: number; readonly p95: number };
-  readonly to: { readonly p50: number; readonly p95: number };
-  /** to.p95 / from.p95. */
-  readonly ratio: number;
+/** The statistics the verdicts were made with, named in the output. */
+export interface DiffStatistics {
+  /** The significance level: the chance of any false alarm in the whole run at most this. */
+  readonly alpha: number;
+  readonly passMethod: string;
+  /** Test-and-agent pairs compared (the m of the correction). */
+  readonly passComparisons: number;
+  readonly metricMethod: string;
+  readonly metricComparisons: number;
 }
 
-/** What changed from `baseline` to `run`. */
+/** What changed from the baseline to `run`. */
 export interface RunDiff {
+  /** The baseline as asked for: `previous`, `last-green`, a run id, `pool:K`. */
+  readonly baselineSpec: string;
+  /** The latest baseline run (the only one unless pooled). */
   readonly baseline: HistoryRun;
+  /** Every baseline run whose counts were pooled, oldest first. */
+  readonly baselineRuns: readonly HistoryRun[];
   readonly run: HistoryRun;
+  readonly statistics: DiffStatistics;
+  /** Per test and agent, in order: regressed, undecided, flaky, improved, unchanged. */
+  readonly verdicts: readonly PassVerdict[];
+  /** Turn latency (and judge scores once recorded) per test and agent. */
+  readonly metrics: readonly MetricVerdict[];
+  /** Tests of the run that failed their own requirement (their Jest verdict is failed). */
+  readonly failing: readonly FlippedTest[];
   readonly flipped: readonly FlippedTest[];
-  /** Tests only in one of the runs. */
+  /** Tests only in one of the sides. */
   readonly added: readonly string[];
   readonly removed: readonly string[];
-  readonly rates: readonly RateChange[];
   readonly catalogs: readonly CatalogChange[];
   readonly newCalls: readonly CallChange[];
   readonly vanishedCalls: readonly CallChange[];
-  readonly latency: readonly LatencyChange[];
-  /** The regressions, one line each: what makes `jest-m3 diff` exit 1. */
+  /** What makes `jest-m3 diff` exit 1, one line each: regressed verdicts and failing tests. */
   readonly regressions: readonly string[];
 }
 
-/** When a latency change is reported: p95 grew or shrank by `ratio`, and by `minMs` at least. */
-export interface LatencyThreshold {
-  readonly ratio: number;
-  readonly minMs: number;
+/** How `diffRuns` decides. */
+export interface DiffOptions {
+  /** Significance level (default 0.05). */
+  readonly alpha?: number;
+  /** Turn latency counts when its p95 moved by this ratio (default 1.5) ... */
+  readonly latencyRatio?: number;
+  /** ... and by this many milliseconds (default 100). */
+  readonly latencyMinMs?: number;
 }
 
-const testsOf = (db: SqlDatabase, run: string): Map<string, Record<string, SqlValue>> =>
+interface TestRow {
+  readonly id: string;
+  readonly file: string;
+  readonly name: string;
+  readonly verdict: string;
+}
+
+const testsOf = (db: SqlDatabase, run: string): Map<string, TestRow> =>
   new Map(
     queryRows(db, "SELECT test_id, file, full_name, verdict FROM tests WHERE run_id = ?", [
       run,
-    ]).map((row) => [String(row.test_id), row]),
+    ]).map((row) => [
+      String(row.test_id),
+      {
+        id: String(row.test_id),
+        file: String(row.file),
+        name: String(row.full_name),
+        verdict: String(row.verdict),
+      },
+    ]),
   );
 
-function agentRows(db: SqlDatabase, run: string): Map<string, AgentRow> {
-  const rows = queryRows(
-    db,
-    `SELECT t.test_id, s.full_name, t.harness, t.model, t.version, t.run, t.passed, t.rate, t.turn_p50_ms, t.turn_p95_ms
-     FROM trials t JOIN tests s ON s.run_id = t.run_id AND s.test_id = t.test_id WHERE t.run_id = ?`,
-    [run],
-  );
-  // Versions are left out of the key: an agent upgraded between runs is still the agent
-  // the test ran on, and its rate change is what the diff is for.
-  return new Map(
-    rows.map((row) => {
-      const agent = `${String(row.harness)} · ${String(row.model)}`;
-      return [
-        `${String(row.test_id)}\u0000${agent}`,
-        {
-          testId: String(row.test_id),
-          test: String(row.full_name),
-          agent,
-          run: Number(row.run),
-          passed: Number(row.passed),
-          rate: Number(row.rate),
-          p50: row.turn_p50_ms === null ? null : Number(row.turn_p50_ms),
-          p95: row.turn_p95_ms === null ? null : Number(row.turn_p95_ms),
-        },
-      ];
-    }),
-  );
+// Versions are left out of an agent's key: an agent upgraded between runs is still the agent
+// the test ran on, and its change is what the diff is for.
+const agentOf = (row: Record<string, SqlValue>): string =>
+  `${String(row.harness)} · ${String(row.model)}`;
+
+/** Pass counts per test and agent of `runs`, pooled. */
+function passCounts(db: SqlDatabase, runs: readonly string[]): Map<string, PassCounts> {
+  const counts = new Map<string, PassCounts>();
+  for (const run of runs) {
+    for (const row of queryRows(
+      db,
+      "SELECT test_id, harness, model, run, passed FROM trials WHERE run_id = ?",
+      [run],
+    )) {
+      const key = `${String(row.test_id)}\u0000${agentOf(row)}`;
+      const was = counts.get(key) ?? { passed: 0, trials: 0 };
+      counts.set(key, {
+        passed: was.passed + Number(row.passed),
+        trials: was.trials + Number(row.run),
+      });
+    }
+  }
+  return counts;
+}
+
+/** Turn durations per test and agent of `runs`, pooled. */
+function turnSamples(db: SqlDatabase, runs: readonly string[]): Map<string, number[]> {
+  const samples = new Map<string, number[]>();
+  for (const run of runs) {
+    for (const row of queryRows(
+      db,
+      `SELECT s.test_id, s.harness, s.model, u.duration_ms FROM turns u
+       JOIN sessions s ON s.run_id = u.run_id AND s.execution_id = u.execution_id
+       WHERE u.run_id = ? AND u.duration_ms IS NOT NULL ORDER BY s.execution_id, u.number`,
+      [run],
+    )) {
+      const key = `${String(row.test_id)}\u0000${agentOf(row)}`;
+      const list = samples.get(key) ?? [];
+      list.push(Number(row.duration_ms));
+      samples.set(key, list);
+    }
+  }
+  return samples;
 }
 
 function catalogOf(db: SqlDatabase, run: string): Map<string, Map<string, string>> {
@@ -236,70 +299,9 @@ function callCounts(
   );
 }
 
-const percent = (value: number): string => `${Math.round(value * 100)}%`;
-
-/** The difference between two runs of the history. */
-export function diffRuns(
-  db: SqlDatabase,
-  baseline: HistoryRun,
-  run: HistoryRun,
-  threshold: LatencyThreshold = { ratio: 1.5, minMs: 100 },
-): RunDiff {
-  const before = testsOf(db, baseline.id);
-  const after = testsOf(db, run.id);
-  const flipped: FlippedTest[] = [];
-  const added: string[] = [];
-  const removed: string[] = [];
-  for (const [id, test] of after) {
-    const old = before.get(id);
-    if (!old) added.push(String(test.full_name));
-    else if (old.verdict !== test.verdict) {
-      flipped.push({
-        test: String(test.full_name),
-        file: String(test.file),
-        from: String(old.verdict),
-        to: String(test.verdict),
-      });
-    }
-  }
-  for (const [id, test] of before) if (!after.has(id)) removed.push(String(test.full_name));
-  // Tests that now fail first: those are what a reader looks for.
-  flipped.sort((a, b) => Number(b.to === "failed") - Number(a.to === "failed"));
-
-  const oldAgents = agentRows(db, baseline.id);
-  const rates: RateChange[] = [];
-  const latency: LatencyChange[] = [];
-  for (const [key, now] of agentRows(db, run.id)) {
-    const old = oldAgents.get(key);
-    if (!old) continue;
-    // A test run once on both sides changed rate only by flipping: listed there, not twice.
-    const single = old.run === 1 && now.run === 1;
-    if (!single && (old.rate !== now.rate || old.run !== now.run)) {
-      rates.push({
-        test: now.test,
-        agent: now.agent,
-        from: { passed: old.passed, run: old.run, rate: old.rate },
-        to: { passed: now.passed, run: now.run, rate: now.rate },
-        delta: now.rate - old.rate,
-      });
-    }
-    if (old.p95 !== null && now.p95 !== null && old.p50 !== null && now.p50 !== null) {
-      const ratio = old.p95 === 0 ? (now.p95 === 0 ? 1 : Infinity) : now.p95 / old.p95;
-      const moved = Math.abs(now.p95 - old.p95) >= threshold.minMs;
-      if (moved && (ratio >= threshold.ratio || ratio <= 1 / threshold.ratio)) {
-        latency.push({
-          test: now.test,
-          agent: now.agent,
-          from: { p50: old.p50, p95: old.p95 },
-          to: { p50: now.p50, p95: now.p95 },
-          ratio,
-        });
-      }
-    }
-  }
-
-  const oldCatalog = catalogOf(db, baseline.id);
-  const newCatalog = catalogOf(db, run.id);
+function catalogChanges(db: SqlDatabase, baseline: string, run: string): CatalogChange[] {
+  const oldCatalog = catalogOf(db, baseline);
+  const newCatalog = catalogOf(db, run);
   const catalogs: CatalogChange[] = [];
   for (const server of [...new Set([...oldCatalog.keys(), ...newCatalog.keys()])].sort()) {
     const was = oldCatalog.get(server);
@@ -318,12 +320,19 @@ export function diffRuns(
       catalogs.push(change);
     }
   }
+  return catalogs;
+}
 
-  const oldCalls = callCounts(db, baseline.id);
-  const newCalls = callCounts(db, run.id);
+function callChanges(
+  db: SqlDatabase,
+  baseline: string,
+  run: string,
+  namesBefore: ReadonlySet<string>,
+  namesAfter: ReadonlySet<string>,
+): { appeared: CallChange[]; vanished: CallChange[] } {
+  const oldCalls = callCounts(db, baseline);
+  const newCalls = callCounts(db, run);
   // Calls are compared for tests that ran in both runs: a new test's calls are not "new".
-  const namesBefore = new Set([...before.values()].map((test) => String(test.full_name)));
-  const namesAfter = new Set([...after.values()].map((test) => String(test.full_name)));
   const appeared: CallChange[] = [];
   const vanished: CallChange[] = [];
   for (const [key, now] of newCalls) {
@@ -336,95 +345,146 @@ export function diffRuns(
       vanished.push({ test: was.test, server: was.server, tool: was.tool, from: was.count, to: 0 });
     }
   }
+  return { appeared, vanished };
+}
+
+/**
+ * The difference between `baselineRuns` (one run, or several pooled) and `run`: verdicts on
+ * pass counts per test and agent (Fisher's exact test, Holm-corrected), turn latency
+ * (Mann-Whitney U, Holm-corrected), failing tests, flips, catalogs and calls (against the
+ * latest baseline run).
+ */
+export function diffRuns(
+  db: SqlDatabase,
+  baselineRuns: HistoryRun | readonly HistoryRun[],
+  run: HistoryRun,
+  options: DiffOptions = {},
+  baselineSpec = "previous",
+): RunDiff {
+  const pool = Array.isArray(baselineRuns)
+    ? (baselineRuns as readonly HistoryRun[])
+    : [baselineRuns as HistoryRun];
+  const baseline = pool.at(-1)!;
+  const alpha = options.alpha ?? DEFAULT_ALPHA;
+  const after = testsOf(db, run.id);
+  const sides = pool.map((earlier) => testsOf(db, earlier.id));
+  const latest = sides.at(-1)!;
+  // A test's verdicts over the pooled runs: it "flips" when they and the run's disagree.
+  const verdictsOf = (id: string): Set<string> =>
+    new Set(sides.flatMap((side) => (side.get(id) ? [side.get(id)!.verdict] : [])));
+  const known = new Map<string, TestRow>();
+  for (const side of sides) for (const [id, test] of side) known.set(id, test);
+
+  const flipped: FlippedTest[] = [];
+  const added: string[] = [];
+  for (const [id, test] of after) {
+    if (!known.has(id)) added.push(test.name);
+    const old = latest.get(id);
+    if (old && old.verdict !== test.verdict) {
+      flipped.push({ test: test.name, file: test.file, from: old.verdict, to: test.verdict });
+    }
+  }
+  const removed = [...known.values()].filter((test) => !after.has(test.id)).map((t) => t.name);
+  // Tests that now fail first: those are what a reader looks for.
+  flipped.sort((a, b) => Number(b.to === "failed") - Number(a.to === "failed"));
+  const failing = [...after.values()]
+    .filter((test) => test.verdict === "failed")
+    .map((test) => ({
+      test: test.name,
+      file: test.file,
+      from: latest.get(test.id)?.verdict ?? "new",
+      to: test.verdict,
+    }));
+
+  const poolIds = pool.map((earlier) => earlier.id);
+  const before = passCounts(db, poolIds);
+  const comparisons: PassComparison[] = [];
+  for (const [key, counts] of passCounts(db, [run.id])) {
+    const old = before.get(key);
+    const [id = "", agent = ""] = key.split("\u0000");
+    const test = after.get(id);
+    if (!old || !test) continue;
+    const seen = verdictsOf(id);
+    seen.add(test.verdict);
+    comparisons.push({
+      test: test.name,
+      file: test.file,
+      agent,
+      baseline: old,
+      run: counts,
+      flipped: seen.has("passed") && seen.has("failed"),
+    });
+  }
+  const verdicts = passVerdicts(comparisons, alpha);
+
+  const oldTurns = turnSamples(db, poolIds);
+  const latencyRows: MetricSamples[] = [];
+  for (const [key, samples] of turnSamples(db, [run.id])) {
+    const old = oldTurns.get(key);
+    const [id = "", agent = ""] = key.split("\u0000");
+    const test = after.get(id);
+    if (!old || !test) continue;
+    latencyRows.push({ metric: LATENCY, test: test.name, agent, baseline: old, run: samples });
+  }
+  const metrics = metricVerdicts(
+    latencyRows,
+    {
+      higherIsBetter: false,
+      ratio: options.latencyRatio ?? 1.5,
+      minChange: options.latencyMinMs ?? 100,
+    },
+    alpha,
+  );
+
+  const namesBefore = new Set([...latest.values()].map((test) => test.name));
+  const namesAfter = new Set([...after.values()].map((test) => test.name));
+  const calls = callChanges(db, baseline.id, run.id, namesBefore, namesAfter);
 
   const regressions = [
-    ...flipped
-      .filter((test) => test.from === "passed" && test.to === "failed")
-      .map((test) => `test failed that passed: ${test.test}`),
-    ...rates
-      .filter((rate) => rate.delta < 0)
+    ...verdicts
+      .filter((row) => row.verdict === "regressed")
       .map(
-        (rate) =>
-          `pass rate fell ${percent(rate.from.rate)} → ${percent(rate.to.rate)}: ${rate.test} (${rate.agent})`,
+        (row) =>
+          `regressed: ${row.test} (${row.agent}) ${row.baseline.passed}/${row.baseline.trials} → ${row.run.passed}/${row.run.trials}, adjusted p = ${formatP(row.adjustedPValue)}`,
       ),
-    ...catalogs.flatMap((change) => [
-      ...change.removed.map((tool) => `tool removed from server ${change.server}: ${tool}`),
-      ...change.schemaChanged.map(
-        (tool) => `tool schema changed on server ${change.server}: ${tool}`,
+    ...metrics
+      .filter((row) => row.verdict === "regressed")
+      .map(
+        (row) =>
+          `regressed ${row.metric}: ${row.test} (${row.agent}) p95 ×${row.ratio.toFixed(2)}, adjusted p = ${formatP(row.adjustedPValue)}`,
       ),
-    ]),
+    ...failing.map((test) => `fails its requirement: ${test.test}`),
   ];
   return {
+    baselineSpec,
     baseline,
+    baselineRuns: pool,
     run,
+    statistics: {
+      alpha,
+      passMethod: PASS_METHOD,
+      passComparisons: comparisons.length,
+      metricMethod: "Mann-Whitney U (two-sided), Holm-corrected",
+      metricComparisons: latencyRows.length,
+    },
+    verdicts,
+    metrics,
+    failing,
     flipped,
     added,
     removed,
-    rates,
-    catalogs,
-    newCalls: appeared,
-    vanishedCalls: vanished,
-    latency,
+    catalogs: catalogChanges(db, baseline.id, run.id),
+    newCalls: calls.appeared,
+    vanishedCalls: calls.vanished,
     regressions,
   };
 }
 
-const millis = (value: number): string =>
-  value < 1000 ? `${Math.round(value)} ms` : `${(value / 1000).toFixed(2)} s`;
+/** The metric name of turn latency. */
+export const LATENCY = "turn latency";
 
-/** The diff as text, section by section; sections with nothing in them are left out. */
-export function formatDiff(diff: RunDiff): string {
-  const lines = [
-    `jest-m3 diff: ${diff.baseline.id} (${diff.baseline.success ? "green" : "red"}) → ${diff.run.id} (${diff.run.success ? "green" : "red"})`,
-  ];
-  const section = (title: string, items: readonly string[]): void => {
-    if (items.length === 0) return;
-    lines.push("", `${title} (${items.length})`, ...items.map((item) => `  ${item}`));
-  };
-  section(
-    "Tests that flipped",
-    diff.flipped.map((test) => `${test.from} → ${test.to}  ${test.test}  (${test.file})`),
-  );
-  section("New tests", diff.added);
-  section("Tests no longer run", diff.removed);
-  section(
-    "Pass rates",
-    diff.rates.map(
-      (rate) =>
-        `${rate.from.passed}/${rate.from.run} ${percent(rate.from.rate)} → ${rate.to.passed}/${rate.to.run} ${percent(rate.to.rate)} (${rate.delta >= 0 ? "+" : ""}${Math.round(rate.delta * 100)} points)  ${rate.test} · ${rate.agent}`,
-    ),
-  );
-  section(
-    "Tool catalogs",
-    diff.catalogs.flatMap((change) => [
-      ...change.added.map((tool) => `${change.server}: + ${tool} (added)`),
-      ...change.removed.map((tool) => `${change.server}: - ${tool} (removed)`),
-      ...change.schemaChanged.map((tool) => `${change.server}: ~ ${tool} (schema changed)`),
-    ]),
-  );
-  section(
-    "New calls",
-    diff.newCalls.map((call) => `${call.server}:${call.tool} ×${call.to}  ${call.test}`),
-  );
-  section(
-    "Vanished calls",
-    diff.vanishedCalls.map(
-      (call) => `${call.server}:${call.tool} (was ×${call.from})  ${call.test}`,
-    ),
-  );
-  section(
-    "Turn latency",
-    diff.latency.map(
-      (change) =>
-        `p50 ${millis(change.from.p50)} → ${millis(change.to.p50)}, p95 ${millis(change.from.p95)} → ${millis(change.to.p95)} (×${change.ratio.toFixed(2)})  ${change.test} · ${change.agent}`,
-    ),
-  );
-  if (lines.length === 1) lines.push("", "No changes.");
-  lines.push(
-    "",
-    diff.regressions.length === 0
-      ? "No regressions."
-      : `${diff.regressions.length} regression(s):\n${diff.regressions.map((line) => `  ${line}`).join("\n")}`,
-  );
-  return lines.join("\n");
+/** A p-value as text: 4 significant digits, `< 0.0001` below. */
+export function formatP(p: number): string {
+  if (p < 0.0001) return "< 0.0001";
+  return p >= 0.1 ? p.toFixed(2) : p.toPrecision(2);
 }
