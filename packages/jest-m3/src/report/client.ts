@@ -71,6 +71,8 @@ export const REPORT_SCRIPT = String.raw`
   var byId = {};
   var el = function (id) { return document.getElementById(id); };
 
+  // The one way a value reaches the page's markup: every value from the run's data, text or
+  // number, goes through esc (a number in a blob may hold markup as well as a text can).
   function esc(text) {
     return String(text == null ? '' : text).replace(/[&<>"']/g, function (c) {
       return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c];
@@ -141,11 +143,23 @@ export const REPORT_SCRIPT = String.raw`
     for (var i = first; i < last; i += 1) {
       var t = visible[i];
       var sub = t.file + ' · ' + Object.keys(t._agents).join(', ') + (t._calls ? ' · ' + t._calls + ' calls' : '');
-      html += '<div class="row' + (t.id === state.selected ? ' selected' : '') + '" style="top:' + i * ROW + 'px" data-test-id="' + esc(t.id) + '">' +
-        '<div class="name"><span class="v v-' + t.verdict + '">' + t.verdict + '</span>' + esc(t.fullName) + '</div>' +
+      html += '<div class="row' + (t.id === state.selected ? ' selected' : '') + '" data-top="' + esc(i * ROW) + '" data-test-id="' + esc(t.id) + '">' +
+        '<div class="name"><span class="v v-' + esc(t.verdict) + '">' + esc(t.verdict) + '</span>' + esc(t.fullName) + '</div>' +
         '<div class="sub">' + esc(sub) + '</div></div>';
     }
     inner.innerHTML = html;
+    place(inner);
+  }
+  // Positions and widths go through the style object, never a style attribute: the page's
+  // policy allows no inline style (nor inline script) but its own, by hash.
+  function place(root) {
+    Array.prototype.forEach.call(root.querySelectorAll('[data-top]'), function (node) {
+      node.style.top = node.getAttribute('data-top') + 'px';
+    });
+    Array.prototype.forEach.call(root.querySelectorAll('[data-left]'), function (node) {
+      node.style.left = node.getAttribute('data-left') + '%';
+      node.style.width = node.getAttribute('data-width') + '%';
+    });
   }
   function applyFilters() {
     visible = tests.filter(matches);
@@ -167,8 +181,8 @@ export const REPORT_SCRIPT = String.raw`
       var span = turnMs && turnMs > 0 ? turnMs : null;
       var left = span && c.offsetMs != null ? Math.min(100, Math.max(0, c.offsetMs / span * 100)) : 0;
       var width = span && c.latencyMs != null ? Math.min(100 - left, c.latencyMs / span * 100) : 0;
-      html += '<tr class="call" data-call="' + i + '"><td>' + esc(c.id || i + 1) + '</td>' +
-        '<td><div class="bar" title="' + esc(ms(c.offsetMs)) + ' after the turn began"><i style="left:' + left.toFixed(1) + '%;width:' + width.toFixed(1) + '%"></i></div></td>' +
+      html += '<tr class="call" data-call="' + esc(i) + '"><td>' + esc(c.id || i + 1) + '</td>' +
+        '<td><div class="bar" title="' + esc(ms(c.offsetMs)) + ' after the turn began"><i data-left="' + esc(left.toFixed(1)) + '" data-width="' + esc(width.toFixed(1)) + '"></i></div></td>' +
         '<td>' + esc(c.server) + '</td><td>' + esc(c.tool) + '</td>' +
         '<td class="args">' + esc(c.arguments) + '</td>' +
         '<td class="res">' + (c.error ? '<span class="err">' + esc(c.error) + '</span>' : esc(c.result == null ? '' : c.result)) + '</td>' +
@@ -188,17 +202,17 @@ export const REPORT_SCRIPT = String.raw`
   }
   function turnHtml(s, si, turn, ti) {
     var calls = turn.toolCalls.filter(callShown);
-    var html = '<div class="turn" id="s' + si + 't' + turn.number + '"><h4>Turn ' + turn.number + ' <span class="label">[' + esc(turn.outcome) + ']' + (turn.durationMs != null ? ' · ' + esc(ms(turn.durationMs)) : '') + '</span></h4>' +
+    var html = '<div class="turn" id="' + esc('s' + si + 't' + turn.number) + '"><h4>Turn ' + esc(turn.number) + ' <span class="label">[' + esc(turn.outcome) + ']' + (turn.durationMs != null ? ' · ' + esc(ms(turn.durationMs)) : '') + '</span></h4>' +
       '<div class="label">prompt</div><pre class="prompt">' + esc(turn.prompt) + '</pre>' +
       '<div class="label">reply</div><pre class="reply">' + esc(turn.reply == null ? '(none)' : turn.reply) + '</pre>';
     if (turn.error) html += '<div class="err">turn error: ' + esc(turn.error) + '</div>';
     (turn.gaps || []).forEach(function (g) { html += '<div class="gap">evidence gap: ' + esc(g) + '</div>'; });
-    var filtered = calls.length !== turn.toolCalls.length ? ' (' + calls.length + ' of ' + turn.toolCalls.length + ' shown by the filters)' : '';
+    var filtered = calls.length !== turn.toolCalls.length ? ' (' + esc(calls.length) + ' of ' + esc(turn.toolCalls.length) + ' shown by the filters)' : '';
     if (turn.toolCalls.length === 0) return html + '<div class="label">tool calls: none observed</div></div>';
     html += '<div class="label">tool calls' + filtered + ' · click a call for its JSON-RPC messages</div>' +
-      '<table class="calls" data-session="' + si + '" data-turn="' + ti + '"><thead><tr><th>#</th><th>timeline</th><th>server</th><th>tool</th><th>arguments</th><th>result or error</th><th>status</th><th>evidence</th><th>latency</th></tr></thead><tbody>' +
+      '<table class="calls" data-session="' + esc(si) + '" data-turn="' + esc(ti) + '"><thead><tr><th>#</th><th>timeline</th><th>server</th><th>tool</th><th>arguments</th><th>result or error</th><th>status</th><th>evidence</th><th>latency</th></tr></thead><tbody>' +
       callRows(calls, turn.durationMs, 0, Math.min(PAGE, calls.length)) + '</tbody></table>';
-    if (calls.length > PAGE) html += '<button class="more" data-session="' + si + '" data-turn="' + ti + '" data-shown="' + PAGE + '">show ' + Math.min(PAGE, calls.length - PAGE) + ' more of ' + (calls.length - PAGE) + '</button>';
+    if (calls.length > PAGE) html += '<button class="more" data-session="' + esc(si) + '" data-turn="' + esc(ti) + '" data-shown="' + esc(PAGE) + '">show ' + esc(Math.min(PAGE, calls.length - PAGE)) + ' more of ' + esc(calls.length - PAGE) + '</button>';
     return html + '</div>';
   }
   var current = null;
@@ -207,9 +221,9 @@ export const REPORT_SCRIPT = String.raw`
     current = t || null;
     if (!t) { detail.innerHTML = '<div class="empty">Choose a test.</div>'; detail.removeAttribute('data-test-id'); return; }
     detail.setAttribute('data-test-id', t.id);
-    var html = '<h2><span class="v v-' + t.verdict + '">' + t.verdict + '</span>' + esc(t.fullName) + '</h2>' +
+    var html = '<h2><span class="v v-' + esc(t.verdict) + '">' + esc(t.verdict) + '</span>' + esc(t.fullName) + '</h2>' +
       '<div class="meta">' + esc(t.file) + (t.durationMs != null ? ' · ' + esc(ms(t.durationMs)) : '') +
-      (t.trials ? ' · trials ' + t.trials.passed + '/' + t.trials.total + ' passed (' + Math.round(t.trials.passed / t.trials.total * 100) + '%)' : '') +
+      (t.trials ? ' · trials ' + esc(t.trials.passed) + '/' + esc(t.trials.total) + ' passed (' + esc(Math.round(t.trials.passed / t.trials.total * 100)) + '%)' : '') +
       ' · <a href="#test=' + esc(t.id) + '">link to this test</a></div>';
     if (t.failureMessages.length > 0) {
       html += '<h3>Failed assertion</h3>' + t.failureMessages.map(function (m) { return '<pre class="failure">' + esc(m) + '</pre>'; }).join('') +
@@ -219,23 +233,24 @@ export const REPORT_SCRIPT = String.raw`
       html += '<h3>Per agent</h3><table class="stats"><thead><tr><th>agent</th><th>passed</th><th>pass rate (95% CI)</th><th>turn p50</th><th>turn p95</th><th>tool calls</th><th>per session p50 / max</th></tr></thead><tbody>' +
         t.stats.map(function (r) {
           var pct = function (v) { return Math.round(v * 100) + '%'; };
-          return '<tr class="stats-row"><td>' + esc(r.agent.harness + (r.agent.version ? ' ' + r.agent.version : '') + ' · ' + r.agent.model) + '</td><td>' + r.trials.passed + '/' + r.trials.run +
-            '</td><td>' + pct(r.trials.rate) + ' (' + pct(r.trials.interval[0]) + '–' + pct(r.trials.interval[1]) + ')</td><td>' + (r.turnLatencyMs ? esc(ms(r.turnLatencyMs.p50)) : '-') +
-            '</td><td>' + (r.turnLatencyMs ? esc(ms(r.turnLatencyMs.p95)) : '-') + '</td><td>' + r.toolCalls.total + '</td><td>' + r.toolCalls.perSession.p50 + ' / ' + r.toolCalls.perSession.max + '</td></tr>';
+          return '<tr class="stats-row"><td>' + esc(r.agent.harness + (r.agent.version ? ' ' + r.agent.version : '') + ' · ' + r.agent.model) + '</td><td>' + esc(r.trials.passed) + '/' + esc(r.trials.run) +
+            '</td><td>' + esc(pct(r.trials.rate)) + ' (' + esc(pct(r.trials.interval[0])) + '–' + esc(pct(r.trials.interval[1])) + ')</td><td>' + (r.turnLatencyMs ? esc(ms(r.turnLatencyMs.p50)) : '-') +
+            '</td><td>' + (r.turnLatencyMs ? esc(ms(r.turnLatencyMs.p95)) : '-') + '</td><td>' + esc(r.toolCalls.total) + '</td><td>' + esc(r.toolCalls.perSession.p50) + ' / ' + esc(r.toolCalls.perSession.max) + '</td></tr>';
         }).join('') + '</tbody></table>';
     }
     if (t.sessions.length === 0) html += '<p class="label">This test ran no agent sessions.</p>';
     t.sessions.forEach(function (s, si) {
       var count = s.turns.reduce(function (n, turn) { return n + turn.toolCalls.length; }, 0);
       html += '<div class="session"><h3>' + esc(s.agent) + '</h3><div class="meta agent">harness ' + esc(s.harness || s.agent) + (s.version ? ' ' + esc(s.version) : '') + ' · model ' + esc(s.model) +
-        (s.provider ? ' · provider <span class="provider">' + esc(s.provider.name + ' (' + s.provider.dialect + ', ' + s.provider.baseUrl + ')') + '</span>' : '') + ' · session ' + esc(s.sessionId || '(never opened)') + ' · outcome ' + esc(s.outcome) + ' · ' + count + ' calls' + (s.durationMs != null ? ' · ' + esc(ms(s.durationMs)) : '') + '</div>';
+        (s.provider ? ' · provider <span class="provider">' + esc(s.provider.name + ' (' + s.provider.dialect + ', ' + s.provider.baseUrl + ')') + '</span>' : '') + ' · session ' + esc(s.sessionId || '(never opened)') + ' · outcome ' + esc(s.outcome) + ' · ' + esc(count) + ' calls' + (s.durationMs != null ? ' · ' + esc(ms(s.durationMs)) : '') + '</div>';
       if (s.error) html += '<div class="err">session error: ' + esc(s.error) + '</div>';
       s.gaps.forEach(function (g) { html += '<div class="gap">evidence gap: ' + esc(g) + '</div>'; });
-      if (s.outsideTurns) html += '<div class="label">' + s.outsideTurns + ' call(s) outside any turn</div>';
+      if (s.outsideTurns) html += '<div class="label">' + esc(s.outsideTurns) + ' call(s) outside any turn</div>';
       s.turns.forEach(function (turn, ti) { html += turnHtml(s, si, turn, ti); });
       html += '</div>';
     });
     detail.innerHTML = html;
+    place(detail);
   }
   el('detail').addEventListener('click', function (event) {
     if (!current) return;
@@ -246,6 +261,7 @@ export const REPORT_SCRIPT = String.raw`
       var next = Math.min(calls.length, shown + PAGE);
       var body = el('detail').querySelector('table.calls[data-session="' + si + '"][data-turn="' + ti + '"] tbody');
       body.insertAdjacentHTML('beforeend', callRows(calls, turn.durationMs, shown, next));
+      place(body);
       if (next >= calls.length) more.remove();
       else { more.setAttribute('data-shown', next); more.textContent = 'show ' + Math.min(PAGE, calls.length - next) + ' more of ' + (calls.length - next); }
       return;

@@ -2,7 +2,13 @@
  * The run report as one self-contained HTML file: styles and script inline, the run's data
  * in a `<script type="application/json">` tag. It opens from disk, with no server and no
  * network.
+ *
+ * Every value of the run reaches the markup escaped, here through {@link escapeHtml} and in
+ * the page through its one `esc` (numbers too: a blob's number may hold markup). Behind
+ * that, the page's content security policy runs only its own script and styles, named by
+ * their sha256 hashes: no inline event handler, no injected script or style, no load.
  */
+import { createHash } from "node:crypto";
 import type { RunReport } from "./model.js";
 import { REPORT_SCRIPT, REPORT_STYLES } from "./client.js";
 
@@ -17,11 +23,29 @@ export function jsonForScript(value: unknown): string {
     .replace(/\u2029/g, "\\u2029");
 }
 
-const escapeHtml = (text: string): string =>
-  text.replace(
+/** `value` as text safe in HTML content and in quoted attributes. */
+const escapeHtml = (value: unknown): string =>
+  String(value ?? "").replace(
     /[&<>"']/g,
     (char) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[char]!,
   );
+
+const sha256 = (text: string): string =>
+  `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
+
+/**
+ * The page's content security policy: nothing loaded from anywhere, only the page's own
+ * script and style element (by hash) run, no inline handler or style attribute, no base or
+ * form target. Images only as data: URLs (none are used).
+ */
+export const REPORT_POLICY = [
+  "default-src 'none'",
+  `script-src ${sha256(REPORT_SCRIPT)}`,
+  `style-src ${sha256(REPORT_STYLES)}`,
+  "img-src data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join("; ");
 
 /**
  * The report page of a run.
@@ -40,14 +64,14 @@ export function renderReportHtml(report: RunReport): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+<meta http-equiv="Content-Security-Policy" content="${REPORT_POLICY}">
 <title>${escapeHtml(title)}</title>
 <style>${REPORT_STYLES}</style>
 </head>
 <body>
 <header>
 <h1>${escapeHtml(title)}</h1>
-<span class="totals" id="totals"><span class="${report.success ? "st-success" : "st-bad"}">${report.success ? "passed" : "failed"}</span><span>${totals.tests} tests</span><span class="st-success">${totals.passed} passed</span><span class="st-bad">${totals.failed} failed</span><span>${totals.skipped} skipped</span><span>${totals.sessions} sessions</span><span>${totals.calls} tool calls</span></span>
+<span class="totals" id="totals"><span class="${report.success === true ? "st-success" : "st-bad"}">${report.success === true ? "passed" : "failed"}</span><span>${escapeHtml(totals.tests)} tests</span><span class="st-success">${escapeHtml(totals.passed)} passed</span><span class="st-bad">${escapeHtml(totals.failed)} failed</span><span>${escapeHtml(totals.skipped)} skipped</span><span>${escapeHtml(totals.sessions)} sessions</span><span>${escapeHtml(totals.calls)} tool calls</span></span>
 <div class="meta">${escapeHtml(`provider: ${report.provider ?? "unknown"}`)}${harnesses ? ` · ${escapeHtml(harnesses)}` : ""} · ${escapeHtml(report.finishedAt)}</div>
 </header>
 <div class="filters">
