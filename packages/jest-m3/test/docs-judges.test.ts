@@ -56,7 +56,7 @@ test("the reply states the amount the tool returned", async () => {
   const [agent] = kit.agents([
     { harness: "codex", models: ["scripted"], provider: model.provider },
   ]);
-  const session = agent.session({ server, tools: ["shipping:shipping_quote"], timeout: 60_000 });
+  const session = agent!.session({ server, tools: ["shipping:shipping_quote"], timeout: 60_000 });
   let first, second;
   {
     await using open = await session.open();
