@@ -22,7 +22,7 @@
  */
 import { defineHarness, type HarnessDefinition } from "@jest-m3/core/harness";
 import { codexReadiness, codexReadinessKey } from "./readiness.js";
-import { openCodexSession } from "./session.js";
+import { openCodexSession } from "./open.js";
 
 /**
  * The Codex harness: `readiness()` checks the executable, its version, the app-server and

@@ -1,29 +1,30 @@
-import { statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  agentChecks,
+  errorMessage,
+  fileIdentity,
   ManagedProcess,
-  type Capabilities,
+  probeOnce,
+  providerCredentials,
+  sessionCapabilities,
+  worst,
+  type ExecutableLookup,
+  type FoundExecutable,
+  type VersionProbe,
+} from "@jest-m3/core/adapter-kit";
+import {
+  readinessOf,
   type Capability,
   type ModelProvider,
   type Readiness,
   type ReadinessContext,
   type SelectionSpec,
-  readinessOf,
 } from "@jest-m3/core/harness";
 import { AppServerClient } from "./app-server-client.js";
 import { APP_SERVER_ARGS } from "./config.js";
-import {
-  compareVersions,
-  parseCodexVersion,
-  readCodexVersion,
-  resolveCodexExecutable,
-  TESTED_CODEX_VERSION,
-  type CodexVersion,
-  type ExecutableLookup,
-  type VersionProbe,
-} from "./executable.js";
+import { readCodexVersion, resolveCodexExecutable, TESTED_CODEX_VERSION } from "./executable.js";
 import { findHostLogin, hostCodexHome, type HostLogin } from "./home.js";
 import { resolveCodexOptions } from "./options.js";
 
@@ -50,27 +51,14 @@ export function launchFacts(
   };
 }
 
-function probeVersion(executable: string): Promise<VersionProbe> {
-  let identity = executable;
-  try {
-    const stat = statSync(executable);
-    identity += `\0${stat.mtimeMs}\0${stat.size}`;
-  } catch {
-    // Reported by the probe itself.
-  }
-  let probe = versionProbes.get(identity);
-  if (!probe) {
-    probe = readCodexVersion(executable).catch((error: unknown): VersionProbe => ({
-      ok: false,
-      reason: `\`${executable} --version\` could not run: ${error instanceof Error ? error.message : String(error)}`,
-    }));
-    versionProbes.set(identity, probe);
+function probeVersion(executable: FoundExecutable): Promise<VersionProbe> {
+  return probeOnce(
+    versionProbes,
+    fileIdentity(executable.path),
+    () => readCodexVersion(executable.path),
     // Only a version is worth keeping; a failure is checked again next time.
-    void probe.then((result) => {
-      if (!result.ok) versionProbes.delete(identity);
-    });
-  }
-  return probe;
+    (result) => result.ok,
+  );
 }
 
 /** Starts `codex app-server` in a throw-away home and checks that it answers `initialize`. */
@@ -97,7 +85,7 @@ async function checkAppServer(executable: string, timeoutMs: number): Promise<Ca
   } catch (error) {
     return {
       status: "unavailable",
-      reason: `codex app-server did not answer initialize: ${error instanceof Error ? error.message : String(error)}`,
+      reason: `codex app-server did not answer initialize: ${errorMessage(error)}`,
     };
   } finally {
     await client.close(1000);
@@ -107,20 +95,16 @@ async function checkAppServer(executable: string, timeoutMs: number): Promise<Ca
 
 function probeAppServer(
   executable: string,
-  version: CodexVersion,
+  version: string,
   timeoutMs: number,
 ): Promise<Capability> {
-  const key = `${executable}\0${version.text}`;
-  let probe = appServerProbes.get(key);
-  if (!probe) {
-    probe = checkAppServer(executable, timeoutMs);
-    appServerProbes.set(key, probe);
+  return probeOnce(
+    appServerProbes,
+    `${executable}\0${version}`,
+    () => checkAppServer(executable, timeoutMs),
     // A failed start may be the machine's moment, not the binary's: try again next time.
-    void probe.then((result) => {
-      if (result.status !== "ready") appServerProbes.delete(key);
-    });
-  }
-  return probe;
+    (result) => result.status === "ready",
+  );
 }
 
 /**
@@ -132,15 +116,8 @@ export function credentialsCapability(
   credentialNames: readonly string[],
   login: HostLogin,
 ): Capability {
-  if (provider) {
-    if (provider.envKey !== undefined && !credentialNames.includes(provider.envKey)) {
-      return {
-        status: "unavailable",
-        reason: `provider "${provider.name}" reads its key from ${provider.envKey}, which is not mapped; add credentialEnv: { ${provider.envKey}: "<PARENT_VARIABLE>" }`,
-      };
-    }
-    return { status: "ready" };
-  }
+  const explicit = providerCredentials(provider, credentialNames);
+  if (explicit) return explicit;
   if (credentialNames.length > 0) {
     return {
       status: "unavailable",
@@ -157,42 +134,6 @@ export function credentialsCapability(
         status: "unavailable",
         reason: `no provider and no credentials given, and ${login.reason}`,
       };
-}
-
-const RANK: Readonly<Record<Capability["status"], number>> = {
-  ready: 0,
-  degraded: 1,
-  unsupported: 2,
-  unavailable: 3,
-};
-
-function worst(...capabilities: Capability[]): Capability {
-  const rank = Math.max(...capabilities.map((capability) => RANK[capability.status]));
-  if (rank === 0) return { status: "ready" };
-  const status = capabilities.find((capability) => RANK[capability.status] === rank)?.status;
-  const reasons = capabilities
-    .filter((capability) => capability.status !== "ready" && capability.reason)
-    .map((capability) => capability.reason);
-  return { status: status ?? "unavailable", reason: [...new Set(reasons)].join("; ") };
-}
-
-function versionCapability(probe: VersionProbe): Capability {
-  if (!probe.ok) return { status: "unavailable", reason: probe.reason };
-  const tested = parseCodexVersion(TESTED_CODEX_VERSION) as CodexVersion;
-  const order = compareVersions(probe.version, tested);
-  if (order < 0) {
-    return {
-      status: "unavailable",
-      reason: `Codex ${probe.version.text} is older than ${TESTED_CODEX_VERSION}, the version this adapter is tested with; install @openai/codex@${TESTED_CODEX_VERSION}`,
-    };
-  }
-  if (order > 0) {
-    return {
-      status: "degraded",
-      reason: `Codex ${probe.version.text} is newer than ${TESTED_CODEX_VERSION}, the version this adapter is tested with; it may work (the adapter's protocol contract test tells), but it is untested`,
-    };
-  }
-  return { status: "ready" };
 }
 
 /**
@@ -222,49 +163,37 @@ export async function codexReadiness(context: ReadinessContext): Promise<Readine
   const options = resolveCodexOptions(selection.options);
   const { executable, hostHome } = launchFacts(selection, config);
 
-  let executableCapability: Capability;
-  let version: Capability;
-  let appServer: Capability;
-  let versionText: string | null = null;
-  if (!executable.found) {
-    executableCapability = { status: "unavailable", reason: executable.reason };
-    version = { status: "unavailable", reason: "no Codex executable to ask for its version" };
-    appServer = { status: "unavailable", reason: "no Codex executable to start" };
-  } else {
-    executableCapability = { status: "ready" };
-    const probe = await probeVersion(executable.path);
-    version = versionCapability(probe);
-    if (probe.ok) versionText = probe.version.text;
-    appServer =
-      probe.ok && version.status !== "unavailable"
-        ? await probeAppServer(executable.path, probe.version, options.startupTimeoutMs)
-        : { status: "unavailable", reason: "not started: the version check failed" };
-  }
+  const checks = await agentChecks({
+    agent: "Codex",
+    executable,
+    version: {
+      product: "Codex",
+      tested: TESTED_CODEX_VERSION,
+      install: `@openai/codex@${TESTED_CODEX_VERSION}`,
+      checkedBy: "the adapter's protocol contract test",
+    },
+    probeVersion,
+    start: {
+      name: "appServer",
+      probe: (found, version) => probeAppServer(found.path, version.text, options.startupTimeoutMs),
+    },
+  });
   const credentials = credentialsCapability(
     selection.provider,
     credentialNames,
     findHostLogin(hostHome),
   );
-  const harness = worst(executableCapability, version, appServer);
-  const capabilities: Capabilities = {
-    multiTurn: worst(harness, credentials),
-    toolPolicy: harness,
-    wireEvidence: harness,
-    reportedEvidence: harness,
-    cancellation: harness,
-    approvals: harness,
-    // Codex 0.171 passes an MCP server's elicitation/create on as
-    // mcpServer/elicitation/request (form and URL mode); the session's plan answers it.
-    elicitation: harness,
+  // Codex 0.171 passes an MCP server's elicitation/create on as
+  // mcpServer/elicitation/request (form and URL mode); the session's plan answers it.
+  const capabilities = sessionCapabilities(
+    worst(checks.executable, checks.version, checks.start),
     credentials,
-    executable: executableCapability,
-    version,
-    appServer,
-  };
+    { executable: checks.executable, version: checks.version, appServer: checks.start },
+  );
   return readinessOf(
     {
       name: "codex",
-      version: versionText,
+      version: checks.versionText,
       executable: executable.found ? executable.path : null,
     },
     capabilities,

@@ -1,0 +1,259 @@
+import {
+  errorMessage,
+  startFailure,
+  stopSessionServers,
+  tornDown,
+  withoutSharedStderr,
+  type WarmLease,
+} from "@jest-m3/core/adapter-kit";
+import { HarnessStartError, type HarnessLaunch } from "@jest-m3/core/harness";
+import { AppServerClient } from "./app-server-client.js";
+import { APP_SERVER_ARGS, threadStartParams } from "./config.js";
+import { AppServerExited, CodexRpcError } from "./errors.js";
+import { codexEnvironment, copyHostLogin, createHomes, findHostLogin } from "./home.js";
+import { resolveCodexOptions, type ResolvedCodexOptions } from "./options.js";
+import type { McpStartupStatus } from "./protocol.js";
+import { CLIENT_INFO, credentialsCapability, launchFacts } from "./readiness.js";
+import { CLOSE_GRACE_MS, CODEX_NAMES, CodexSession } from "./session.js";
+import { acquireWarm, type WarmAppServer } from "./warm-pool.js";
+
+const TORN_DOWN = tornDown(CODEX_NAMES);
+
+/**
+ * Turns whatever stopped `open()` into a {@link HarnessStartError} in Codex's words, naming
+ * the MCP server at fault when `thread/start` failed on one.
+ */
+function startError(
+  error: unknown,
+  client: AppServerClient,
+  statuses: ReadonlyMap<string, McpStartupStatus>,
+  servers: readonly string[],
+  aborted: boolean,
+): HarnessStartError {
+  const stderrTail = client.agent.stderrTail();
+  if (!aborted && error instanceof CodexRpcError && error.method === "thread/start") {
+    const failed = servers.filter(
+      (name) => statuses.get(name)?.status === "failed" || error.message.includes(`${name}:`),
+    );
+    const what =
+      failed.length > 0
+        ? `MCP server${failed.length > 1 ? "s" : ""} ${failed.map((name) => `"${name}"`).join(", ")} failed to start`
+        : "Codex could not start the thread";
+    return new HarnessStartError("codex", `${what}: ${error.message}`, {
+      stderrTail,
+      cause: error,
+    });
+  }
+  return startFailure("codex", error, { names: CODEX_NAMES, stderrTail, aborted });
+}
+
+/**
+ * Waits until Codex reports every server `ready` for the thread. A `failed` or `cancelled`
+ * server, the deadline, the launch being torn down or the process exiting end the wait.
+ */
+function serversReady(
+  client: AppServerClient,
+  statuses: Map<string, McpStartupStatus>,
+  servers: readonly string[],
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const stops: (() => void)[] = [];
+    const settle = (error?: unknown): void => {
+      for (const stop of stops) stop();
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const fail = (words: string): void =>
+      settle(new HarnessStartError("codex", words, { stderrTail: client.agent.stderrTail() }));
+    const check = (): void => {
+      for (const name of servers) {
+        const status = statuses.get(name);
+        if (status?.status === "failed" || status?.status === "cancelled") {
+          const what =
+            status.status === "failed" ? "failed to start" : "was cancelled while starting";
+          fail(`MCP server "${name}" ${what}: ${status.error ?? "Codex gave no reason"}`);
+          return;
+        }
+      }
+      if (servers.every((name) => statuses.get(name)?.status === "ready")) settle();
+    };
+    const timer = setTimeout(() => {
+      const waiting = servers
+        .filter((name) => statuses.get(name)?.status !== "ready")
+        .map((name) => `"${name}" (${statuses.get(name)?.status ?? "no status yet"})`);
+      fail(`MCP servers not ready within ${timeoutMs} ms: ${waiting.join(", ")}`);
+    }, timeoutMs);
+    stops.push(() => clearTimeout(timer));
+    const onAbort = (): void => settle(new HarnessStartError("codex", TORN_DOWN));
+    signal.addEventListener("abort", onAbort, { once: true });
+    stops.push(() => signal.removeEventListener("abort", onAbort));
+    stops.push(client.onNotification(() => check()));
+    stops.push(
+      client.agent.onExit((exit) =>
+        settle(
+          new AppServerExited(
+            "while its MCP servers were starting",
+            exit,
+            client.agent.stderrTail(),
+          ),
+        ),
+      ),
+    );
+    if (signal.aborted) onAbort();
+    else check();
+  });
+}
+
+/** Records the startup statuses of every thread on a shared app-server, by thread. */
+function watchStatuses(
+  client: AppServerClient,
+  byThread: Map<string, Map<string, McpStartupStatus>>,
+): () => void {
+  return client.onNotification((notification) => {
+    if (notification.method !== "mcpServer/startupStatus/updated") return;
+    const status = notification.params as unknown as McpStartupStatus & { threadId?: string };
+    const thread = status.threadId ?? "";
+    if (!byThread.has(thread)) byThread.set(thread, new Map());
+    byThread.get(thread)!.set(status.name, status);
+  });
+}
+
+/** `thread/start` with the session's configuration: the thread's id. */
+async function startThread(
+  client: AppServerClient,
+  launch: HarnessLaunch,
+  options: ResolvedCodexOptions,
+): Promise<string> {
+  const wait = { timeoutMs: options.startupTimeoutMs, signal: launch.signal };
+  const started = await client.request("thread/start", threadStartParams(launch, options), wait);
+  const threadId = started.thread?.id;
+  if (typeof threadId !== "string" || threadId === "") {
+    throw new HarnessStartError(
+      "codex",
+      `thread/start answered without a thread id: ${JSON.stringify(started).slice(0, 300)}`,
+    );
+  }
+  return threadId;
+}
+
+/**
+ * Opens a Codex session: one `codex app-server` in a fresh CODEX_HOME and HOME, one
+ * ephemeral thread in the launch's workspace, every MCP server ready before it returns.
+ *
+ * @throws {@link HarnessStartError} with Codex's words (and the MCP server's name when a
+ * server failed to start) and the app-server's stderr tail.
+ */
+export async function openCodexSession(launch: HarnessLaunch): Promise<CodexSession> {
+  const options = resolveCodexOptions(launch.selection.options);
+  const facts = launchFacts(launch.selection, launch.config);
+  if (!facts.executable.found) throw new HarnessStartError("codex", facts.executable.reason);
+  const login = findHostLogin(facts.hostHome);
+  const credentials = credentialsCapability(launch.provider, launch.credentials, login);
+  if (credentials.status !== "ready") {
+    throw new HarnessStartError("codex", credentials.reason ?? "no credentials");
+  }
+  const ownLogin = !launch.provider && launch.credentials.length === 0 && login.usable;
+  if (ownLogin)
+    launch.record({ kind: "harness", detail: `using the Codex login of ${login.authFile}` });
+  if (options.warm) {
+    return openWarmSession(
+      launch,
+      options,
+      facts.executable.path,
+      ownLogin ? login.authFile : undefined,
+    );
+  }
+  const homes = await createHomes(await launch.tempDir("m3-codex-"));
+  if (ownLogin) await copyHostLogin(login.authFile, homes);
+  if (launch.signal.aborted) throw new HarnessStartError("codex", TORN_DOWN);
+  const child = launch.spawn({
+    label: "codex app-server",
+    command: facts.executable.path,
+    args: [...APP_SERVER_ARGS],
+    env: codexEnvironment(launch.env, homes),
+    cwd: launch.workspace,
+  });
+  const client = new AppServerClient(child);
+  // Before the first turn only this thread exists: statuses may name it or not.
+  const statuses = new Map<string, McpStartupStatus>();
+  const stopStatuses = client.onNotification((notification) => {
+    if (notification.method === "mcpServer/startupStatus/updated") {
+      const status = notification.params as unknown as McpStartupStatus;
+      statuses.set(status.name, status);
+    }
+  });
+  const names = launch.servers.map((server) => server.name);
+  try {
+    await child.spawned;
+    await client.request(
+      "initialize",
+      { clientInfo: CLIENT_INFO, capabilities: { experimentalApi: true } },
+      { timeoutMs: options.startupTimeoutMs, signal: launch.signal },
+    );
+    client.notify("initialized");
+    const threadId = await startThread(client, launch, options);
+    await serversReady(client, statuses, names, options.startupTimeoutMs, launch.signal);
+    return new CodexSession(client, launch, threadId);
+  } catch (error) {
+    const failure = startError(error, client, statuses, names, launch.signal.aborted);
+    await client.close(300);
+    throw failure;
+  } finally {
+    stopStatuses();
+  }
+}
+
+/**
+ * Opens a session on a warm app-server (`options: { warm: true }`): its own ephemeral
+ * thread, with its own MCP servers, provider and workspace, in an app-server shared only
+ * with sessions of the same executable, environment and login (see warm-pool.ts).
+ */
+async function openWarmSession(
+  launch: HarnessLaunch,
+  options: ResolvedCodexOptions,
+  executable: string,
+  authFile: string | undefined,
+): Promise<CodexSession> {
+  if (launch.signal.aborted) throw new HarnessStartError("codex", TORN_DOWN);
+  let lease: WarmLease<WarmAppServer>;
+  try {
+    lease = await acquireWarm({
+      executable,
+      env: launch.env,
+      authFile,
+      timeoutMs: options.startupTimeoutMs,
+    });
+  } catch (error) {
+    const words = `the warm codex app-server did not start: ${errorMessage(error)}`;
+    throw new HarnessStartError("codex", words, { cause: error });
+  }
+  const client = lease.warm.client;
+  // Startup statuses of every thread arrive on the shared stream; keep this thread's only.
+  const byThread = new Map<string, Map<string, McpStartupStatus>>();
+  const stopStatuses = watchStatuses(client, byThread);
+  const names = launch.servers.map((server) => server.name);
+  let threadId: string | undefined;
+  try {
+    threadId = await startThread(client, launch, options);
+    if (!byThread.has(threadId)) byThread.set(threadId, new Map());
+    const statuses = byThread.get(threadId)!;
+    await serversReady(client, statuses, names, options.startupTimeoutMs, launch.signal);
+    return new CodexSession(client, launch, threadId, lease);
+  } catch (error) {
+    const statuses = byThread.get(threadId ?? "") ?? new Map<string, McpStartupStatus>();
+    const failure = startError(error, client, statuses, names, launch.signal.aborted);
+    if (threadId !== undefined) {
+      await client
+        .request("thread/unsubscribe", { threadId }, { timeoutMs: 1000 })
+        .catch(() => undefined);
+    }
+    await stopSessionServers(client.process.pid, launch.servers, CLOSE_GRACE_MS);
+    await lease.release();
+    // Another session's lines may be in the shared stderr: none of it goes into this error.
+    throw withoutSharedStderr("codex", failure);
+  } finally {
+    stopStatuses();
+  }
+}
