@@ -15,7 +15,7 @@ const counts = (row: PassVerdict): string =>
   `${row.baseline.passed}/${row.baseline.trials} ${percent(row.baseline.rate)} → ${row.run.passed}/${row.run.trials} ${percent(row.run.rate)}`;
 
 const stat = (row: { pValue: number; adjustedPValue: number }): string =>
-  `p = ${formatP(row.pValue)}, adjusted ${formatP(row.adjustedPValue)}`;
+  `p ${formatP(row.pValue)}, adjusted ${formatP(row.adjustedPValue).replace(/^= /, "")}`;
 
 function needs(row: PassVerdict): string {
   const more = row.furtherTrials;
@@ -80,7 +80,7 @@ export function formatDiff(diff: RunDiff): string {
   if (moved.length > 0) {
     lines.push(
       "",
-      `Turn latency (${moved.length}): Mann-Whitney U (two-sided) on the turn durations, Holm-corrected over ${metricComparisons}, alpha ${alpha};`,
+      `Turn latency (${moved.length}): Mann-Whitney U (two-sided) on the turn durations, Holm-corrected over ${metricComparisons} comparison(s), alpha ${alpha};`,
       `  listed when p95 moved by the latency ratio; regressed or improved only when the turns of one side are`,
       `  slower than the other's beyond chance, undecided when too few turns to tell.`,
       ...moved.map((row) => `  ${metricLine(row)}`),

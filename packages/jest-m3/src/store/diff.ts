@@ -445,13 +445,13 @@ export function diffRuns(
       .filter((row) => row.verdict === "regressed")
       .map(
         (row) =>
-          `regressed: ${row.test} (${row.agent}) ${row.baseline.passed}/${row.baseline.trials} → ${row.run.passed}/${row.run.trials}, adjusted p = ${formatP(row.adjustedPValue)}`,
+          `regressed: ${row.test} (${row.agent}) ${row.baseline.passed}/${row.baseline.trials} → ${row.run.passed}/${row.run.trials}, adjusted p ${formatP(row.adjustedPValue)}`,
       ),
     ...metrics
       .filter((row) => row.verdict === "regressed")
       .map(
         (row) =>
-          `regressed ${row.metric}: ${row.test} (${row.agent}) p95 ×${row.ratio.toFixed(2)}, adjusted p = ${formatP(row.adjustedPValue)}`,
+          `regressed ${row.metric}: ${row.test} (${row.agent}) p95 ×${row.ratio.toFixed(2)}, adjusted p ${formatP(row.adjustedPValue)}`,
       ),
     ...failing.map((test) => `fails its requirement: ${test.test}`),
   ];
@@ -483,8 +483,8 @@ export function diffRuns(
 /** The metric name of turn latency. */
 export const LATENCY = "turn latency";
 
-/** A p-value as text: 4 significant digits, `< 0.0001` below. */
+/** A p-value as a comparison: `= 0.0033` (two significant digits), `< 0.0001` below that. */
 export function formatP(p: number): string {
   if (p < 0.0001) return "< 0.0001";
-  return p >= 0.1 ? p.toFixed(2) : p.toPrecision(2);
+  return `= ${p >= 0.1 ? p.toFixed(2) : p.toPrecision(2)}`;
 }
