@@ -62,3 +62,20 @@ export class InvalidAcpOptions extends M3Error {
     this.option = option;
   }
 }
+
+/**
+ * Two MCP tools of a session would have one name in the agent (its flattening rule merges
+ * them), so a call of one could be credited to the other: refused before the agent starts.
+ */
+export class ToolNameCollision extends M3Error {
+  override readonly code = "M3_INVALID_SESSION_OPTIONS";
+  /** The agent, e.g. `OpenCode`. */
+  readonly agent: string;
+  /** The servers or `server:tool` names that collide. */
+  readonly names: readonly string[];
+  constructor(agent: string, problem: string, names: readonly string[]) {
+    super(`The session's tool names collide in ${agent}: ${problem}`);
+    this.agent = agent;
+    this.names = names;
+  }
+}

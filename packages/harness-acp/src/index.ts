@@ -82,10 +82,24 @@ export { sessionMcpServers, allowedTools } from "./config.js";
 export {
   parseToolName,
   identifyCall,
+  mayBeMcpTool,
   reportedToolCall,
-  type ToolIdentity,
+  type AgentToolCall,
   type ObservedCall,
+  type SessionTools,
 } from "./reported-calls.js";
+export {
+  assertDistinctToolNames,
+  geminiNaming,
+  identifyFlattened,
+  nameCollisions,
+  opencodeNaming,
+  serverPrefixOverlaps,
+  type NameCollision,
+  type PrefixOverlap,
+  type ToolIdentity,
+  type ToolNaming,
+} from "./tool-names.js";
 export { TurnCollector } from "./turn.js";
 export {
   selectModelOption,
@@ -99,7 +113,9 @@ export { agentProfile } from "./profiles/agent.js";
 export {
   geminiProfile,
   geminiPolicy,
+  geminiSettings,
   geminiToolName,
+  identifyGeminiCall,
   GEMINI_SETTINGS,
   GEMINI_TESTED,
   GEMINI_EXECUTABLE_VARIABLE,
@@ -109,9 +125,16 @@ export {
   opencodeConfig,
   opencodePermissions,
   opencodeToolName,
+  identifyOpencodeCall,
   opencodeModel,
   OPENCODE_TESTED,
   OPENCODE_EXECUTABLE_VARIABLE,
 } from "./profiles/opencode.js";
 export { ACP_PROTOCOL_VERSION, CLIENT_INFO, PROTOCOL_SURFACE } from "./protocol.js";
-export { AcpRpcError, AgentExited, AgentTimeout, InvalidAcpOptions } from "./errors.js";
+export {
+  AcpRpcError,
+  AgentExited,
+  AgentTimeout,
+  InvalidAcpOptions,
+  ToolNameCollision,
+} from "./errors.js";

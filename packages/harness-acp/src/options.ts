@@ -34,6 +34,19 @@ export interface CommonAcpOptions {
    * ```
    */
   readonly warm?: boolean;
+  /**
+   * Gemini CLI and OpenCode only: the agent's own tools to offer the model, by the agent's
+   * names (Gemini CLI: `read_file`, `glob`, `run_shell_command`, ...; OpenCode: `read`,
+   * `glob`, `bash`, ...). Default `[]`: none; the model is offered only the session's MCP
+   * tools, and a permission request for anything else is refused. The tools listed here run
+   * without asking, and are never recorded as MCP calls.
+   *
+   * @example
+   * ```ts
+   * kit.agents([{ harness: "gemini", models: ["scripted-1"], provider, options: { builtinTools: ["read_file"] } }]);
+   * ```
+   */
+  readonly builtinTools?: readonly string[];
 }
 
 /**
@@ -82,6 +95,8 @@ export interface ResolvedCommonOptions {
   readonly startupTimeoutMs: number;
   /** Always `false` for the `acp` harness. */
   readonly warm: boolean;
+  /** Always `[]` for the `acp` harness. */
+  readonly builtinTools: readonly string[];
 }
 
 /** {@link AcpAgentOptions} with every default applied. */
@@ -95,7 +110,7 @@ export interface ResolvedAgentOptions extends ResolvedCommonOptions {
 }
 
 const COMMON = ["exposeDisallowedTools", "startupTimeoutMs"];
-const PROFILE = [...COMMON, "warm"];
+const PROFILE = [...COMMON, "warm", "builtinTools"];
 const AGENT = [...COMMON, "command", "args", "env", "dialects", "stop", "selectModel"];
 
 /** The placeholders `args` and `env` of the `acp` harness may use. */
@@ -157,7 +172,7 @@ function common(
   harness: string,
   options: Readonly<Record<string, unknown>>,
 ): ResolvedCommonOptions {
-  const { exposeDisallowedTools, startupTimeoutMs, warm } = options;
+  const { exposeDisallowedTools, startupTimeoutMs, warm, builtinTools } = options;
   if (exposeDisallowedTools !== undefined && typeof exposeDisallowedTools !== "boolean") {
     throw new InvalidAcpOptions(
       harness,
@@ -180,10 +195,22 @@ function common(
   if (warm !== undefined && typeof warm !== "boolean") {
     throw new InvalidAcpOptions(harness, "warm", `must be true or false, got ${describe(warm)}.`);
   }
+  if (
+    builtinTools !== undefined &&
+    (!Array.isArray(builtinTools) ||
+      builtinTools.some((name) => typeof name !== "string" || !/^[A-Za-z0-9_.-]+$/.test(name)))
+  ) {
+    throw new InvalidAcpOptions(
+      harness,
+      "builtinTools",
+      `must be an array of the agent's tool names (letters, digits, _ . -; no wildcards), got ${describe(builtinTools)}.`,
+    );
+  }
   return {
     exposeDisallowedTools: exposeDisallowedTools ?? false,
     startupTimeoutMs: startupTimeoutMs ?? 60_000,
     warm: warm === true,
+    builtinTools: [...new Set((builtinTools as string[] | undefined) ?? [])],
   };
 }
 
@@ -217,6 +244,13 @@ export function resolveAgentOptions(
       harness,
       "warm",
       "is offered for the gemini and opencode harnesses only: the acp harness cannot know which of an agent's arguments and settings hold per process.",
+    );
+  }
+  if ("builtinTools" in options) {
+    throw new InvalidAcpOptions(
+      harness,
+      "builtinTools",
+      "is offered for the gemini and opencode harnesses only: the acp harness cannot turn an agent's own tools on or off (it refuses every permission request that is not for an allowed MCP tool).",
     );
   }
   checkKeys(harness, options, AGENT);

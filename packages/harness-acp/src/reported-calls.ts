@@ -3,13 +3,27 @@ import {
   unavailable,
   type ReportedToolCall,
   type ToolCallStatus,
+  type ToolPolicy,
 } from "@jest-m3/core/harness";
 import type { AcpToolCallStatus, ToolCallContent } from "./protocol.js";
+import type { ToolIdentity } from "./tool-names.js";
 
-/** An MCP server and tool, as the wire names them. */
-export interface ToolIdentity {
-  readonly server: string;
-  readonly tool: string;
+export type { ToolIdentity } from "./tool-names.js";
+
+/** What an agent's protocol says about a call, before anything of its display text. */
+export interface AgentToolCall {
+  readonly toolCallId: string;
+  readonly title?: string | null;
+  /** ACP's tool kind (`read`, `edit`, `execute`, ..., `other`). */
+  readonly kind?: string | null;
+}
+
+/** What a session knows to tell the MCP calls from the agent's own. */
+export interface SessionTools {
+  /** The session's server names. */
+  readonly servers: readonly string[];
+  /** Its allow-list. */
+  readonly policy: ToolPolicy;
 }
 
 /** What the agent said about a tool call, merged over its `tool_call` and updates. */
@@ -41,16 +55,13 @@ function escape(text: string): string {
 /**
  * Reads an MCP server and tool out of one of an agent's names for a call, given the
  * session's server names (longest first, so `a_b` wins over `a`). The forms:
- * `mcp_<server>_<tool>` (Gemini CLI; its call ids add `__<id>`), `<tool> (<server> MCP
- * Server)` (Gemini CLI titles), `<server>_<tool>` (OpenCode), `mcp__<server>__<tool>`
- * (Claude Code), `<server>:<tool>`, `<server>/<tool>` and `<server>__<tool>`.
+ * `mcp__<server>__<tool>` (Claude Code), `mcp_<server>_<tool>` (Gemini CLI),
+ * `<server>__<tool>`, `<server>:<tool>`, `<server>/<tool>` and `<server>_<tool>`
+ * (OpenCode). A name holds no white space: display text is never read as a name.
  */
 export function parseToolName(name: string, servers: readonly string[]): ToolIdentity | undefined {
+  if (!/^\S+$/.test(name)) return undefined;
   const known = [...servers].sort((a, b) => b.length - a.length);
-  const title = /^(.+) \((.+) MCP Server\)$/.exec(name);
-  if (title && known.includes(title[2] as string)) {
-    return { server: title[2] as string, tool: title[1] as string };
-  }
   for (const server of known) {
     const s = escape(server);
     const forms = [
@@ -69,13 +80,23 @@ export function parseToolName(name: string, servers: readonly string[]): ToolIde
 }
 
 /**
- * The MCP identity of a call from everything the agent gave: its title, then its id (Gemini
- * CLI's ids are `<name>__<model call id>`), or undefined for a tool of the agent's own.
+ * True when ACP's `kind` lets a call be an MCP tool: agents give their own shell, file and
+ * fetch tools a kind of their own (`execute`, `read`, `edit`, ...) and MCP tools `other`
+ * (Gemini CLI, OpenCode) or none.
  */
-export function identifyCall(
-  call: { readonly toolCallId: string; readonly title?: string | null },
-  servers: readonly string[],
-): ToolIdentity | undefined {
+export function mayBeMcpTool(call: AgentToolCall): boolean {
+  return call.kind === undefined || call.kind === null || call.kind === "other";
+}
+
+/**
+ * The MCP identity of a call of an agent whose naming the adapter does not know (the `acp`
+ * harness): only from names the protocol carries (its `title` when it is a name, its id,
+ * with an `__<model call id>` tail cut), and never for a call whose `kind` is an agent's own
+ * (`execute`, `edit`, ...). Undefined for a tool of the agent's own.
+ */
+export function identifyCall(call: AgentToolCall, session: SessionTools): ToolIdentity | undefined {
+  if (!mayBeMcpTool(call)) return undefined;
+  const { servers } = session;
   if (call.title) {
     const byTitle = parseToolName(call.title, servers);
     if (byTitle) return byTitle;

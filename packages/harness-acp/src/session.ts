@@ -25,7 +25,7 @@ import type {
   StopReason,
 } from "./protocol.js";
 import { checkInitialize, INITIALIZE_PARAMS, type InitializeCheck } from "./readiness.js";
-import { argumentsFromText, contentText } from "./reported-calls.js";
+import { argumentsFromText, contentText, type SessionTools } from "./reported-calls.js";
 import { TurnCollector } from "./turn.js";
 import { acquireWarmAgent, type WarmLease } from "./warm-pool.js";
 
@@ -294,7 +294,7 @@ function pick(
 export class AcpSession implements HarnessSession {
   private turn: TurnCollector | undefined;
   private closing: Promise<void> | undefined;
-  private readonly serverNames: string[];
+  private readonly tools: SessionTools;
   private readonly stops: (() => void)[] = [];
 
   /** @internal Made by {@link openAcpSession}. */
@@ -308,7 +308,10 @@ export class AcpSession implements HarnessSession {
     /** Set when the agent is a warm one shared with other sessions. */
     private readonly lease?: WarmLease,
   ) {
-    this.serverNames = launch.servers.map((server) => server.name);
+    this.tools = {
+      servers: launch.servers.map((server) => server.name),
+      policy: launch.toolPolicy,
+    };
     this.stops.push(
       // On a shared agent, only this session's updates and requests reach these handlers.
       client.handle(
@@ -378,7 +381,7 @@ export class AcpSession implements HarnessSession {
       throw new Error(`A ${this.agent} turn is still running on this session; one turn at a time.`);
     }
     const turn = new TurnCollector(this.id, this.agent, (call) =>
-      this.profile.identify(call, this.serverNames),
+      this.profile.identify(call, this.tools),
     );
     this.turn = turn;
     if (request.signal.aborted) {
@@ -485,7 +488,7 @@ export class AcpSession implements HarnessSession {
 
   private answerPermission(request: RequestPermissionRequest): RequestPermissionResponse {
     const call = request.toolCall;
-    const identity = this.profile.identify(call, this.serverNames);
+    const identity = this.profile.identify(call, this.tools);
     const shown = call.title ?? call.toolCallId;
     const allowed = identity
       ? isToolAllowed(this.launch.toolPolicy, identity.server, identity.tool)

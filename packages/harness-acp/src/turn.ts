@@ -6,7 +6,12 @@ import {
   type ToolCallStatus,
 } from "@jest-m3/core/harness";
 import type { SessionNotification, ToolCall, ToolCallUpdate } from "./protocol.js";
-import { reportedToolCall, type ObservedCall, type ToolIdentity } from "./reported-calls.js";
+import {
+  reportedToolCall,
+  type AgentToolCall,
+  type ObservedCall,
+  type ToolIdentity,
+} from "./reported-calls.js";
 
 function isNonEmptyObject(value: unknown): boolean {
   return (
@@ -43,10 +48,7 @@ export class TurnCollector {
   constructor(
     private readonly sessionId: string,
     private readonly agent: string,
-    private readonly identify: (call: {
-      toolCallId: string;
-      title?: string | null;
-    }) => ToolIdentity | undefined,
+    private readonly identify: (call: AgentToolCall) => ToolIdentity | undefined,
   ) {
     this.done = new Promise((resolve) => (this.resolve = resolve));
   }
@@ -72,7 +74,7 @@ export class TurnCollector {
     args: Readonly<Record<string, unknown>> | undefined,
   ): void {
     if (this.finished) return;
-    const call = this.call(toolCall.toolCallId, toolCall.title ?? undefined);
+    const call = this.call(toolCall);
     call.identity ??= identity;
     if (declined) call.declined = true;
     if (args) call.permissionArguments = args;
@@ -103,7 +105,7 @@ export class TurnCollector {
       case "tool_call":
       case "tool_call_update": {
         this.events.push(notification);
-        const call = this.call(update.toolCallId, update.title ?? undefined);
+        const call = this.call(update);
         this.merge(call, update);
         if (this.segments[this.segments.length - 1] !== "") this.segments.push("");
         return;
@@ -143,17 +145,15 @@ export class TurnCollector {
     });
   }
 
-  private call(toolCallId: string, title: string | undefined): ObservedCall {
+  /** The call an update is about; identified from the first update that says enough. */
+  private call(update: AgentToolCall): ObservedCall {
+    const { toolCallId } = update;
     let call = this.calls.get(toolCallId);
     if (!call) {
-      call = {
-        toolCallId,
-        identity: this.identify({ toolCallId, ...(title !== undefined ? { title } : {}) }),
-        startedAt: monotonicNow(),
-      };
+      call = { toolCallId, identity: this.identify(update), startedAt: monotonicNow() };
       this.calls.set(toolCallId, call);
-    } else if (!call.identity && title !== undefined) {
-      call.identity = this.identify({ toolCallId, title });
+    } else if (!call.identity && (update.title || update.kind)) {
+      call.identity = this.identify(update);
     }
     return call;
   }

@@ -111,6 +111,16 @@ test("Gemini CLI still has the flags, variables, settings and names the profile 
     "MCP Server)",
     "mcpName",
     "ask_user",
+    // Its own tools registered only as tools.core lists them (builtinTools).
+    "coreTools: settings.tools?.core",
+    // MCP tools: kind "other", call ids "<function name>__<model call id>", function names
+    // by generateValidName (tool-names.ts), checked at call time against "mcp_<server>".
+    '"other" /* Other */,',
+    "startsWith(`${name3}__`)",
+    'validToolname.replace(/[^a-zA-Z0-9_\\-.:]/g, "_")',
+    "generateValidName(serverName)",
+    // The one wildcard that matches an MCP tool both when declared and when called.
+    "return `${MCP_TOOL_PREFIX}*`",
   ];
   expect(needles.filter((needle) => !text.includes(needle))).toEqual([]);
 });
@@ -130,6 +140,12 @@ test("OpenCode still has the variables, provider package and permission names th
     "@ai-sdk/openai-compatible",
     "small_model",
     "run without external plugins",
+    // MCP tool names (tool-names.ts), bash's kind, the title of a call (tool name, or the
+    // shell's command), and how it refuses a call its permission rules deny.
+    '.replace(/[^a-zA-Z0-9_-]/g,"_")',
+    'case"bash":case"shell":return"execute"',
+    "title:YC(C.toolName,C.state.input,C.state.title),kind:$C(C.toolName)",
+    "prevents you from using this specific tool call",
   ];
   expect(needles.filter((needle) => !text.includes(needle))).toEqual([]);
 });

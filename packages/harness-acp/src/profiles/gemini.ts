@@ -5,7 +5,9 @@ import { allowedTools } from "../config.js";
 import { resolveAgentExecutable } from "../executable.js";
 import { agentEnvironment } from "../home.js";
 import { resolveProfileOptions, type ResolvedCommonOptions } from "../options.js";
-import { identifyCall } from "../reported-calls.js";
+import { InvalidAcpOptions } from "../errors.js";
+import { mayBeMcpTool, type AgentToolCall, type SessionTools } from "../reported-calls.js";
+import { geminiNaming, identifyFlattened, type ToolIdentity } from "../tool-names.js";
 import type { AcpProfile } from "./profile.js";
 
 /** The Gemini CLI versions this profile is tested with. */
@@ -32,29 +34,47 @@ export const GEMINI_SETTINGS = {
   general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
 } as const;
 
-/** The name Gemini CLI gives an MCP tool: `mcp_<server>_<tool>`. */
+/** The name Gemini CLI gives an MCP tool: `mcp_<server>_<tool>` (see {@link geminiNaming}). */
 export function geminiToolName(server: string, tool: string): string {
-  return `mcp_${server}_${tool}`;
+  return geminiNaming.name(server, tool);
+}
+
+/**
+ * `~/.gemini/settings.json` of one session: {@link GEMINI_SETTINGS}, and Gemini CLI's own
+ * tools registered only as `builtinTools` lists them (`tools.core`; an empty list registers
+ * none, so the model is not even told of them).
+ */
+export function geminiSettings(builtinTools: readonly string[]): Record<string, unknown> {
+  return { ...GEMINI_SETTINGS, tools: { core: [...builtinTools] } };
 }
 
 function rule(
-  match: { toolName: string } | { mcpName: string },
+  match: { readonly toolName: string; readonly mcpName?: string },
   decision: "allow" | "deny" | "ask_user",
   priority: number,
 ): string {
-  const [key, value] = Object.entries(match)[0] as [string, string];
-  return `[[rule]]\n${key} = ${JSON.stringify(value)}\ndecision = "${decision}"\npriority = ${priority}\n`;
+  const keys = Object.entries(match)
+    .map(([key, value]) => `${key} = ${JSON.stringify(value)}\n`)
+    .join("");
+  return `[[rule]]\n${keys}decision = "${decision}"\npriority = ${priority}\n`;
 }
 
 /**
  * The allow-list as a Gemini CLI policy file: every tool denied (a denied tool is not even
- * declared to the model, Gemini's own tools included), then each allowed MCP tool by its
- * full name (the short `mcpName` + `toolName` form, and a `mcp_<server>_*` wildcard, still
- * offer the tool but fail every call); a server whose tools are all allowed by its name
- * alone (`mcpName`). Allowed tools ask first: Gemini CLI shows a call's arguments only in its
- * permission request, so asking is what makes them evidence, and each answer is recorded.
- * With `exposeDisallowedTools`, the session's other MCP tools are offered too, and the
- * adapter refuses them when they ask.
+ * declared to the model), then each allowed MCP tool by its full name. Allowed tools ask
+ * first: Gemini CLI shows a call's arguments only in its permission request, so asking is
+ * what makes them evidence, and each answer is recorded.
+ *
+ * A server whose tools are all allowed (no list), and every server with
+ * `exposeDisallowedTools`, needs a rule by server. Gemini CLI 0.61 checks a call against
+ * the server name `mcp_<server>` while it declares tools under `<server>`, so an
+ * `mcpName` rule or a `mcp_<server>_*` wildcard offers the tool and then denies every
+ * call. Only `mcp_*` (any MCP tool) matches both ways: it asks, and the adapter answers
+ * from the allow-list. Without `exposeDisallowedTools` the listed servers' other tools are
+ * then hidden by `mcpName` deny rules, which do match when tools are declared (a call to a
+ * hidden tool would still ask, and be refused).
+ *
+ * Every rule sits above the deny-all that `tools.core` adds (user tier priority 0.24).
  */
 export function geminiPolicy(
   policy: ToolPolicy,
@@ -62,15 +82,56 @@ export function geminiPolicy(
   exposeDisallowedTools: boolean,
 ): string {
   const rules = [rule({ toolName: "*" }, "deny", 100)];
-  for (const server of servers) {
-    const tools = allowedTools(policy, server);
-    if (exposeDisallowedTools || tools === undefined) {
-      rules.push(rule({ mcpName: server }, "ask_user", 150));
+  const listed = servers.map((server) => ({ server, tools: allowedTools(policy, server) }));
+  const anyTool = exposeDisallowedTools || listed.some(({ tools }) => tools === undefined);
+  if (anyTool) rules.push(rule({ toolName: "mcp_*" }, "ask_user", 300));
+  for (const { server, tools } of listed) {
+    if (anyTool && !exposeDisallowedTools && tools !== undefined) {
+      rules.push(rule({ mcpName: server, toolName: "*" }, "deny", 350));
     }
     for (const tool of tools ?? [])
-      rules.push(rule({ toolName: geminiToolName(server, tool) }, "ask_user", 200));
+      rules.push(rule({ toolName: geminiToolName(server, tool) }, "ask_user", 400));
   }
   return `# Written by jest-m3 for one session.\n${rules.join("\n")}`;
+}
+
+/**
+ * Gemini CLI's MCP identity of a call, from what the protocol says only: its `kind` must be
+ * `other` (run_shell_command is `execute`, read_file `read`, ...), and its id, which Gemini
+ * CLI builds as `<function name>__<model call id>`, must start with the function name of a
+ * tool of the session. The title is display text (for any tool with a `command` argument
+ * it is that command); it is read only as `<tool> (<server> MCP Server)` to recover a name
+ * Gemini CLI rewrote, and only when the id starts with that very tool's function name.
+ */
+export function identifyGeminiCall(
+  call: AgentToolCall,
+  { servers, policy }: SessionTools,
+): ToolIdentity | undefined {
+  if (!mayBeMcpTool(call)) return undefined;
+  const id = call.toolCallId;
+  const display = call.title ? /^(.+) \((.+) MCP Server\)$/.exec(call.title) : null;
+  if (display) {
+    const [, tool = "", server = ""] = display;
+    if (servers.includes(server) && id.startsWith(`${geminiNaming.name(server, tool)}__`)) {
+      return { server, tool };
+    }
+  }
+  const cut = id.lastIndexOf("__");
+  if (cut <= 0) return undefined;
+  return identifyFlattened(geminiNaming, id.slice(0, cut), servers, policy);
+}
+
+/** Refuses `builtinTools` entries that would let an MCP tool past the adapter. */
+function checkBuiltinTools(builtinTools: readonly string[]): void {
+  for (const name of builtinTools) {
+    if (name.startsWith("mcp_")) {
+      throw new InvalidAcpOptions(
+        "gemini",
+        "builtinTools",
+        `lists "${name}", an MCP tool's name: builtinTools turns on Gemini CLI's own tools (read_file, run_shell_command, ...); MCP tools are chosen by the session's tools.`,
+      );
+    }
+  }
 }
 
 /**
@@ -124,9 +185,14 @@ export const geminiProfile: AcpProfile<ResolvedCommonOptions> = {
   async plan({ launch, home, options }) {
     const gemini = join(home.home, ".gemini");
     await mkdir(gemini, { recursive: true, mode: 0o700 });
-    await writeFile(join(gemini, "settings.json"), JSON.stringify(GEMINI_SETTINGS, null, 2), {
-      mode: 0o600,
-    });
+    checkBuiltinTools(options.builtinTools);
+    await writeFile(
+      join(gemini, "settings.json"),
+      JSON.stringify(geminiSettings(options.builtinTools), null, 2),
+      {
+        mode: 0o600,
+      },
+    );
     const policyFile = join(home.root, "policy.toml");
     await writeFile(
       policyFile,
@@ -159,5 +225,6 @@ export const geminiProfile: AcpProfile<ResolvedCommonOptions> = {
     };
   },
   stop: () => "sigterm",
-  identify: identifyCall,
+  naming: geminiNaming,
+  identify: identifyGeminiCall,
 };

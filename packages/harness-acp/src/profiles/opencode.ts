@@ -5,7 +5,9 @@ import { allowedTools } from "../config.js";
 import { resolveAgentExecutable } from "../executable.js";
 import { agentEnvironment } from "../home.js";
 import { resolveProfileOptions, type ResolvedCommonOptions } from "../options.js";
-import { identifyCall } from "../reported-calls.js";
+import { InvalidAcpOptions } from "../errors.js";
+import { mayBeMcpTool, type AgentToolCall, type SessionTools } from "../reported-calls.js";
+import { identifyFlattened, opencodeNaming, type ToolIdentity } from "../tool-names.js";
 import type { AcpProfile } from "./profile.js";
 
 /** The OpenCode versions this profile is tested with. */
@@ -18,27 +20,39 @@ export const OPENCODE_TESTED = {
 /** The configuration variable naming the OpenCode executable. */
 export const OPENCODE_EXECUTABLE_VARIABLE = "M3_OPENCODE_EXECUTABLE";
 
-/** The name OpenCode gives an MCP tool: `<server>_<tool>`. */
+/** The name OpenCode gives an MCP tool: `<server>_<tool>` (see {@link opencodeNaming}). */
 export function opencodeToolName(server: string, tool: string): string {
-  return `${server}_${tool}`;
+  return opencodeNaming.name(server, tool);
 }
 
 /**
  * The allow-list as OpenCode's `permission` map: everything denied (a denied tool is not
- * offered to the model, OpenCode's own tools included), each allowed MCP tool allowed.
- * With `exposeDisallowedTools`, the session's other MCP tools are offered but ask first,
- * and the adapter refuses them.
+ * offered to the model, OpenCode's own tools included), each allowed MCP tool allowed, and
+ * each of `builtinTools` allowed. With `exposeDisallowedTools`, the session's other MCP
+ * tools are offered but ask first, and the adapter refuses them.
  */
 export function opencodePermissions(
   policy: ToolPolicy,
   servers: readonly string[],
   exposeDisallowedTools: boolean,
+  builtinTools: readonly string[] = [],
 ): Record<string, "allow" | "ask" | "deny"> {
   const permission: Record<string, "allow" | "ask" | "deny"> = { "*": "deny" };
+  for (const name of builtinTools) {
+    const mcp = servers.find((server) => name.startsWith(opencodeNaming.prefix(server)));
+    if (mcp !== undefined) {
+      throw new InvalidAcpOptions(
+        "opencode",
+        "builtinTools",
+        `lists "${name}", which OpenCode would read as a tool of the server "${mcp}": builtinTools turns on OpenCode's own tools (read, glob, bash, ...); MCP tools are chosen by the session's tools.`,
+      );
+    }
+    permission[name] = "allow";
+  }
   for (const server of servers) {
     const tools = allowedTools(policy, server);
-    if (tools === undefined) permission[opencodeToolName(server, "*")] = "allow";
-    else if (exposeDisallowedTools) permission[opencodeToolName(server, "*")] = "ask";
+    if (tools === undefined) permission[`${opencodeNaming.prefix(server)}*`] = "allow";
+    else if (exposeDisallowedTools) permission[`${opencodeNaming.prefix(server)}*`] = "ask";
   }
   for (const server of servers) {
     for (const tool of allowedTools(policy, server) ?? []) {
@@ -46,6 +60,22 @@ export function opencodePermissions(
     }
   }
   return permission;
+}
+
+/**
+ * OpenCode's MCP identity of a call, from what the protocol says only: its `kind` must be
+ * `other` (bash is `execute`, read `read`, ...), and its title, which for every tool but
+ * the shell is the tool's name (the shell's is its command), must be the flattened name of
+ * a tool of the session. OpenCode's ids are the model's call ids and say nothing of the tool.
+ */
+export function identifyOpencodeCall(
+  call: AgentToolCall,
+  { servers, policy }: SessionTools,
+): ToolIdentity | undefined {
+  if (!mayBeMcpTool(call) || !call.title || !/^[A-Za-z0-9_-]+$/.test(call.title)) {
+    return undefined;
+  }
+  return identifyFlattened(opencodeNaming, call.title, servers, policy);
 }
 
 /** OpenCode's model id for a selection: `<provider>/<model>`. */
@@ -151,6 +181,7 @@ export const opencodeProfile: AcpProfile<ResolvedCommonOptions> = {
       launch.toolPolicy,
       launch.servers.map((server) => server.name),
       options.exposeDisallowedTools,
+      options.builtinTools,
     );
     await writeFile(
       configFile,
@@ -174,5 +205,6 @@ export const opencodeProfile: AcpProfile<ResolvedCommonOptions> = {
     };
   },
   stop: () => "stdin",
-  identify: identifyCall,
+  naming: opencodeNaming,
+  identify: identifyOpencodeCall,
 };

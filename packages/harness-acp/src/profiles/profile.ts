@@ -11,7 +11,8 @@ import type { ExecutableLookup } from "../executable.js";
 import type { AgentHome } from "../home.js";
 import type { ResolvedCommonOptions } from "../options.js";
 import type { NewSessionResponse, SessionConfigOption } from "../protocol.js";
-import type { ToolIdentity } from "../reported-calls.js";
+import type { AgentToolCall, SessionTools } from "../reported-calls.js";
+import type { ToolIdentity, ToolNaming } from "../tool-names.js";
 
 /** An executable that was found. */
 export type FoundExecutable = Extract<ExecutableLookup, { found: true }>;
@@ -85,11 +86,16 @@ export interface AcpProfile<O extends ResolvedCommonOptions = ResolvedCommonOpti
   afterSessionNew?(context: SessionContext<O>): Promise<void>;
   /** How the agent is stopped. */
   stop(options: O): StopSignal;
-  /** Maps one of the agent's calls to an MCP server and tool (undefined: not an MCP tool). */
-  identify(
-    call: { readonly toolCallId: string; readonly title?: string | null },
-    servers: readonly string[],
-  ): ToolIdentity | undefined;
+  /**
+   * How the agent flattens `server:tool` into one name, when the adapter knows it: a
+   * session whose names would collide under it is refused before the agent starts.
+   */
+  readonly naming?: ToolNaming;
+  /**
+   * Maps one of the agent's calls to an MCP server and tool from what the protocol says of
+   * it (kind, ids, names), never from display text (undefined: not an MCP tool).
+   */
+  identify(call: AgentToolCall, session: SessionTools): ToolIdentity | undefined;
 }
 
 /** The values of a select config option, groups flattened. */
