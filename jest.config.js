@@ -10,6 +10,7 @@ const packages = [
   "harness-codex",
   "harness-claude-code",
   "harness-acp",
+  "harness-pi",
   "jest-m3",
 ];
 

@@ -20,6 +20,7 @@ const entries = [
   "packages/harness-codex/src/index.ts",
   "packages/harness-claude-code/src/index.ts",
   "packages/harness-acp/src/index.ts",
+  "packages/harness-pi/src/index.ts",
   "packages/jest-m3/src/index.ts",
 ].filter((entry) => existsSync(join(root, entry)));
 

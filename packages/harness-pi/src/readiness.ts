@@ -1,0 +1,361 @@
+import { execFile, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  fileIdentity,
+  probeOnce,
+  providerCredentials,
+  sessionCapabilities,
+  versionCapability,
+  worst,
+  type VersionProbe,
+} from "@jest-m3/core/adapter-kit";
+import {
+  readinessOf,
+  type Capability,
+  type ProbeCache,
+  type Readiness,
+  type ReadinessContext,
+  type SelectionSpec,
+} from "@jest-m3/core/harness";
+import { PI_APIS } from "./config.js";
+import {
+  piPackageFacts,
+  PI_PACKAGE,
+  resolvePiExecutable,
+  TESTED_PI_VERSION,
+  type PiLookup,
+} from "./executable.js";
+import { resolvePiOptions } from "./options.js";
+import { PROTOCOL_SURFACE } from "./protocol.js";
+import { findNode, nodeCandidates, type NodeLookup } from "./runtime.js";
+
+/** The harness's name, as selections give it. */
+export const HARNESS_NAME = "pi";
+
+/** How long a readiness probe (`--help`, a start up to `get_state`) may take. */
+const PROBE_TIMEOUT_MS = 30_000;
+
+/** What readiness found out that `open()` needs again (the launch carries no configuration). */
+export interface LaunchFacts {
+  readonly pi: PiLookup;
+  readonly node: NodeLookup;
+}
+
+/** Pi and the Node to run it on, for a selection and the kit's configuration. */
+export async function launchFacts(
+  selection: SelectionSpec,
+  config: Readonly<Record<string, string | undefined>>,
+): Promise<LaunchFacts> {
+  const options = resolvePiOptions(selection.options);
+  const pi = resolvePiExecutable(selection, config);
+  if (!pi.found) return { pi, node: { found: false, reason: "no Pi to run" } };
+  if (!pi.script) {
+    return { pi, node: { found: false, reason: "Pi is a native binary: it needs no Node" } };
+  }
+  return { pi, node: await findNode(piPackageFacts(pi.path).node, options.node, config) };
+}
+
+/** The command that starts Pi: its script on the Node found, or a native `pi` itself. */
+export function piCommand(facts: LaunchFacts): { command: string; prefix: string[] } | string {
+  if (!facts.pi.found) return facts.pi.reason;
+  if (!facts.pi.script) return { command: facts.pi.path, prefix: [] };
+  if (!facts.node.found) return facts.node.reason;
+  return { command: facts.node.path, prefix: [facts.pi.path] };
+}
+
+function probeEnv(home: string): Record<string, string> {
+  return {
+    ...(process.env.PATH !== undefined ? { PATH: process.env.PATH } : {}),
+    HOME: home,
+    TMPDIR: home,
+    PI_CODING_AGENT_DIR: join(home, "agent"),
+    PI_OFFLINE: "1",
+    PI_TELEMETRY: "0",
+    PI_SKIP_VERSION_CHECK: "1",
+    NO_COLOR: "1",
+  };
+}
+
+function run(
+  command: string,
+  args: readonly string[],
+  home: string,
+): Promise<{ ok: true; output: string } | { ok: false; reason: string }> {
+  return new Promise((done) => {
+    execFile(
+      command,
+      [...args],
+      { env: probeEnv(home), cwd: home, timeout: PROBE_TIMEOUT_MS, killSignal: "SIGKILL" },
+      (error, stdout, stderr) => {
+        if (!error) done({ ok: true, output: `${stdout}\n${stderr}` });
+        else {
+          const said = [stdout.trim(), stderr.trim()].filter(Boolean).join("\n").slice(-1500);
+          done({
+            ok: false,
+            reason: `\`pi ${args.slice(-1).join(" ")}\` failed (${error.message.split("\n")[0]})${said ? `: ${said}` : ""}`,
+          });
+        }
+      },
+    );
+  });
+}
+
+/**
+ * Starts Pi in RPC mode in a throw-away home (no extension, no model, no tools) and asks
+ * `get_state`: ready when it answers with a session id, the way every session starts.
+ */
+async function probeRpc(
+  command: string,
+  prefix: readonly string[],
+  home: string,
+): Promise<Capability> {
+  const args = [
+    ...prefix,
+    "--mode",
+    "rpc",
+    "--no-session",
+    "--no-extensions",
+    "--no-skills",
+    "--no-prompt-templates",
+    "--no-themes",
+    "--no-context-files",
+    "--no-mcp",
+    "--no-builtin-tools",
+    "--offline",
+    "--no-approve",
+  ];
+  const child = spawn(command, args, {
+    env: probeEnv(home),
+    cwd: home,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + String(chunk)).slice(-2000)));
+  child.stdin.on("error", () => undefined);
+  const answer = await new Promise<Capability>((done) => {
+    const timer = setTimeout(
+      () =>
+        done({
+          status: "unavailable",
+          reason: `Pi did not answer get_state within ${PROBE_TIMEOUT_MS} ms`,
+        }),
+      PROBE_TIMEOUT_MS,
+    );
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      done({ status: "unavailable", reason: `Pi could not be started: ${error.message}` });
+    });
+    child.on("exit", (code, signal) => {
+      clearTimeout(timer);
+      const said = stderr.trim() ? `: ${stderr.trim()}` : "";
+      done({
+        status: "unavailable",
+        reason: `Pi exited (${signal ?? `code ${code}`}) before it answered get_state${said}`,
+      });
+    });
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += String(chunk);
+      for (const line of stdout.split("\n").slice(0, -1)) {
+        try {
+          const record = JSON.parse(line) as {
+            id?: string;
+            success?: boolean;
+            data?: { sessionId?: unknown };
+            error?: string;
+          };
+          if (record.id !== "m3-readiness") continue;
+          clearTimeout(timer);
+          done(
+            record.success === true && typeof record.data?.sessionId === "string"
+              ? { status: "ready" }
+              : {
+                  status: "unavailable",
+                  reason: `Pi answered get_state without a session id: ${record.error ?? line.slice(0, 300)}`,
+                },
+          );
+        } catch {
+          // Not a JSON line: Pi writes only records on stdout, so ignore it.
+        }
+      }
+    });
+    child.stdin.write(`${JSON.stringify({ id: "m3-readiness", type: "get_state" })}\n`);
+  });
+  child.stdin.end();
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
+    await exited;
+    clearTimeout(timer);
+  }
+  return answer;
+}
+
+/**
+ * Pi's start check: `pi --help` names every flag the adapter passes, and Pi started in RPC
+ * mode answers `get_state`. Run once per Pi and Node in a process, and kept in the run's
+ * probe cache when it succeeds (the answer depends only on the two binaries).
+ */
+async function checkStart(command: string, prefix: readonly string[]): Promise<Capability> {
+  const home = await mkdtemp(join(tmpdir(), "m3-pi-probe-"));
+  try {
+    const [help, rpc] = await Promise.all([
+      run(command, [...prefix, "--help"], home),
+      probeRpc(command, prefix, home),
+    ]);
+    if (!help.ok) return { status: "unavailable", reason: help.reason };
+    const missing = PROTOCOL_SURFACE.flags.filter((flag) => !help.output.includes(flag));
+    if (missing.length > 0) {
+      return {
+        status: "unavailable",
+        reason: `\`pi --help\` does not mention ${missing.join(", ")}, which the adapter relies on`,
+      };
+    }
+    return rpc;
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
+const startProbes = new Map<string, Promise<Capability>>();
+
+function probeStart(
+  command: string,
+  prefix: readonly string[],
+  cache: ProbeCache | undefined,
+): Promise<Capability> {
+  const key = JSON.stringify(["pi:start", fileIdentity(command), ...prefix.map(fileIdentity)]);
+  return probeOnce(
+    startProbes,
+    key,
+    async () => {
+      const cached = cache?.get(key) as Capability | undefined;
+      if (cached?.status === "ready") return { status: "ready" };
+      const result = await checkStart(command, prefix);
+      if (result.status === "ready") cache?.set(key, { status: "ready" });
+      return result;
+    },
+    (result) => result.status === "ready",
+  );
+}
+
+function versionOf(facts: LaunchFacts): VersionProbe {
+  if (!facts.pi.found) return { ok: false, reason: facts.pi.reason };
+  const version = piPackageFacts(facts.pi.path).version;
+  return version
+    ? { ok: true, version, output: version.text }
+    : {
+        ok: false,
+        reason: `no ${PI_PACKAGE} package.json next to ${facts.pi.path} to read Pi's version from`,
+      };
+}
+
+function nodeCapability(facts: LaunchFacts): Capability {
+  if (!facts.pi.found) return { status: "unavailable", reason: "no Pi executable to run" };
+  if (!facts.pi.script)
+    return { status: "ready", reason: "Pi is a native binary; it runs on no Node" };
+  if (!facts.node.found) return { status: "unavailable", reason: facts.node.reason };
+  const needs = piPackageFacts(facts.pi.path).node.text;
+  return {
+    status: "ready",
+    reason: `Node ${facts.node.version.text} (${facts.node.path}, from ${facts.node.source}); Pi needs Node ≥ ${needs}`,
+  };
+}
+
+/**
+ * Whether the session has something to authenticate with: a provider speaking a dialect
+ * Pi is given (with its key variable mapped, when it names one), else at least one mapped
+ * credential for Pi's own providers (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`, ...).
+ */
+export function credentialsCapability(
+  provider: SelectionSpec["provider"],
+  credentialNames: readonly string[],
+): Capability {
+  if (provider && PI_APIS[provider.wireApi] === undefined) {
+    return {
+      status: "unavailable",
+      reason: `provider "${provider.name}" speaks ${provider.wireApi}; this adapter gives Pi ${Object.keys(PI_APIS).join(", ")}`,
+    };
+  }
+  const explicit = providerCredentials(provider, credentialNames);
+  if (explicit) return explicit;
+  return credentialNames.length > 0
+    ? { status: "ready" }
+    : {
+        status: "unavailable",
+        reason:
+          'no provider and no credentials given: give the selection a provider (such as the scripted model\'s), or map the key Pi\'s provider reads, e.g. credentialEnv: { ANTHROPIC_API_KEY: "<PARENT_VARIABLE>" } with models: ["anthropic/<model>"]',
+      };
+}
+
+/**
+ * What Pi's readiness depends on: Pi and the Node it runs on, the credential names, the
+ * provider and the adapter options (not the model).
+ */
+export function piReadinessKey(context: ReadinessContext): string {
+  const pi = resolvePiExecutable(context.selection, context.config);
+  const provider = context.selection.provider;
+  return JSON.stringify([
+    pi.found ? fileIdentity(pi.path) : `missing:${pi.reason}`,
+    nodeCandidates(context.config).map(fileIdentity),
+    [...context.credentialNames].sort(),
+    provider ? [provider.baseUrl, provider.wireApi, provider.envKey ?? null] : null,
+    context.selection.options,
+  ]);
+}
+
+/**
+ * Pi's readiness, per capability: the executable is found, its version (from its package)
+ * is the tested one (older: unavailable, newer: degraded), a Node new enough for it is found
+ * (and named), its `--help` names the flags the adapter passes and it answers `get_state`
+ * in RPC mode, and there is a provider in a dialect Pi is given or credentials.
+ */
+export async function piReadiness(context: ReadinessContext): Promise<Readiness> {
+  const { selection, config, credentialNames, probeCache } = context;
+  const facts = await launchFacts(selection, config);
+  const executable: Capability = facts.pi.found
+    ? { status: "ready" }
+    : { status: "unavailable", reason: facts.pi.reason };
+  const version = facts.pi.found
+    ? versionCapability(versionOf(facts), {
+        product: "Pi",
+        tested: TESTED_PI_VERSION,
+        install: `${PI_PACKAGE}@${TESTED_PI_VERSION}`,
+      })
+    : { status: "unavailable" as const, reason: "no Pi executable to ask for its version" };
+  const node = nodeCapability(facts);
+  const command = piCommand(facts);
+  const rpc: Capability =
+    typeof command === "string"
+      ? { status: "unavailable", reason: `not started: ${command}` }
+      : version.status === "unavailable"
+        ? { status: "unavailable", reason: "not started: the version check failed" }
+        : await probeStart(command.command, command.prefix, probeCache);
+  const credentials = credentialsCapability(selection.provider, credentialNames);
+  const harness = worst(executable, version, node, rpc);
+  const capabilities = sessionCapabilities(harness, credentials, {
+    // Pi has no approval step and no elicitation path for MCP servers.
+    approvals: {
+      status: harness.status,
+      reason: `Pi has no approval step: the allow-list decides which tools the bridge offers, and the wire capture refuses the rest${harness.reason ? `; ${harness.reason}` : ""}`,
+    },
+    elicitation: {
+      status: "unsupported",
+      reason: "Pi's MCP bridge does not answer elicitation requests",
+    },
+    executable,
+    version,
+    node,
+    rpc,
+  });
+  return readinessOf(
+    {
+      name: HARNESS_NAME,
+      version: facts.pi.found ? (piPackageFacts(facts.pi.path).version?.text ?? null) : null,
+      executable: facts.pi.found ? facts.pi.path : null,
+    },
+    capabilities,
+  );
+}

@@ -1,0 +1,135 @@
+import {
+  isPolicyDenialMessage,
+  unavailable,
+  type ReportedToolCall,
+  type ToolCallStatus,
+} from "@jest-m3/core/harness";
+import type { BridgeStatus } from "./bridge-config.js";
+import type { ContentPart, Json } from "./protocol.js";
+import { sanitizeName, type McpToolName } from "./tool-names.js";
+
+/** Pi's tool result when the model called a tool it does not have. */
+export const NO_SUCH_TOOL = /Tool .* not found|not found in the registered tools|Unknown tool/i;
+
+/**
+ * The session's tool names as the bridge registered them (from its status file): name →
+ * server and tool.
+ */
+export function offeredToolNames(status: BridgeStatus | undefined): Map<string, McpToolName> {
+  const names = new Map<string, McpToolName>();
+  for (const [server, entry] of Object.entries(status?.servers ?? {})) {
+    if (entry.status !== "connected") continue;
+    for (const [name, tool] of Object.entries(entry.offered)) names.set(name, { server, tool });
+  }
+  return names;
+}
+
+/**
+ * Maps a tool name Pi reports back to the session's server and the MCP tool: the bridge's
+ * own names first, else `mcp__<server>__<tool>` with the longest bound server. Undefined
+ * for Pi's own tools (`read`, `bash`, ...) and names of no bound server.
+ */
+export function mcpToolName(
+  name: string,
+  offered: ReadonlyMap<string, McpToolName>,
+  servers: readonly string[],
+): McpToolName | undefined {
+  const known = offered.get(name);
+  if (known) return known;
+  if (!name.startsWith("mcp__")) return undefined;
+  const server = servers
+    .filter((candidate) => name.startsWith(`mcp__${sanitizeName(candidate)}__`))
+    .sort((a, b) => b.length - a.length)[0];
+  if (server === undefined) return undefined;
+  return { server, tool: name.slice(`mcp__${sanitizeName(server)}__`.length) };
+}
+
+/** One call as Pi's events showed it. */
+export interface ObservedCall {
+  /** The model's call id (Pi's `toolCallId`). */
+  readonly id: string;
+  readonly name: McpToolName;
+  readonly args: Json;
+  readonly startedAt: number;
+  /** `tool_execution_end`, once it arrived. */
+  result?: {
+    readonly content: readonly ContentPart[];
+    readonly details: Json | undefined;
+    readonly isError: boolean;
+    readonly endedAt: number;
+  };
+}
+
+function isPlainObject(value: unknown): value is { [key: string]: Json } {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function textOf(content: readonly ContentPart[]): string {
+  return content
+    .map((part) => (part.type === "text" && typeof part.text === "string" ? part.text : ""))
+    .filter(Boolean)
+    .join("\n");
+}
+
+function failedStatus(text: string, allowed: boolean): ToolCallStatus {
+  if (isPolicyDenialMessage(text)) return "policy_denied";
+  if (NO_SUCH_TOOL.test(text)) return allowed ? "tool_error" : "policy_denied";
+  if (/AbortError|aborted/i.test(text)) return "cancelled";
+  if (/timed out|timeout/i.test(text)) return "timed_out";
+  if (/connection closed|not connected/i.test(text)) return "transport_error";
+  return "tool_error";
+}
+
+/**
+ * Turns a call's `tool_execution_start` and `tool_execution_end` into a
+ * {@link ReportedToolCall}. An error result is a tool error, unless the wire capture refused
+ * the call or the tool was not offered (policy_denied), the call was aborted (cancelled) or
+ * timed out. A call without a result is `unfinished` (an interrupted turn, a dead Pi).
+ */
+export function reportedToolCall(
+  call: ObservedCall,
+  allowed: boolean,
+  unfinished: { readonly status: ToolCallStatus; readonly reason: string },
+): ReportedToolCall {
+  const { result } = call;
+  let status: ToolCallStatus;
+  let error: string | undefined;
+  if (result === undefined) {
+    status = unfinished.status;
+    error = unfinished.reason;
+  } else if (!result.isError) {
+    status = "success";
+  } else {
+    const text = textOf(result.content);
+    status = failedStatus(text, allowed);
+    error = text || "Pi reported an error without a message";
+  }
+  const details = isPlainObject(result?.details) ? result.details : undefined;
+  const structured = details?.structuredContent;
+  // The server's own content (the bridge keeps it in details), else what the model got.
+  const content = Array.isArray(details?.content) ? details.content : result?.content;
+  return {
+    id: call.id,
+    server: call.name.server,
+    tool: call.name.tool,
+    arguments: isPlainObject(call.args)
+      ? call.args
+      : unavailable(
+          `Pi reported the arguments as ${JSON.stringify(call.args ?? null).slice(0, 80)}, not an object`,
+        ),
+    result:
+      result !== undefined && status !== "policy_denied"
+        ? {
+            content,
+            ...(result.isError ? { isError: true } : {}),
+            ...(structured !== undefined && structured !== null
+              ? { structuredContent: structured }
+              : {}),
+          }
+        : unavailable(error !== undefined ? `no result: ${error}` : "Pi reported no result"),
+    status,
+    ...(error !== undefined ? { error } : {}),
+    startedAt: call.startedAt,
+    ...(result !== undefined ? { endedAt: result.endedAt } : {}),
+  };
+}

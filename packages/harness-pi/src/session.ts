@@ -1,0 +1,221 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { startFailure, TurnSlot, type AgentNames } from "@jest-m3/core/adapter-kit";
+import {
+  HarnessStartError,
+  type AdapterTurn,
+  type AdapterTurnRequest,
+  type HarnessHealth,
+  type HarnessLaunch,
+  type HarnessSession,
+} from "@jest-m3/core/harness";
+import type { BridgeStatus } from "./bridge-config.js";
+import { bridgeConfig, piArgs } from "./config.js";
+import { createPiHome, piEnvironment, type PiHome } from "./home.js";
+import { resolvePiOptions, type ResolvedPiOptions } from "./options.js";
+import type { PiState } from "./protocol.js";
+import { credentialsCapability, HARNESS_NAME, launchFacts, piCommand } from "./readiness.js";
+import { offeredToolNames } from "./reported-calls.js";
+import { PiRpcClient } from "./rpc-client.js";
+import type { McpToolName } from "./tool-names.js";
+import { PiTurn } from "./turn.js";
+
+/** The names the adapter kit's messages use for Pi. */
+export const PI_NAMES: AgentNames = { agent: "Pi", process: "pi", stderr: "pi" };
+
+/** The bridge extension, compiled next to this module. */
+export const BRIDGE_EXTENSION = join(__dirname, "extension", "mcp-bridge.js");
+
+/** How long `close()` waits for Pi to exit after its stdin closed, before signals. */
+const CLOSE_GRACE_MS = 1500;
+
+async function readStatus(home: PiHome): Promise<BridgeStatus | undefined> {
+  try {
+    return JSON.parse(await readFile(home.statusFile, "utf8")) as BridgeStatus;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Checks what the bridge reported once Pi answered `get_state` (Pi awaits the extension
+ * before its session starts): every server connected, else the error names each that did
+ * not, with its words and stderr.
+ */
+function checkServers(
+  launch: HarnessLaunch,
+  status: BridgeStatus | undefined,
+  client: PiRpcClient,
+): void {
+  if (launch.servers.length === 0) return;
+  if (status === undefined) {
+    throw new HarnessStartError(
+      HARNESS_NAME,
+      "the jest-m3 MCP bridge extension did not report its servers (Pi did not load it, or it failed)",
+      { stderrTail: client.agent.stderrTail() },
+    );
+  }
+  const failures = launch.servers.flatMap((server) => {
+    const entry = status.servers[server.name];
+    if (entry?.status === "connected") return [];
+    if (entry === undefined) return [`MCP server "${server.name}" was not started by the bridge`];
+    const stderr = entry.stderr ? `\n--- ${server.name} stderr ---\n${entry.stderr}` : "";
+    return [`MCP server "${server.name}" failed to start: ${entry.error}${stderr}`];
+  });
+  if (failures.length > 0) {
+    throw new HarnessStartError(HARNESS_NAME, failures.join("\n"), {
+      stderrTail: client.agent.stderrTail(),
+    });
+  }
+}
+
+/**
+ * Opens a Pi session: one `pi --mode rpc` process on a Node new enough for it, in a fresh
+ * HOME and agent dir (the provider in `models.json`), with the bridge extension connected
+ * to the captured MCP servers and offering only the allowed tools. Returns once Pi answered
+ * `get_state` and every server connected.
+ *
+ * @throws {@link HarnessStartError} with Pi's words (and a server's name, error and stderr
+ * when one failed to start) and Pi's stderr tail.
+ */
+export async function openPiSession(launch: HarnessLaunch): Promise<PiSession> {
+  const options = resolvePiOptions(launch.selection.options);
+  const facts = await launchFacts(launch.selection, launch.config);
+  const command = piCommand(facts);
+  if (typeof command === "string") throw new HarnessStartError(HARNESS_NAME, command);
+  const credentials = credentialsCapability(launch.provider, launch.credentials);
+  if (credentials.status !== "ready") {
+    throw new HarnessStartError(HARNESS_NAME, credentials.reason ?? "no credentials");
+  }
+  const home = await createPiHome(await launch.tempDir("m3-pi-"), launch, options);
+  const bridge = bridgeConfig(launch, home.statusFile, options);
+  const child = launch.spawn({
+    label: "pi",
+    command: command.command,
+    args: [...command.prefix, ...piArgs(launch, options, BRIDGE_EXTENSION)],
+    env: piEnvironment(launch.env, home, launch.provider, bridge),
+    cwd: launch.workspace,
+  });
+  const client = new PiRpcClient(child);
+  try {
+    await child.spawned;
+    const state = (await client.command(
+      "get_state",
+      {},
+      {
+        timeoutMs: options.startupTimeoutMs,
+        signal: launch.signal,
+      },
+    )) as unknown as PiState | undefined;
+    if (typeof state?.sessionId !== "string" || state.sessionId === "") {
+      throw new HarnessStartError(
+        HARNESS_NAME,
+        `Pi answered get_state without a session id: ${JSON.stringify(state)}`,
+      );
+    }
+    if (
+      launch.provider &&
+      (state.model?.id !== launch.model || state.model.provider !== launch.provider.name)
+    ) {
+      throw new HarnessStartError(
+        HARNESS_NAME,
+        `Pi did not select the model ${launch.provider.name}/${launch.model} from its models.json (it has ${state.model ? `${state.model.provider}/${state.model.id}` : "none"})`,
+        { stderrTail: client.agent.stderrTail() },
+      );
+    }
+    const status = await readStatus(home);
+    checkServers(launch, status, client);
+    const names = offeredToolNames(status);
+    launch.record({
+      kind: "harness",
+      detail: `Pi ${state.sessionId}: the bridge offers ${names.size} MCP tool(s)${names.size > 0 ? `: ${[...names.keys()].join(", ")}` : ""}`,
+    });
+    return new PiSession(client, launch, state.sessionId, names, options);
+  } catch (error) {
+    const failure = startFailure(HARNESS_NAME, error, {
+      names: PI_NAMES,
+      stderrTail: client.agent.stderrTail(),
+      aborted: launch.signal.aborted,
+    });
+    await client.close(300);
+    throw failure;
+  }
+}
+
+/**
+ * One Pi conversation in one long-lived `pi --mode rpc` process: every `send()` is a
+ * `prompt`, the turn ends at `agent_settled`; an interrupt is Pi's `abort` (the process
+ * and the conversation survive it).
+ */
+export class PiSession implements HarnessSession {
+  private readonly slot: TurnSlot<PiTurn>;
+  private readonly servers: readonly string[];
+  private readonly detach: () => void;
+  private closing: Promise<void> | undefined;
+
+  /** @internal Made by {@link openPiSession}. */
+  constructor(
+    private readonly client: PiRpcClient,
+    private readonly launch: HarnessLaunch,
+    /** Pi's session id (`get_state`), the same for every turn. */
+    readonly id: string,
+    private readonly names: ReadonlyMap<string, McpToolName>,
+    private readonly options: ResolvedPiOptions,
+  ) {
+    this.servers = launch.servers.map((server) => server.name);
+    this.slot = new TurnSlot<PiTurn>({
+      names: PI_NAMES,
+      agent: client.agent,
+      stderrTail: () => client.agent.stderrTail(),
+      interrupt: () => client.command("abort", {}, { timeoutMs: 5000 }),
+    });
+    this.detach = client.onEvent((event) => this.slot.current?.accept(event));
+  }
+
+  /** Pi's process id (for diagnosis and fault tests). */
+  get pid(): number | undefined {
+    return this.client.agent.pid;
+  }
+
+  /**
+   * Sends one prompt and resolves at `agent_settled`: `completed`, `failed` with the
+   * provider's words (a failed model request), `interrupted` after an abort, or `failed`
+   * with Pi's stderr tail when Pi dies.
+   */
+  send(request: AdapterTurnRequest): Promise<AdapterTurn> {
+    const turn: PiTurn = new PiTurn(this.servers, this.names, this.launch.toolPolicy, () =>
+      this.slot.interruptRequested(turn),
+    );
+    return this.slot.run(request, turn, async () => {
+      const data = (await this.client.command(
+        "prompt",
+        { message: request.text },
+        {
+          timeoutMs: this.options.startupTimeoutMs,
+        },
+      )) as { disposition?: unknown } | undefined;
+      // "handled": Pi ran no model (a command it took itself); no agent_settled follows.
+      if (data?.disposition === "handled") turn.finish("completed", null);
+    });
+  }
+
+  /** Aborts the running turn (Pi's `abort`); the turn ends `interrupted`. */
+  interrupt(): Promise<void> {
+    return this.slot.interrupt();
+  }
+
+  /** Alive while Pi runs; otherwise how it ended and its last stderr lines. */
+  health(): HarnessHealth {
+    return this.slot.health();
+  }
+
+  /** Ends the conversation: closes Pi's stdin (it stops the bridge's servers), then signals. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.slot.close();
+      this.detach();
+      await this.client.close(CLOSE_GRACE_MS);
+    })();
+    return this.closing;
+  }
+}

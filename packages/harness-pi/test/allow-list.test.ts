@@ -1,0 +1,108 @@
+/**
+ * The session's allow-list on Pi, which has no approval step: the bridge extension
+ * registers only the allowed tools, so a denied tool is never offered to the model (the
+ * scripted model's journal shows every tool each request offered) and never reaches its
+ * server (the server's own log is the ground truth); an allowed tool of the same server
+ * still works. With `tools: []` the model is offered no tool at all.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MCPTestKit, TurnOutcome, expect } from "jest-m3";
+import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { callLog, isRunning, ledgerServer, processTree } from "./support/pi";
+
+jest.setTimeout(120_000);
+
+let model: ScriptedModel;
+let logs: string;
+beforeEach(async () => {
+  logs = mkdtempSync(join(tmpdir(), "m3-pi-allow-"));
+  model = await startScriptedModel({
+    rules: [
+      {
+        name: "erase",
+        when: { user: "erase" },
+        steps: [{ call: "ledger:erase_ledger", args: {} }, { reply: "Erased, I hope." }],
+      },
+      {
+        name: "record",
+        when: { user: "record" },
+        steps: [{ call: "ledger:record_entry", args: { text: "lunch" } }, { reply: "Recorded." }],
+      },
+    ],
+  });
+});
+afterEach(async () => {
+  await model.close();
+  rmSync(logs, { recursive: true, force: true });
+});
+
+/** The function names each main model request offered, in order. */
+function offeredNames(): string[][] {
+  return model.journal.entries
+    .filter((entry) => !entry.side)
+    .map((entry) => {
+      const body = entry.body as { tools?: { name?: string; function?: { name?: string } }[] };
+      return (body.tools ?? []).map((tool) => tool.name ?? tool.function?.name ?? "?");
+    });
+}
+
+test("a denied tool is not offered and never reaches the server; an allowed one does", async () => {
+  const log = join(logs, "ledger.jsonl");
+  await using kit = new MCPTestKit({ env: {} });
+  const [agent] = kit.agents([
+    { harness: "pi", models: ["scripted-model"], provider: model.providerFor("responses") },
+  ]);
+  const session = agent!.session({
+    server: ledgerServer(log),
+    tools: ["ledger:record_entry"],
+    timeout: 90_000,
+  });
+  let erase, record;
+  let pids: number[];
+  {
+    await using open = await session.open();
+    erase = await open.send("Please erase the ledger.");
+    record = await open.send("Please record lunch.");
+    pids = processTree(kit);
+  }
+
+  // The denied tool was never offered: every request offered exactly the allowed one.
+  expect(offeredNames()).toEqual(Array(offeredNames().length).fill(["mcp__ledger__record_entry"]));
+  expect(offeredNames().length).toBeGreaterThanOrEqual(3);
+  // The scripted model says so in its journal: the tool it was told to call was not offered.
+  expect(model.journal.decisions[0]).toMatchObject({ kind: "tool_not_offered" });
+  expect(erase.snapshot.outcome).toBe(TurnOutcome.COMPLETED);
+  expect(erase.toolCalls).toEqual([]);
+  expect(session.result).not.toHaveToolCall("erase_ledger");
+
+  expect(record.snapshot.outcome).toBe(TurnOutcome.COMPLETED);
+  expect(session.result).toHaveToolCall("record_entry", {
+    turn: record,
+    server: "ledger",
+    status: "success",
+    count: 1,
+  });
+  // Ground truth: the server received exactly the allowed call.
+  expect(callLog(log)).toEqual([{ tool: "record_entry", arguments: { text: "lunch" } }]);
+  expect(pids.filter(isRunning)).toEqual([]);
+});
+
+test("with tools: [] the model is offered no tool, and nothing reaches the server", async () => {
+  const log = join(logs, "ledger.jsonl");
+  await using kit = new MCPTestKit({ env: {} });
+  const [agent] = kit.agents([
+    { harness: "pi", models: ["scripted-model"], provider: model.providerFor("responses") },
+  ]);
+  const session = agent!.session({ server: ledgerServer(log), tools: [], timeout: 90_000 });
+  let turn;
+  {
+    await using open = await session.open();
+    turn = await open.send("Please record lunch.");
+  }
+  expect(turn.snapshot.outcome).toBe(TurnOutcome.COMPLETED);
+  expect(offeredNames()).toEqual([[]]);
+  expect(turn.toolCalls).toEqual([]);
+  expect(callLog(log)).toEqual([]);
+});

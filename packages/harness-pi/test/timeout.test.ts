@@ -1,0 +1,75 @@
+/**
+ * A turn past its budget on Pi: the model never answers (a scripted hang), core's timeout
+ * aborts the turn, the adapter sends Pi `abort`, and the turn ends `timed_out` in seconds
+ * with a readable error; the session is finished `timed_out` and neither Pi nor its MCP
+ * server (nor the relay) is left running, as `ps` sees it.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ExecutionOutcome, MCPTestKit, TurnOutcome, expect } from "jest-m3";
+import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { callLog, isRunning, processTree, shippingServer } from "./support/pi";
+
+jest.setTimeout(120_000);
+
+let model: ScriptedModel;
+let logs: string;
+beforeAll(async () => {
+  logs = mkdtempSync(join(tmpdir(), "m3-pi-timeout-"));
+  model = await startScriptedModel({
+    rules: [
+      { name: "hang", when: { user: "hang" }, steps: [{ hang: true }] },
+      {
+        name: "quote",
+        when: { user: "quote" },
+        steps: [
+          { call: "shipping:shipping_quote", args: { weight_kg: 1, zone: "local" } },
+          { hang: true },
+        ],
+      },
+    ],
+  });
+});
+afterAll(async () => {
+  await model.close();
+  rmSync(logs, { recursive: true, force: true });
+});
+
+test.each([
+  ["the model hangs before any call", "hang", 0],
+  ["the model hangs after a tool call", "quote", 1],
+])("%s: the turn ends timed_out, readable, with no process left", async (_what, prompt, calls) => {
+  const log = join(logs, `${prompt}.jsonl`);
+  await using kit = new MCPTestKit({ env: {} });
+  const [agent] = kit.agents([
+    { harness: "pi", models: ["scripted-model"], provider: model.providerFor("responses") },
+  ]);
+  const session = agent!.session({
+    server: shippingServer(log),
+    tools: ["shipping:shipping_quote"],
+    timeout: 90_000,
+  });
+  let turn;
+  let pids: number[];
+  let elapsed: number;
+  {
+    await using open = await session.open();
+    pids = processTree(kit);
+    const started = Date.now();
+    turn = await open.send(`Please ${prompt}.`, { timeout: 2000 });
+    elapsed = Date.now() - started;
+  }
+  expect(turn.snapshot.outcome).toBe(TurnOutcome.TIMED_OUT);
+  expect(elapsed).toBeLessThan(2000 + 10_000);
+  expect(turn.error?.code).toBe("M3_TURN_TIMEOUT");
+  expect(turn.error?.message).toMatch(/2000 ms/);
+  expect(session.result).toHaveOutcome(ExecutionOutcome.TIMED_OUT);
+  // What happened before the timeout is kept: the call that reached the server, both sides.
+  expect(callLog(log)).toHaveLength(calls);
+  expect(turn.toolCalls.map((call) => [call.tool, call.status, call.evidence])).toEqual(
+    calls === 1 ? [["shipping_quote", "success", "both"]] : [],
+  );
+  expect(pids.length).toBeGreaterThanOrEqual(2);
+  expect([...pids, ...processTree(kit)].filter(isRunning)).toEqual([]);
+});
