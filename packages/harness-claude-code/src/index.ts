@@ -24,7 +24,7 @@
  */
 import { defineHarness, type HarnessDefinition } from "@jest-m3/core/harness";
 import { claudeCodeReadiness, claudeCodeReadinessKey, HARNESS_NAME } from "./readiness.js";
-import { openClaudeCodeSession } from "./session.js";
+import { openClaudeCodeSession } from "./open.js";
 
 /**
  * The Claude Code harness: `readiness()` checks the executable, its version, its command
@@ -42,7 +42,8 @@ export const claudeCodeHarness: HarnessDefinition = defineHarness({
 export default claudeCodeHarness;
 
 export { claudeCodeReadiness, credentialsCapability } from "./readiness.js";
-export { openClaudeCodeSession, ClaudeCodeSession } from "./session.js";
+export { openClaudeCodeSession } from "./open.js";
+export { ClaudeCodeSession } from "./session.js";
 export {
   resolveClaudeExecutable,
   runIsolated,

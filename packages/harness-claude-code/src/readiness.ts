@@ -1,22 +1,27 @@
-import { statSync } from "node:fs";
-import type {
-  Capabilities,
-  Capability,
-  ModelProvider,
-  Readiness,
-  ReadinessContext,
-  SelectionSpec,
+import {
+  agentChecks,
+  fileIdentity,
+  probeOnce,
+  providerCredentials,
+  sessionCapabilities,
+  worst,
+  type ExecutableLookup,
+  type FoundExecutable,
+  type VersionProbe,
+} from "@jest-m3/core/adapter-kit";
+import {
+  readinessOf,
+  type Capability,
+  type ModelProvider,
+  type Readiness,
+  type ReadinessContext,
+  type SelectionSpec,
 } from "@jest-m3/core/harness";
 import {
-  compareVersions,
-  parseClaudeVersion,
   readClaudeVersion,
   resolveClaudeExecutable,
   runIsolated,
   TESTED_CLAUDE_CODE_VERSION,
-  type ClaudeCodeVersion,
-  type ExecutableLookup,
-  type VersionProbe,
 } from "./executable.js";
 import { findHostLogin, hostClaudeConfig, KEY_VARIABLES, type HostLogin } from "./home.js";
 import { resolveClaudeCodeOptions } from "./options.js";
@@ -45,42 +50,12 @@ export function launchFacts(
   };
 }
 
-function identity(executable: string): string {
-  try {
-    const stat = statSync(executable);
-    return `${executable}\0${stat.mtimeMs}\0${stat.size}`;
-  } catch {
-    return executable;
-  }
-}
-
-function once<T>(
-  cache: Map<string, Promise<T>>,
-  key: string,
-  probe: () => Promise<T>,
-  keep: (result: T) => boolean,
-): Promise<T> {
-  let running = cache.get(key);
-  if (!running) {
-    running = probe();
-    cache.set(key, running);
-    // Only a success is worth keeping; a failure is checked again next time.
-    void running.then((result) => {
-      if (!keep(result)) cache.delete(key);
-    });
-  }
-  return running;
-}
-
-function probeVersion(executable: string): Promise<VersionProbe> {
-  return once(
+function probeVersion(executable: FoundExecutable): Promise<VersionProbe> {
+  return probeOnce(
     versionProbes,
-    identity(executable),
-    () =>
-      readClaudeVersion(executable).catch((error: unknown): VersionProbe => ({
-        ok: false,
-        reason: `\`${executable} --version\` could not run: ${error instanceof Error ? error.message : String(error)}`,
-      })),
+    fileIdentity(executable.path),
+    () => readClaudeVersion(executable.path),
+    // Only a success is worth keeping; a failure is checked again next time.
     (result) => result.ok,
   );
 }
@@ -105,10 +80,10 @@ async function checkCli(executable: string): Promise<Capability> {
       };
 }
 
-function probeCli(executable: string, version: ClaudeCodeVersion): Promise<Capability> {
-  return once(
+function probeCli(executable: string, version: string): Promise<Capability> {
+  return probeOnce(
     cliProbes,
-    `${identity(executable)}\0${version.text}`,
+    `${fileIdentity(executable)}\0${version}`,
     () => checkCli(executable),
     (result) => result.status === "ready",
   );
@@ -124,15 +99,8 @@ export function credentialsCapability(
   credentialNames: readonly string[],
   login: HostLogin,
 ): Capability {
-  if (provider) {
-    if (provider.envKey !== undefined && !credentialNames.includes(provider.envKey)) {
-      return {
-        status: "unavailable",
-        reason: `provider "${provider.name}" reads its key from ${provider.envKey}, which is not mapped; add credentialEnv: { ${provider.envKey}: "<PARENT_VARIABLE>" }`,
-      };
-    }
-    return { status: "ready" };
-  }
+  const explicit = providerCredentials(provider, credentialNames);
+  if (explicit) return explicit;
   if (credentialNames.length > 0) {
     if (credentialNames.some((name) => KEY_VARIABLES.includes(name))) return { status: "ready" };
     return {
@@ -148,42 +116,6 @@ export function credentialsCapability(
         status: "unavailable",
         reason: `no provider and no credentials given, and ${login.reason}`,
       };
-}
-
-const RANK: Readonly<Record<Capability["status"], number>> = {
-  ready: 0,
-  degraded: 1,
-  unsupported: 2,
-  unavailable: 3,
-};
-
-function worst(...capabilities: Capability[]): Capability {
-  const rank = Math.max(...capabilities.map((capability) => RANK[capability.status]));
-  if (rank === 0) return { status: "ready" };
-  const status = capabilities.find((capability) => RANK[capability.status] === rank)?.status;
-  const reasons = capabilities
-    .filter((capability) => capability.status !== "ready" && capability.reason)
-    .map((capability) => capability.reason);
-  return { status: status ?? "unavailable", reason: [...new Set(reasons)].join("; ") };
-}
-
-function versionCapability(probe: VersionProbe): Capability {
-  if (!probe.ok) return { status: "unavailable", reason: probe.reason };
-  const tested = parseClaudeVersion(TESTED_CLAUDE_CODE_VERSION) as ClaudeCodeVersion;
-  const order = compareVersions(probe.version, tested);
-  if (order < 0) {
-    return {
-      status: "unavailable",
-      reason: `Claude Code ${probe.version.text} is older than ${TESTED_CLAUDE_CODE_VERSION}, the version this adapter is tested with; install @anthropic-ai/claude-code@${TESTED_CLAUDE_CODE_VERSION}`,
-    };
-  }
-  if (order > 0) {
-    return {
-      status: "degraded",
-      reason: `Claude Code ${probe.version.text} is newer than ${TESTED_CLAUDE_CODE_VERSION}, the version this adapter is tested with; it may work (the adapter's contract test tells), but it is untested`,
-    };
-  }
-  return { status: "ready" };
 }
 
 /**
@@ -214,24 +146,21 @@ export async function claudeCodeReadiness(context: ReadinessContext): Promise<Re
   resolveClaudeCodeOptions(selection.options);
   const { executable, login } = launchFacts(selection, config);
 
-  let executableCapability: Capability;
-  let version: Capability;
-  let cli: Capability;
-  let versionText: string | null = null;
-  if (!executable.found) {
-    executableCapability = { status: "unavailable", reason: executable.reason };
-    version = { status: "unavailable", reason: "no Claude Code executable to ask for its version" };
-    cli = { status: "unavailable", reason: "no Claude Code executable to start" };
-  } else {
-    executableCapability = { status: "ready" };
-    const probe = await probeVersion(executable.path);
-    version = versionCapability(probe);
-    if (probe.ok) versionText = probe.version.text;
-    cli =
-      probe.ok && version.status !== "unavailable"
-        ? await probeCli(executable.path, probe.version)
-        : { status: "unavailable", reason: "not checked: the version check failed" };
-  }
+  const checks = await agentChecks({
+    agent: "Claude Code",
+    executable,
+    version: {
+      product: "Claude Code",
+      tested: TESTED_CLAUDE_CODE_VERSION,
+      install: `@anthropic-ai/claude-code@${TESTED_CLAUDE_CODE_VERSION}`,
+    },
+    probeVersion,
+    start: {
+      name: "cli",
+      skipped: "not checked: the version check failed",
+      probe: (found, version) => probeCli(found.path, version.text),
+    },
+  });
   const provider = selection.provider;
   const dialect: Capability =
     provider === undefined || provider.wireApi === "anthropic-messages"
@@ -241,31 +170,19 @@ export async function claudeCodeReadiness(context: ReadinessContext): Promise<Re
           reason: `provider "${provider.name}" speaks ${provider.wireApi}; Claude Code speaks only anthropic-messages`,
         };
   const credentials = worst(credentialsCapability(provider, credentialNames, login), dialect);
-  const harness = worst(executableCapability, version, cli);
-  const capabilities: Capabilities = {
-    multiTurn: worst(harness, credentials),
-    toolPolicy: harness,
-    wireEvidence: harness,
-    reportedEvidence: harness,
-    cancellation: harness,
-    approvals: harness,
-    // Claude Code 2.1.332 in stream-json mode asks its SDK host (this adapter) for an MCP
-    // server's elicitation with a control request; the session's plan answers it.
-    elicitation: harness,
+  // Claude Code 2.1.332 in stream-json mode asks its SDK host (this adapter) for an MCP
+  // server's elicitation with a control request; the session's plan answers it.
+  const capabilities = sessionCapabilities(
+    worst(checks.executable, checks.version, checks.start),
     credentials,
-    executable: executableCapability,
-    version,
-    cli,
-  };
-  return {
-    ready: Object.values(capabilities).every(
-      (capability) => capability.status === "ready" || capability.status === "degraded",
-    ),
-    harness: {
+    { executable: checks.executable, version: checks.version, cli: checks.start },
+  );
+  return readinessOf(
+    {
       name: HARNESS_NAME,
-      version: versionText,
+      version: checks.versionText,
       executable: executable.found ? executable.path : null,
     },
     capabilities,
-  };
+  );
 }

@@ -1,5 +1,11 @@
-import { createInterface } from "node:readline";
-import type { ExitInfo, ManagedProcess } from "@jest-m3/core/harness";
+import {
+  AgentProcess,
+  isJsonObject,
+  JsonLines,
+  PendingRequests,
+  type ManagedProcess,
+  type RequestOptions,
+} from "@jest-m3/core/adapter-kit";
 import { ClaudeCodeExited, ClaudeCodeTimeout, ClaudeControlError } from "./errors.js";
 import type { HostControlRequest, Json, JsonObject, StreamMessage } from "./protocol.js";
 
@@ -7,31 +13,7 @@ import type { HostControlRequest, Json, JsonObject, StreamMessage } from "./prot
 export type HostRequestHandler = (request: HostControlRequest) => Promise<Json> | Json;
 
 /** Options of {@link StreamJsonClient.control}. */
-export interface ControlOptions {
-  /** Reject with {@link ClaudeCodeTimeout} when there is no answer in time. */
-  readonly timeoutMs?: number;
-  /** Reject with the signal's reason when it aborts (the request is not withdrawn). */
-  readonly signal?: AbortSignal;
-}
-
-interface Pending {
-  readonly subtype: string;
-  resolve(result: JsonObject): void;
-  reject(error: unknown): void;
-}
-
-// eslint-disable-next-line no-control-regex -- the pattern is exactly the ANSI escape
-const ANSI_COLOR = /\u001b\[[0-9;]*m/g;
-
-function describeExit(exit: ExitInfo, spawnError: Error | undefined): string {
-  if (spawnError) return `could not be started: ${spawnError.message}`;
-  if (exit.signal) return `signal ${exit.signal}`;
-  return `code ${exit.code ?? "unknown"}`;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+export type ControlOptions = RequestOptions;
 
 /**
  * A client of one `claude -p --input-format stream-json --output-format stream-json`
@@ -41,74 +23,36 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * rejected with {@link ClaudeCodeExited} carrying the stderr tail.
  */
 export class StreamJsonClient {
-  /** Lines on stdout that were not protocol messages (kept for diagnosis). */
-  readonly problems: string[] = [];
+  /** The Claude Code process: exit, stderr tail (optionally since a mark), close. */
+  readonly agent: AgentProcess;
+  private readonly lines: JsonLines;
+  private readonly pending = new PendingRequests<JsonObject>({
+    timeout: (subtype, ms) => new ClaudeCodeTimeout(subtype, ms),
+  });
   private nextId = 1;
-  private readonly pending = new Map<string, Pending>();
   private readonly messageListeners = new Set<(message: StreamMessage) => void>();
-  private readonly exitListeners = new Set<(exit: string) => void>();
   private hostHandler: HostRequestHandler | undefined;
-  private spawnError: Error | undefined;
-  private exit: string | undefined;
-  private closing: Promise<void> | undefined;
-  /** Set by {@link markStderr}: stderr written since (a warm process's current session). */
-  private stderrSince: string | undefined;
 
   constructor(readonly process: ManagedProcess) {
-    process.spawned.catch((error: unknown) => {
-      this.spawnError = error instanceof Error ? error : new Error(String(error));
+    this.agent = new AgentProcess(process);
+    this.lines = new JsonLines(process, (message) => this.receive(message));
+    this.agent.onExit((exit) => {
+      const tail = this.agent.stderrTail();
+      this.pending.rejectAll(
+        (subtype) => new ClaudeCodeExited(`while waiting for ${subtype}`, exit, tail),
+      );
     });
-    // A write after Claude Code died must not crash the test process.
-    process.child.stdin.on("error", () => undefined);
-    const lines = createInterface({ input: process.child.stdout, crlfDelay: Infinity });
-    lines.on("line", (line) => this.receive(line));
-    void process.exited.then((info) => this.exited(describeExit(info, this.spawnError)));
   }
 
-  /** How the process ended (`code 0`, `signal SIGKILL`, ...), or undefined while it runs. */
-  get exitDescription(): string | undefined {
-    return this.exit;
-  }
-
-  /**
-   * The last lines of Claude Code's stderr, without terminal colors; after
-   * {@link markStderr}, only of what it wrote since.
-   */
-  stderrTail(lines = 20): string {
-    const text =
-      this.stderrSince === undefined
-        ? this.process.stderrTail(lines)
-        : this.stderrSince.split("\n").filter(Boolean).slice(-lines).join("\n");
-    return text.replace(ANSI_COLOR, "");
-  }
-
-  /**
-   * From now on, {@link stderrTail} holds only what Claude Code writes after this call: a
-   * warm process's next session never sees what it wrote for an earlier one.
-   */
-  markStderr(): void {
-    if (this.stderrSince === undefined) {
-      this.process.child.stderr.on("data", (chunk: Buffer | string) => {
-        this.stderrSince = (this.stderrSince + String(chunk)).slice(-16_384);
-      });
-    }
-    this.stderrSince = "";
+  /** Lines on stdout that were not protocol messages (kept for diagnosis). */
+  get problems(): string[] {
+    return this.lines.problems;
   }
 
   /** Calls `listener` with every message that is not a control message. */
   onMessage(listener: (message: StreamMessage) => void): () => void {
     this.messageListeners.add(listener);
     return () => this.messageListeners.delete(listener);
-  }
-
-  /** Calls `listener` once the process has exited, with how it ended. */
-  onExit(listener: (exit: string) => void): () => void {
-    if (this.exit !== undefined) {
-      listener(this.exit);
-      return () => undefined;
-    }
-    this.exitListeners.add(listener);
-    return () => this.exitListeners.delete(listener);
   }
 
   /**
@@ -130,53 +74,21 @@ export class StreamJsonClient {
     options: ControlOptions = {},
   ): Promise<JsonObject> {
     const { subtype } = request;
-    if (this.exit !== undefined) {
+    const exit = this.agent.exitDescription;
+    if (exit !== undefined) {
       return Promise.reject(
-        new ClaudeCodeExited(`before ${subtype} could be sent`, this.exit, this.stderrTail()),
+        new ClaudeCodeExited(`before ${subtype} could be sent`, exit, this.agent.stderrTail()),
       );
     }
     const id = `m3-${this.nextId++}`;
-    return new Promise<JsonObject>((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined;
-      const { signal, timeoutMs } = options;
-      const cleanup = (): void => {
-        if (timer !== undefined) clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-        this.pending.delete(id);
-      };
-      const onAbort = (): void => {
-        cleanup();
-        reject(signal?.reason ?? new Error(`${subtype} was aborted`));
-      };
-      if (signal?.aborted) {
-        onAbort();
-        return;
-      }
-      signal?.addEventListener("abort", onAbort, { once: true });
-      if (timeoutMs !== undefined) {
-        timer = setTimeout(() => {
-          cleanup();
-          reject(new ClaudeCodeTimeout(subtype, timeoutMs));
-        }, timeoutMs);
-      }
-      this.pending.set(id, {
-        subtype,
-        resolve: (result) => {
-          cleanup();
-          resolve(result);
-        },
-        reject: (error) => {
-          cleanup();
-          reject(error);
-        },
-      });
-      this.write({ type: "control_request", request_id: id, request });
-    });
+    const answer = this.pending.add(id, subtype, options);
+    this.lines.write({ type: "control_request", request_id: id, request });
+    return answer;
   }
 
-  /** Sends one user turn. */
+  /** Sends one user turn; false when Claude Code's stdin is closed. */
   sendUser(text: string): boolean {
-    return this.write({
+    return this.lines.write({
       type: "user",
       message: { role: "user", content: text },
       parent_tool_use_id: null,
@@ -184,44 +96,14 @@ export class StreamJsonClient {
     });
   }
 
-  /**
-   * Ends Claude Code: closes its stdin (it exits and stops its MCP servers), waits up to
-   * `graceMs`, then stops the process group (SIGTERM, then SIGKILL). Idempotent.
-   */
+  /** Ends Claude Code (see {@link AgentProcess.close}). Idempotent. */
   close(graceMs = 2000): Promise<void> {
-    this.closing ??= (async () => {
-      if (this.exit === undefined) {
-        this.process.child.stdin.end();
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([
-          this.process.exited,
-          new Promise((resolve) => (timer = setTimeout(resolve, graceMs))),
-        ]);
-        clearTimeout(timer);
-      }
-      await this.process.stop(graceMs);
-    })();
-    return this.closing;
+    return this.agent.close(graceMs);
   }
 
-  private write(message: JsonObject): boolean {
-    const stdin = this.process.child.stdin;
-    if (stdin.destroyed || stdin.writableEnded) return false;
-    stdin.write(JSON.stringify(message) + "\n");
-    return true;
-  }
-
-  private receive(line: string): void {
-    if (line.trim() === "") return;
-    let message: unknown;
-    try {
-      message = JSON.parse(line);
-    } catch {
-      this.problems.push(line.slice(0, 500));
-      return;
-    }
-    if (!isObject(message) || typeof message.type !== "string") {
-      this.problems.push(line.slice(0, 500));
+  private receive(message: Record<string, unknown>): void {
+    if (typeof message.type !== "string") {
+      this.lines.problems.push(JSON.stringify(message).slice(0, 500));
       return;
     }
     switch (message.type) {
@@ -240,52 +122,34 @@ export class StreamJsonClient {
   }
 
   private settle(response: unknown): void {
-    if (!isObject(response) || typeof response.request_id !== "string") return;
-    const pending = this.pending.get(response.request_id);
-    if (!pending) return;
+    if (!isJsonObject(response) || typeof response.request_id !== "string") return;
     if (response.subtype === "error") {
-      pending.reject(
-        new ClaudeControlError(pending.subtype, String(response.error ?? "unknown error")),
-      );
+      const error = String(response.error ?? "unknown error");
+      this.pending.reject(response.request_id, (subtype) => new ClaudeControlError(subtype, error));
     } else {
-      pending.resolve(isObject(response.response) ? (response.response as JsonObject) : {});
+      const payload = isJsonObject(response.response) ? (response.response as JsonObject) : {};
+      this.pending.resolve(response.request_id, payload);
     }
   }
 
   private async answer(request: HostControlRequest): Promise<void> {
     const reply = (response: JsonObject): void => {
-      this.write({ type: "control_response", response });
+      this.lines.write({ type: "control_response", response });
     };
+    const request_id = request.request_id;
     if (!this.hostHandler) {
-      reply({
-        subtype: "error",
-        request_id: request.request_id,
-        error: `jest-m3 does not handle ${request.request?.subtype}`,
-      });
+      const error = `jest-m3 does not handle ${request.request?.subtype}`;
+      reply({ subtype: "error", request_id, error });
       return;
     }
     try {
-      const result = await this.hostHandler(request);
-      reply({ subtype: "success", request_id: request.request_id, response: result });
+      reply({ subtype: "success", request_id, response: await this.hostHandler(request) });
     } catch (error) {
       reply({
         subtype: "error",
-        request_id: request.request_id,
+        request_id,
         error: error instanceof Error ? error.message : String(error),
       });
     }
-  }
-
-  private exited(description: string): void {
-    this.exit = description;
-    const tail = this.stderrTail();
-    for (const pending of [...this.pending.values()]) {
-      pending.reject(
-        new ClaudeCodeExited(`while waiting for ${pending.subtype}`, description, tail),
-      );
-    }
-    this.pending.clear();
-    for (const listener of [...this.exitListeners]) listener(description);
-    this.exitListeners.clear();
   }
 }

@@ -16,9 +16,9 @@ import {
   isProcessAlive,
   killProcessGroup,
   ManagedProcess,
-  registerWarmPool,
+  WarmPool,
   warmStartKey,
-} from "@jest-m3/core/harness";
+} from "@jest-m3/core/adapter-kit";
 import type { ClaudeHomes } from "./home.js";
 import type { McpServerStatus, StreamMessage } from "./protocol.js";
 import { StreamJsonClient } from "./stream-json-client.js";
@@ -44,15 +44,7 @@ export interface WarmStart {
 interface Warm {
   readonly client: StreamJsonClient;
   readonly root: string;
-  readonly key: string;
-  idle: NodeJS.Timeout | undefined;
 }
-
-/** Idle processes by key (each serves no session now). */
-const idle = new Map<string, Warm[]>();
-/** Every warm process of this worker, leased or idle. */
-const live = new Set<Warm>();
-let exitHook = false;
 
 /**
  * The key of a warm process: the executable, arguments and environment with the root
@@ -68,44 +60,15 @@ function homesOf(root: string): ClaudeHomes {
   return { home: join(root, "home"), configDir: join(root, "claude-config") };
 }
 
-function setRef(warm: Warm, ref: boolean): void {
-  holdProcess(warm.client.process.child, ref);
-}
-
-function unlist(warm: Warm): void {
-  if (warm.idle) clearTimeout(warm.idle);
-  warm.idle = undefined;
-  const list = idle.get(warm.key);
-  if (!list) return;
-  const index = list.indexOf(warm);
-  if (index >= 0) list.splice(index, 1);
-  if (list.length === 0) idle.delete(warm.key);
-}
-
-/** Kills the process's whole group at once and removes its folder (worker exit). */
-function killNow(warm: Warm): void {
-  live.delete(warm);
-  killProcessGroup(warm.client.process.pid);
-  rmSync(warm.root, { recursive: true, force: true });
-}
-
-/** Stops the process (stdin closed, then its group), and removes its folder. */
-async function stopWarm(warm: Warm): Promise<void> {
-  unlist(warm);
-  live.delete(warm);
-  await warm.client.close(STOP_GRACE_MS);
-  await rm(warm.root, { recursive: true, force: true });
-}
-
 function running(warm: Warm): boolean {
   const child = warm.client.process.child;
-  if (!live.has(warm) || warm.client.exitDescription !== undefined) return false;
+  if (warm.client.agent.exitDescription !== undefined) return false;
   if (child.exitCode !== null || child.signalCode !== null) return false;
   // A process killed a moment ago may not be reaped yet: ask the system too.
   return child.pid === undefined || isProcessAlive(child.pid);
 }
 
-async function start(spec: WarmStart, key: string): Promise<Warm> {
+async function start(spec: WarmStart): Promise<Warm> {
   const cwd = join(spec.root, "cwd");
   await mkdir(cwd, { mode: 0o700 });
   const child = new ManagedProcess({
@@ -117,26 +80,37 @@ async function start(spec: WarmStart, key: string): Promise<Warm> {
   });
   // In the run's process ledger, so an interrupted run stops it too.
   announceWarmProcess({ pid: child.pid, label: child.launch.label, command: child.launch.command });
-  const warm: Warm = { client: new StreamJsonClient(child), root: spec.root, key, idle: undefined };
-  live.add(warm);
-  if (!exitHook) {
-    exitHook = true;
-    // Nothing outlives the worker: every warm process (and its group) goes with it.
-    process.once("exit", () => [...live].forEach(killNow));
-  }
-  // A warm process that dies takes its group and folder with it; the next session starts anew.
-  warm.client.onExit(() => {
-    unlist(warm);
-    if (live.has(warm)) void stopWarm(warm);
-  });
+  const warm: Warm = { client: new StreamJsonClient(child), root: spec.root };
   try {
     await child.spawned;
-    return warm;
   } catch (error) {
     await stopWarm(warm);
     throw error;
   }
+  // A warm process that dies takes its group and folder with it; the next session starts anew.
+  warm.client.agent.onExit(() => void pool.discard(warm));
+  return warm;
 }
+
+/** Stops the process (stdin closed, then its group), and removes its folder. */
+async function stopWarm(warm: Warm): Promise<void> {
+  await warm.client.close(STOP_GRACE_MS);
+  await rm(warm.root, { recursive: true, force: true });
+}
+
+// One process is one conversation at a time: an exclusive lease.
+const pool = new WarmPool<WarmStart, Warm>({
+  lease: "exclusive",
+  idleMs: IDLE_MS,
+  start,
+  alive: running,
+  stop: stopWarm,
+  kill: (warm) => {
+    killProcessGroup(warm.client.process.pid);
+    rmSync(warm.root, { recursive: true, force: true });
+  },
+  hold: (warm, ref) => holdProcess(warm.client.process.child, ref),
+});
 
 /** A session's hold on a warm process; `release()` once the session is over. */
 export interface WarmLease {
@@ -158,44 +132,13 @@ export interface WarmLease {
  * died is replaced. The process serves this session only until it is released.
  */
 export async function acquireWarmClaude(spec: WarmStart): Promise<WarmLease> {
-  const key = await warmKey(spec);
-  let warm: Warm | undefined;
-  let started = false;
-  for (const candidate of [...(idle.get(key) ?? [])].reverse()) {
-    unlist(candidate);
-    if (running(candidate)) {
-      warm = candidate;
-      break;
-    }
-    void stopWarm(candidate);
-  }
-  if (warm) await rm(spec.root, { recursive: true, force: true });
-  else {
-    warm = await start(spec, key);
-    started = true;
-  }
-  const held = warm;
-  setRef(held, true);
-  let released: Promise<void> | undefined;
+  const lease = await pool.acquire(await warmKey(spec), spec);
+  if (!lease.started) await rm(spec.root, { recursive: true, force: true });
   return {
-    client: held.client,
-    homes: homesOf(held.root),
-    started,
-    release: (reusable) => {
-      released ??= (async () => {
-        if (!reusable || !running(held)) {
-          await stopWarm(held);
-          return;
-        }
-        setRef(held, false);
-        const list = idle.get(key) ?? [];
-        list.push(held);
-        idle.set(key, list);
-        held.idle = setTimeout(() => void stopWarm(held), IDLE_MS);
-        held.idle.unref();
-      })();
-      return released;
-    },
+    client: lease.warm.client,
+    homes: homesOf(lease.warm.root),
+    started: lease.started,
+    release: (reusable) => lease.release(reusable),
   };
 }
 
@@ -245,7 +188,9 @@ export async function endConversation(client: StreamJsonClient, timeoutMs: numbe
       }
       if (message.type === "result") resolve(message);
     });
-    const offExit = client.onExit((exit) => reject(new Error(`Claude Code exited (${exit})`)));
+    const offExit = client.agent.onExit((exit) =>
+      reject(new Error(`Claude Code exited (${exit})`)),
+    );
     stop = () => {
       offMessage();
       offExit();
@@ -281,16 +226,13 @@ export async function endConversation(client: StreamJsonClient, timeoutMs: numbe
  * afterAll(() => stopWarmClaudeCode());
  * ```
  */
-export async function stopWarmClaudeCode(): Promise<void> {
-  await Promise.all([...live].map(stopWarm));
+export function stopWarmClaudeCode(): Promise<void> {
+  return pool.stopAll();
 }
-
-// Stopped by the runner when its pool can serve no later session (the end of a test file).
-registerWarmPool(stopWarmClaudeCode);
 
 /** The process ids of this worker's warm Claude Code processes (for diagnosis and tests). */
 export function warmClaudeCodePids(): number[] {
-  return [...live].flatMap((warm) =>
+  return pool.all.flatMap((warm) =>
     warm.client.process.pid === undefined ? [] : [warm.client.process.pid],
   );
 }

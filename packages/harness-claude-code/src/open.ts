@@ -1,0 +1,265 @@
+import { randomUUID } from "node:crypto";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { errorMessage, startFailure, tornDown } from "@jest-m3/core/adapter-kit";
+import { HarnessStartError, type HarnessLaunch } from "@jest-m3/core/harness";
+import { claudeArgs, denyRules, mcpServers, normalizeName } from "./config.js";
+import { claudeEnvironment, copyHostLogin, createHomes, type ClaudeHomes } from "./home.js";
+import { resolveClaudeCodeOptions, type ResolvedClaudeCodeOptions } from "./options.js";
+import type { McpServerStatus } from "./protocol.js";
+import { credentialsCapability, HARNESS_NAME, launchFacts } from "./readiness.js";
+import { CLAUDE_NAMES, ClaudeCodeSession } from "./session.js";
+import { StreamJsonClient } from "./stream-json-client.js";
+import { acquireWarmClaude, mcpLogFiles, type WarmLease } from "./warm-pool.js";
+
+/** How often `mcp_status` is asked while a server is still pending. */
+const STATUS_POLL_MS = 100;
+const TORN_DOWN = tornDown(CLAUDE_NAMES);
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+/**
+ * What Claude Code's own MCP log says a server wrote to stderr before it failed (its
+ * `mcp-logs-<server>` files under the isolated HOME): the words that say why. Files in
+ * `skip` (a warm process's logs of earlier sessions) are not read.
+ */
+export async function serverStderr(
+  homes: ClaudeHomes,
+  server: string,
+  skip: ReadonlySet<string> = new Set(),
+): Promise<string> {
+  const cache = join(homes.home, ".cache", "claude-cli-nodejs");
+  const lines: string[] = [];
+  try {
+    for (const project of await readdir(cache)) {
+      const dir = join(cache, project, `mcp-logs-${normalizeName(server)}`);
+      let files: string[];
+      try {
+        files = (await readdir(dir)).sort();
+      } catch {
+        continue;
+      }
+      for (const file of files) {
+        if (skip.has(join(dir, file))) continue;
+        for (const line of (await readFile(join(dir, file), "utf8")).split("\n")) {
+          try {
+            const entry = JSON.parse(line) as { error?: unknown; debug?: unknown };
+            const text = typeof entry.error === "string" ? entry.error : "";
+            if (text.startsWith("Server stderr:")) lines.push(text.slice(14).trim());
+          } catch {
+            // Not a JSON line.
+          }
+        }
+      }
+    }
+  } catch {
+    return "";
+  }
+  return [...new Set(lines)].join("\n").slice(-4000);
+}
+
+/**
+ * Asks `mcp_status` until no server is pending, then fails naming every server that did
+ * not connect (with its stderr, from Claude Code's MCP log).
+ */
+async function serversConnected(
+  client: StreamJsonClient,
+  names: readonly string[],
+  homes: ClaudeHomes,
+  options: ResolvedClaudeCodeOptions,
+  signal: AbortSignal,
+  skipLogs?: ReadonlySet<string>,
+): Promise<McpServerStatus[]> {
+  const deadline = Date.now() + options.startupTimeoutMs;
+  for (;;) {
+    if (signal.aborted) throw new HarnessStartError(HARNESS_NAME, TORN_DOWN);
+    const answer = await client.control(
+      { subtype: "mcp_status" },
+      { timeoutMs: Math.max(1000, deadline - Date.now()), signal },
+    );
+    const statuses = (Array.isArray(answer.mcpServers)
+      ? answer.mcpServers
+      : []) as unknown as McpServerStatus[];
+    const mine = statuses.filter((status) => names.includes(status.name));
+    const pending = names.filter(
+      (name) => !mine.some((status) => status.name === name && status.status !== "pending"),
+    );
+    if (pending.length === 0) {
+      const failed = mine.filter((status) => status.status !== "connected");
+      if (failed.length > 0) {
+        const details = await Promise.all(
+          failed.map(async (status) => {
+            const stderr = await serverStderr(homes, status.name, skipLogs);
+            return (
+              `MCP server "${status.name}" ${status.status === "failed" ? "failed to start" : `is ${status.status}`}: ` +
+              `${status.error ?? "Claude Code gave no reason"}${stderr ? `\n--- ${status.name} stderr ---\n${stderr}` : ""}`
+            );
+          }),
+        );
+        throw new HarnessStartError(HARNESS_NAME, details.join("\n"), {
+          stderrTail: client.agent.stderrTail(),
+        });
+      }
+      return mine;
+    }
+    if (Date.now() >= deadline) {
+      throw new HarnessStartError(
+        HARNESS_NAME,
+        `MCP servers not connected within ${options.startupTimeoutMs} ms: ${pending.map((name) => `"${name}"`).join(", ")}`,
+        { stderrTail: client.agent.stderrTail() },
+      );
+    }
+    await delay(STATUS_POLL_MS, signal);
+  }
+}
+
+function startError(error: unknown, client: StreamJsonClient, aborted: boolean): HarnessStartError {
+  const stderrTail = client.agent.stderrTail();
+  return startFailure(HARNESS_NAME, error, { names: CLAUDE_NAMES, stderrTail, aborted });
+}
+
+/**
+ * Opens a Claude Code session: one `claude --print` process in stream-json mode, in a fresh
+ * HOME and CLAUDE_CONFIG_DIR, with the captured MCP servers given over stdin, every server
+ * connected and the tools outside the allow-list hidden before it returns.
+ *
+ * @throws {@link HarnessStartError} with Claude Code's words (and the MCP server's name and
+ * stderr when a server failed to start) and Claude Code's stderr tail.
+ */
+export async function openClaudeCodeSession(launch: HarnessLaunch): Promise<ClaudeCodeSession> {
+  const options = resolveClaudeCodeOptions(launch.selection.options);
+  const facts = launchFacts(launch.selection, launch.config);
+  if (!facts.executable.found) throw new HarnessStartError(HARNESS_NAME, facts.executable.reason);
+  const credentials = credentialsCapability(launch.provider, launch.credentials, facts.login);
+  if (credentials.status !== "ready") {
+    throw new HarnessStartError(HARNESS_NAME, credentials.reason ?? "no credentials");
+  }
+  const executable = facts.executable.path;
+  if (options.warm) return openWarmSession(launch, options, executable, facts.login);
+  const homes = await createHomes(await launch.tempDir("m3-claude-"));
+  if (!launch.provider && launch.credentials.length === 0 && facts.login.usable) {
+    await copyHostLogin(facts.login, homes);
+    launch.record({
+      kind: "harness",
+      detail: `using the Claude Code login of ${facts.login.credentialsFile}`,
+    });
+  }
+  if (launch.signal.aborted) throw new HarnessStartError(HARNESS_NAME, TORN_DOWN);
+  const sessionId = randomUUID();
+  const child = launch.spawn({
+    label: "claude",
+    command: executable,
+    args: claudeArgs(launch, options, sessionId),
+    env: claudeEnvironment(launch.env, homes, launch.provider, options),
+    cwd: launch.workspace,
+  });
+  const client = new StreamJsonClient(child);
+  try {
+    await child.spawned;
+    await configureServers(client, launch, homes, options);
+    return new ClaudeCodeSession(client, launch, sessionId, options);
+  } catch (error) {
+    const failure = startError(error, client, launch.signal.aborted);
+    await client.close(300);
+    throw failure;
+  }
+}
+
+/**
+ * Gives Claude Code the session's MCP servers (`mcp_set_servers`), waits until every one
+ * is connected, and hides the tools outside the allow-list (`apply_flag_settings`).
+ */
+async function configureServers(
+  client: StreamJsonClient,
+  launch: HarnessLaunch,
+  homes: ClaudeHomes,
+  options: ResolvedClaudeCodeOptions,
+  skipLogs?: ReadonlySet<string>,
+): Promise<void> {
+  const names = launch.servers.map((server) => server.name);
+  if (names.length === 0) return;
+  const wait = { timeoutMs: options.startupTimeoutMs, signal: launch.signal };
+  await client.control({ subtype: "mcp_set_servers", servers: mcpServers(launch) }, wait);
+  const statuses = await serversConnected(client, names, homes, options, launch.signal, skipLogs);
+  const deny = options.exposeDisallowedTools ? [] : denyRules(launch.toolPolicy, statuses);
+  if (deny.length > 0) {
+    await client.control(
+      { subtype: "apply_flag_settings", settings: { permissions: { deny } } },
+      wait,
+    );
+    launch.record({
+      kind: "harness",
+      detail: `hid ${deny.length} tool(s) outside the allow-list from the model: ${deny.join(", ")}`,
+    });
+  }
+}
+
+/**
+ * Opens a session on a warm Claude Code process (`options: { warm: true }`): one started
+ * with exactly this session's command line, environment and home files, idle, and reset by
+ * the session before (see warm-pool.ts), or a new one. The session then gives it its own
+ * MCP servers and deny rules, as a cold session does.
+ */
+async function openWarmSession(
+  launch: HarnessLaunch,
+  options: ResolvedClaudeCodeOptions,
+  executable: string,
+  login: ReturnType<typeof launchFacts>["login"],
+): Promise<ClaudeCodeSession> {
+  // The pool owns the folder (it outlives this session), so it is not one of the kit's.
+  const root = await mkdtemp(join(tmpdir(), "m3-claude-warm-"));
+  let lease: WarmLease;
+  try {
+    const homes = await createHomes(root);
+    if (!launch.provider && launch.credentials.length === 0 && login.usable) {
+      await copyHostLogin(login, homes);
+      launch.record({
+        kind: "harness",
+        detail: `using the Claude Code login of ${login.credentialsFile}`,
+      });
+    }
+    if (launch.signal.aborted) throw new HarnessStartError(HARNESS_NAME, TORN_DOWN);
+    lease = await acquireWarmClaude({
+      command: executable,
+      args: claudeArgs(launch, options, undefined),
+      env: claudeEnvironment(launch.env, homes, launch.provider, options),
+      root,
+    });
+  } catch (error) {
+    await rm(root, { recursive: true, force: true });
+    if (error instanceof HarnessStartError) throw error;
+    throw new HarnessStartError(
+      HARNESS_NAME,
+      `the warm Claude Code did not start: ${errorMessage(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  const client = lease.client;
+  // Only what Claude Code writes for this session goes into its errors.
+  client.agent.markStderr();
+  launch.record({
+    kind: "harness",
+    detail: `${lease.started ? "started a warm" : "reused the warm"} Claude Code (pid ${client.process.pid ?? "unknown"})`,
+  });
+  try {
+    await configureServers(client, launch, lease.homes, options, mcpLogFiles(lease.homes));
+    return new ClaudeCodeSession(client, launch, "", options, lease);
+  } catch (error) {
+    const failure = startError(error, client, launch.signal.aborted);
+    await lease.release(false);
+    throw failure;
+  }
+}
