@@ -18,6 +18,7 @@ export {
   nonEmptyString,
   httpUrl,
   positiveMs,
+  modelName,
   unknownKeyMessage,
   type UnknownKeyWording,
 } from "./validation/rules.js";

@@ -22,7 +22,7 @@ import { loadConfig, type M3Config } from "./config.js";
 import { configuredJudge, RUN_JUDGE_ENV } from "./judge-config.js";
 import { openProbeCache } from "./probe-cache.js";
 import { didYouMean, KNOWN_HARNESSES } from "./known-harnesses.js";
-import { expandAgents, parseAgentsVariable } from "./matrix/agent-list.js";
+import { expandAgents, parseAgentsVariable, type MatrixAgentEntry } from "./matrix/agent-list.js";
 import { modelStepLines, progressEnabled, PROGRESS_ENV, type ModelStep } from "./progress.js";
 import {
   failsTheTest,
@@ -53,10 +53,81 @@ type ResolvedName =
   | { readonly name: string; readonly harness: ReturnType<typeof resolveHarness> }
   | { readonly name: string; readonly error: Error };
 
-/** One harness's readiness probe: its answer and key, or its error. */
+/**
+ * One harness's readiness probe: its answer and key, or its error (`refused` when readiness
+ * itself threw: the harness refused the selection's options).
+ */
 type ProbeOutcome =
   | { readonly name: string; readonly key: string; readonly probe: Readiness }
-  | { readonly name: string; readonly error: Error };
+  | { readonly name: string; readonly error: Error; readonly refused?: boolean };
+
+/** One readiness probe to run: a harness with the options of a configured agent, or `{}`. */
+interface ProbeTarget {
+  readonly harness: ResolvedName;
+  readonly options: Readonly<Record<string, unknown>>;
+  readonly key: string;
+}
+
+const optionsKey = (name: string, options: Readonly<Record<string, unknown>> = {}): string =>
+  JSON.stringify([name, options]);
+
+/**
+ * The probes to run: first one per harness (the one its workers are primed with), with `{}`
+ * unless every configured agent of it has options, then once per other harness and options
+ * of a configured agent, so that its harness checks those options before any test.
+ */
+function probeTargets(
+  harnesses: readonly ResolvedName[],
+  entries: readonly MatrixAgentEntry[],
+  listed: readonly string[],
+): ProbeTarget[] {
+  const targets = new Map<string, ProbeTarget>();
+  const add = (harness: ResolvedName, options: Readonly<Record<string, unknown>>): void => {
+    const key = optionsKey(harness.name, options);
+    if (!targets.has(key)) targets.set(key, { harness, options, key });
+  };
+  for (const harness of harnesses) {
+    const own = entries.filter((entry) => entry.harness === harness.name);
+    const bare = listed.includes(harness.name) || own.some((entry) => !hasOptions(entry));
+    add(harness, bare ? {} : (own[0]?.options ?? {}));
+  }
+  for (const entry of entries) {
+    const harness = harnesses.find((one) => one.name === entry.harness);
+    if (harness !== undefined) add(harness, entry.options ?? {});
+  }
+  return [...targets.values()];
+}
+
+const hasOptions = (entry: MatrixAgentEntry): boolean =>
+  Object.keys(entry.options ?? {}).length > 0;
+
+/**
+ * Stops the run, before any test, when a harness refused a configured agent's options (its
+ * readiness threw): one line per agent, naming the entry and the option, with the fix.
+ */
+function stopOnRefusedAgents(
+  entries: readonly MatrixAgentEntry[],
+  outcomes: ReadonlyMap<string, ProbeOutcome>,
+  where: { readonly config: M3Config; readonly variable: string | undefined },
+): void {
+  const source = where.config.source ?? "the configuration";
+  const refusals = entries.flatMap((entry, index) => {
+    const result = outcomes.get(optionsKey(entry.harness, entry.options ?? {}));
+    if (result === undefined || !("error" in result) || result.refused !== true) return [];
+    const option = (result.error as { option?: unknown }).option;
+    const field = `agents[${index}].options${typeof option === "string" ? `.${option}` : ""}`;
+    return [
+      where.variable !== undefined
+        ? `M3_AGENTS item "${entry.harness}=${entry.models.join(",")}": ${result.error.message} ` +
+          `M3_AGENTS gives no options: list this agent in m3.config.json's "agents" with the options its harness needs.`
+        : `${field} (${entry.harness}): ${result.error.message} Fix ${field} in ${source}.`,
+    ];
+  });
+  if (refusals.length === 0) return;
+  throw new Error(
+    `jest-m3: ${refusals.length === 1 ? "an agent" : `${refusals.length} agents`} of the run's matrix refused by ${refusals.length === 1 ? "its harness" : "their harnesses"}; no test was started.\n  - ${refusals.join("\n  - ")}`,
+  );
+}
 
 /** The part of the scripted model's journal this module uses. */
 interface RunJournal {
@@ -255,45 +326,56 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
   // they added up to most of a run's start), and their lines are printed in order.
   const probeCache = openProbeCache(config.resultsDir);
   const fromCache = new Set<string>();
-  const probes = await Promise.all(
-    harnesses.map(async (entry): Promise<ProbeOutcome> => {
-      if ("error" in entry) return entry;
-      const { name, harness } = entry;
-      // What this harness took from the cache, to say so on its line.
-      const cache: ProbeCache | undefined = probeCache && {
-        get: (key) => {
-          const value = probeCache.get(key);
-          if (value !== undefined) fromCache.add(name);
-          return value;
+  const probe = async (
+    entry: ResolvedName,
+    options: Readonly<Record<string, unknown>>,
+  ): Promise<ProbeOutcome> => {
+    if ("error" in entry) return entry;
+    const { name, harness } = entry;
+    // What this harness took from the cache, to say so on its line.
+    const cache: ProbeCache | undefined = probeCache && {
+      get: (key) => {
+        const value = probeCache.get(key);
+        if (value !== undefined) fromCache.add(name);
+        return value;
+      },
+      set: (key, value) => probeCache.set(key, value),
+    };
+    try {
+      // The shared model in this harness's dialect, as a session of it will get it.
+      const shared = sharedProviderMap
+        ? harnessDialects(harness)
+            .map((dialect) => sharedProviderMap[dialect])
+            .find((one) => one !== undefined)
+        : sharedProvider;
+      const context = {
+        selection: {
+          harness: name,
+          model: "readiness-probe",
+          name,
+          credentialEnv: {},
+          options,
+          ...(shared ? { provider: shared } : {}),
         },
-        set: (key, value) => probeCache.set(key, value),
+        config: process.env,
+        credentialNames: [],
+        ...(cache ? { probeCache: cache } : {}),
       };
-      try {
-        // The shared model in this harness's dialect, as a session of it will get it.
-        const shared = sharedProviderMap
-          ? harnessDialects(harness)
-              .map((dialect) => sharedProviderMap[dialect])
-              .find((one) => one !== undefined)
-          : sharedProvider;
-        const context = {
-          selection: {
-            harness: name,
-            model: "readiness-probe",
-            name,
-            credentialEnv: {},
-            options: {},
-            ...(shared ? { provider: shared } : {}),
-          },
-          config: process.env,
-          credentialNames: [],
-          ...(cache ? { probeCache: cache } : {}),
-        };
-        const probe = await harness.readiness(context);
-        return { name, key: readinessKeyFor(harness, context), probe };
-      } catch (error) {
-        return { name, error: error as Error };
-      }
-    }),
+      const answer = await harness.readiness(context);
+      return { name, key: readinessKeyFor(harness, context), probe: answer };
+    } catch (error) {
+      return { name, error: error as Error, refused: true };
+    }
+  };
+  // Each configured agent's options go through its harness's readiness too, which checks
+  // them before it starts anything: a misspelt option stops the run here, not every test.
+  const targets = probeTargets(harnesses, agentEntries, config.harnesses);
+  const answers = await Promise.all(targets.map((target) => probe(target.harness, target.options)));
+  const byKey = new Map(targets.map((target, index) => [target.key, answers[index]!]));
+  stopOnRefusedAgents(agentEntries, byKey, { config, variable });
+  // The first target of each harness is the probe its workers get.
+  const probes = harnesses.map(
+    (harness) => answers[targets.findIndex((target) => target.harness === harness)]!,
   );
   for (const outcome of probes) {
     if ("error" in outcome) {

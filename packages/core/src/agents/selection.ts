@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { InvalidSelection } from "../errors.js";
 import { checkInput, describeValue } from "../validation/check-input.js";
-import { httpUrl, must, nonEmptyString, strictFields } from "../validation/rules.js";
+import { httpUrl, modelName, must, nonEmptyString, strictFields } from "../validation/rules.js";
 import { INHERITED_ENV } from "../processes/environment.js";
 import { harnessDialects } from "../harness/dialects.js";
 import {
@@ -93,7 +93,7 @@ export const selectionSchema = strictFields(
     harness: nonEmptyString("a harness name (one an installed or registered adapter answers to)"),
     models: z
       .array(
-        nonEmptyString("a non-empty string", (received) =>
+        modelName((received) =>
           received === undefined
             ? " If the name comes from an environment variable, that variable is not set."
             : "",

@@ -129,3 +129,31 @@ export function nonEmptyString(
     .string(must(what, hint))
     .refine((value) => value.trim() !== "", { ...must(what, hint), abort: true });
 }
+
+/**
+ * A model name as it reaches an agent (a command-line argument, a line of its config): not
+ * empty, not a flag (`--yolo` would be read as one), no line break or other control
+ * character (it would start a new line of the agent's configuration). `hint` adds a fix for a
+ * value that is not a string at all.
+ *
+ * @example
+ * ```ts
+ * const models = z.array(modelName()).min(1);
+ * ```
+ */
+export function modelName(hint?: (received: unknown) => string): z.ZodType<string> {
+  return nonEmptyString("a non-empty string", hint).superRefine((value, context) => {
+    const shown = JSON.stringify(value);
+    if (value.startsWith("-")) {
+      context.addIssue({
+        code: "custom",
+        message: `must be a model name, got ${shown}: a name starting with "-" would reach the agent as a command-line flag. Write the model's own name (e.g. "gpt-5.5").`,
+      });
+    } else if (/\p{Cc}/u.test(value)) {
+      context.addIssue({
+        code: "custom",
+        message: `must be a model name, got ${shown}: it holds a line break or another control character, which would reach the agent's configuration as a line of its own. If the name comes from a file or a variable, trim it.`,
+      });
+    }
+  });
+}

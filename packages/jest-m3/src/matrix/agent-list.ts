@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { M3Error } from "@jest-m3/core/lean";
-import { checkInput, must, nonEmptyString, strictFields } from "@jest-m3/core/validation";
+import { checkInput, modelName, must, strictFields } from "@jest-m3/core/validation";
 
 /**
  * One agent of the run's matrix: a harness with one model, run `trials` times.
@@ -63,7 +63,7 @@ const agentEntrySchema = strictFields(
       .string(must('a harness name such as "codex"'))
       .regex(NAME, must('a harness name such as "codex"')),
     models: z
-      .array(nonEmptyString(), must("a non-empty array of model names"))
+      .array(modelName(), must("a non-empty array of model names"))
       .min(1, must("a non-empty array of model names")),
     trials: z.int(TRIALS).min(1, TRIALS).max(1000, TRIALS).optional(),
     options: z.record(z.string(), z.unknown(), must("an object")).optional(),
@@ -97,6 +97,22 @@ export function parseAgentEntries(raw: unknown, source: string): MatrixAgentEntr
     raw,
     (problem) => new InvalidAgentList(source, `agents${problem.field} ${problem.problem}`),
   );
+  const seen = new Map<string, string>();
+  entries.forEach((entry, index) =>
+    entry.models.forEach((model, at) => {
+      const key = JSON.stringify([entry.harness, model]);
+      const here = `agents[${index}].models[${at}]`;
+      const first = seen.get(key);
+      if (first !== undefined) {
+        throw new InvalidAgentList(
+          source,
+          `${here} repeats harness "${entry.harness}" with model "${model}" (as ${first}): each agent runs once per test, and their tests would have the same name. ` +
+            'Give it once; to run it more often, give it trials (e.g. "trials": 3).',
+        );
+      }
+      seen.set(key, here);
+    }),
+  );
   return entries.map((entry) => ({ ...entry, trials: entry.trials ?? 1 }));
 }
 
@@ -122,6 +138,7 @@ export function parseAgentsVariable(value: string, source = "M3_AGENTS"): Matrix
       'is empty; write "harness=model[*trials],..." e.g. "codex=gpt-5.5".',
     );
   }
+  const seen = new Map<string, string>();
   return items.map((item) => {
     const match = /^([^=*\s]+)=([^=*\s]+)(?:\*(\d+))?$/.exec(item);
     if (!match || !NAME.test(match[1]!) || !NAME.test(match[2]!)) {
@@ -130,6 +147,16 @@ export function parseAgentsVariable(value: string, source = "M3_AGENTS"): Matrix
         `item ${JSON.stringify(item)} is not "harness=model" or "harness=model*trials" (e.g. "codex=gpt-5.5*3").`,
       );
     }
+    const agent = `${match[1]!}=${match[2]!}`;
+    const first = seen.get(agent);
+    if (first !== undefined) {
+      throw new InvalidAgentList(
+        source,
+        `item ${JSON.stringify(item)} repeats ${JSON.stringify(first)}: each agent runs once per test, and their tests would have the same name. ` +
+          `Give it once; to run it more often, give it trials ("${agent}*3").`,
+      );
+    }
+    seen.set(agent, item);
     const trials = match[3] === undefined ? 1 : Number(match[3]);
     checkInput(
       agentEntrySchema,
