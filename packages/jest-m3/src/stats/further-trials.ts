@@ -65,8 +65,10 @@ const known = new Map<string, FurtherTrials | null>();
 function search(baseline: PassCounts, run: PassCounts, level: number): FurtherTrials | null {
   if (baseline.trials === 0 || run.trials === 0) return null;
   if (baseline.passed * run.trials === run.passed * baseline.trials) return null;
-  const runOnly = smallest((k) => fisherExact(baseline, grown(run, k)) <= level);
+  // A p-value equal to the level up to rounding counts as reaching it.
+  const decides = (p: number): boolean => p <= level * (1 + 1e-9);
+  const runOnly = smallest((k) => decides(fisherExact(baseline, grown(run, k))));
   if (runOnly !== null) return { run: runOnly, baseline: 0 };
-  const both = smallest((k) => fisherExact(grown(baseline, k), grown(run, k)) <= level);
+  const both = smallest((k) => decides(fisherExact(grown(baseline, k), grown(run, k))));
   return both === null ? null : { run: both, baseline: both };
 }
