@@ -26,6 +26,7 @@ export { M3Error } from "./errors.js";
 export { isSecretName } from "./wire/redaction.js";
 export { stdioRelayLaunch } from "./wire/relay-launch.js";
 export { SecretScrubber } from "./runtime/secret-scrubber.js";
+export { defaultRuntime } from "./runtime/runtime.js";
 export { checkInput } from "./validation/check-input.js";
 export { harnessDialects } from "./harness/dialects.js";
 export { readinessKeyFor } from "./agents/readiness-key.js";

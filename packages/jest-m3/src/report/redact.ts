@@ -1,10 +1,11 @@
 /**
  * What keeps credentials out of everything the reports write: fields with credential-looking
  * names are replaced (core's `isSecretName`, through the matchers' `redactValue`), and the
- * values of credential-named environment variables are replaced wherever they appear in a
- * string (a server that echoes its key, a prompt that quotes it). Only names ever remain.
+ * values of credential-named environment variables and of every credential and secret
+ * header the kits handed out are replaced wherever they appear in a string (a server that
+ * echoes its key, a prompt that quotes it). Only names ever remain.
  */
-import { isSecretName, SecretScrubber } from "@jest-m3/core/lean";
+import { defaultRuntime, isSecretName, SecretScrubber } from "@jest-m3/core/lean";
 import { redactValue } from "../format/values.js";
 
 /** A credential value to hide, and the variable name shown in its place. */
@@ -13,9 +14,16 @@ export interface SecretValue {
   readonly value: string;
 }
 
-/** The values of the credential-named variables of `env`, longest first (core's scrubber). */
+/**
+ * The secret values to hide, longest first (core's scrubber): the credential-named variables
+ * of `env`, and every value this process's runtime was handed as a secret (a selection's
+ * `credentialEnv`, an HTTP server's secret header such as `X-Api-Key`), by the name it came
+ * from (`shipping header X-Api-Key`). In a Jest worker that is the preset's runtime, so the
+ * session transcripts (`executions/`) it writes, and every report built from them, hold no
+ * value a server echoed.
+ */
 export function secretValuesOf(env: NodeJS.ProcessEnv = process.env): SecretValue[] {
-  return new SecretScrubber().addCredentialVariables(env).secrets();
+  return new SecretScrubber(defaultRuntime().secrets()).addCredentialVariables(env).secrets();
 }
 
 /** A JSON string member, `"name": "value"`, inside free text (a prompt, a failure message). */
