@@ -17,7 +17,7 @@ import { dirname, join, resolve } from "node:path";
 import { processStartTime } from "@jest-m3/core/lean";
 
 /** The ledgers of a run folder. */
-export type Ledger = "processes" | "dirs" | "executions" | "trials";
+export type Ledger = "processes" | "dirs" | "executions" | "trials" | "verdicts";
 
 /** When a process started (see core's `processStartTime`): tells a reused pid apart. */
 export const processStartTicks = processStartTime;

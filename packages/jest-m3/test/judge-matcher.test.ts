@@ -9,6 +9,8 @@ import { MCPTestKit, expect, verdictsOf, type ExecutionResult, type TurnResult }
 import { defaultRuntime, singleProvider } from "@jest-m3/core/runner";
 import { testHarness } from "@jest-m3/core/testing";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { readRecords } from "../dist/run-ledger";
+import { runDir } from "../dist/run-state";
 import { JUDGE_FAULTS, judgeRules } from "./support/judge-script";
 
 const shipping = {
@@ -148,4 +150,38 @@ test("bad input is a usage error, before any request", async () => {
     "received value must be a TurnResult (from send()) or an ExecutionResult (session.result)",
   );
   expect(model.journal.entries.length).toBe(sent);
+});
+
+test("every verdict and every judge failure is written to the run's verdicts ledger", async () => {
+  const dir = runDir();
+  expect(dir).toBeDefined();
+  const mine = () =>
+    readRecords<Record<string, unknown>>(dir!, "verdicts", process.pid).filter(
+      (entry) => entry.testName === expect.getState().currentTestName,
+    );
+  await expect(wrong).not.toPassJudge(CRITERIA, { judge: judge(), threshold: 0.5 });
+  // (A scripted fault such as the 500 is served once per conversation: words instead of
+  // the call are answered every time.)
+  await expect(right)
+    .toPassJudge(JUDGE_FAULTS.text, { judge: judge() })
+    .catch(() => undefined);
+  const [verdict, failed] = mine();
+  expect(verdict).toMatchObject({
+    isNot: true,
+    criteria: CRITERIA,
+    passed: false,
+    pass: false,
+    score: 0,
+    threshold: 0.5,
+    reasoning: "The reply does not state the quoted amount 15.5.",
+    judge: { provider: "scripted", wireApi: "chat-completions", model: "judge-1" },
+    subject: { turn: 2 },
+    trial: null,
+  });
+  expect(verdict).not.toHaveProperty("evidence");
+  expect(failed).toMatchObject({
+    isNot: false,
+    criteria: JUDGE_FAULTS.text,
+    error: { reason: "no_verdict", status: 200 },
+  });
 });

@@ -11,6 +11,9 @@ import {
 import { defaultRuntime } from "@jest-m3/core/runner";
 import { throwUsage } from "../format/messages.js";
 import { defaultJudge } from "../judge-config.js";
+import { currentTrial } from "../matrix/trials.js";
+import { appendRecord } from "../run-ledger.js";
+import { runDir } from "../run-state.js";
 import { checkOptions, type M3MatcherContext, type MatcherResult } from "./context.js";
 
 /** Options of `toPassJudge`. */
@@ -62,6 +65,11 @@ export async function toPassJudge(
       throwUsage(this, NAME, error.message);
     }
     if (error instanceof JudgeFailed) {
+      record(this, {
+        criteria,
+        threshold: options.threshold ?? null,
+        error: { reason: error.reason, status: error.status, message: error.message },
+      });
       // Never a pass, under .not neither: there is no verdict to negate.
       throw new Error(
         `${this.utils.matcherHint(NAME, undefined, "criteria", { isNot: this.isNot })}\n\n` +
@@ -71,10 +79,33 @@ export async function toPassJudge(
     }
     throw error;
   }
+  const { evidence: _evidence, prompt: _prompt, ...kept } = verdict;
+  record(this, kept);
   return {
     pass: verdict.passed,
     message: () => verdictMessage(this, verdict),
   };
+}
+
+/**
+ * A verdict (or a judge's failure) in the run's `verdicts` ledger, for the reporter and the
+ * history: the test, the trial, and whether the assertion was negated. The evidence is not
+ * copied: the session's own record holds it.
+ */
+function record(context: M3MatcherContext, entry: Record<string, unknown>): void {
+  const dir = runDir();
+  if (!dir) return;
+  appendRecord(
+    dir,
+    "verdicts",
+    defaultRuntime().scrubValue({
+      testPath: context.testPath ?? "",
+      testName: context.currentTestName ?? "",
+      trial: currentTrial(),
+      isNot: context.isNot === true,
+      ...entry,
+    }),
+  );
 }
 
 function verdictMessage(context: M3MatcherContext, verdict: Verdict): string {
