@@ -2,13 +2,20 @@
 // that fails a known share of calls (its own log is the ground truth). trials() with
 // `confidence` stops as soon as the outcome is decided, in the direction the share predicts,
 // and says how many trials ran and why.
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MCPTestKit, TrialsFailed, expect, trials, type StdioServer } from "jest-m3";
 import { testHarness } from "@jest-m3/core/testing";
 import { clopperPearson } from "../dist/stats/binomial";
-import { removeTempDir } from "./support/user-project";
+import {
+  jsonLines,
+  makeUserProject,
+  REPO,
+  removeTempDir,
+  runFolder,
+  runJest,
+} from "./support/user-project";
 
 let folder: string;
 beforeEach(() => {
@@ -138,4 +145,60 @@ test("without confidence every trial runs; bad sequential options are usage erro
     /maxTrials must be a whole number from 1 to 1000/,
   );
   expect(ran).toBe(0);
+});
+
+test("a real run's report says how many trials ran and why they stopped", () => {
+  const project = makeUserProject({
+    "stock.test.ts": `
+import { join } from "node:path";
+import { MCPTestKit, expect, trials } from "jest-m3";
+import { testHarness } from ${JSON.stringify(join(REPO, "packages", "core", "dist", "testing.js"))};
+
+test("stock levels", async () => {
+  await using kit = new MCPTestKit({ env: {}, harnesses: [testHarness()] });
+  const [agent] = kit.agents([{ harness: "test", models: ["m1"] }]);
+  const server = {
+    name: "stock",
+    command: process.execPath,
+    args: [${JSON.stringify(join(__dirname, "fixtures", "share-failing-server.mjs"))}],
+    env: { CALL_LOG: join(__dirname, "calls.jsonl"), FAIL_PATTERN: "FFFFP" },
+  };
+  await trials(30, async () => {
+    const session = agent!.session({ server, tools: ["stock:stock_level"] });
+    {
+      await using open = await session.open();
+      await open.send('call stock:stock_level {"sku":"A-1"}\\nreply done');
+    }
+    expect(session.result).toHaveToolCall("stock_level", { status: "success", count: 1 });
+  }, { minRate: 0.8, confidence: 0.95 });
+});
+`,
+  });
+  try {
+    const run = runJest(project, { timeoutMs: 180_000 });
+    expect(run.status).toBe(1);
+    expect(run.output).toContain("Sequential trials stopped after 7 of at most 30 trials");
+    const folder = runFolder(project);
+    const report = JSON.parse(readFileSync(join(folder, "report.json"), "utf8")) as {
+      stats: Array<{ test: { fullName: string }; trials: { run: number; passed: number } }>;
+    };
+    expect(report.stats.find((row) => row.test.fullName === "stock levels")?.trials).toMatchObject({
+      run: 7,
+      passed: 1,
+    });
+    // The HTML report shows what the test needed, and why its trials stopped.
+    const stop =
+      "a pass rate of at least 0.8 (stopped after 7 of at most 30 trials: the pass rate is below 0.8 (exact interval, 95% confidence over up to 30 looks))";
+    expect(readFileSync(join(folder, "report.html"), "utf8")).toContain(JSON.stringify(stop));
+    // The trials ledger keeps the reason as data.
+    const ledger = jsonLines<{ stopped: { reason: string; maxTrials: number } }>(
+      join(folder, "trials", readdirSync(join(folder, "trials"))[0]!),
+    );
+    expect(ledger.map((record) => record.stopped)).toEqual([
+      expect.objectContaining({ reason: "rate below minRate", maxTrials: 30 }),
+    ]);
+    expect(calls(join(project, "calls.jsonl"))).toHaveLength(7);
+  } finally {
+    removeTempDir(project);
+  }
 });
