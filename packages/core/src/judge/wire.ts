@@ -211,7 +211,7 @@ export function readJudgeAnswer(dialect: ProviderDialect, body: unknown): JudgeA
     }
     case "gemini": {
       const candidates = array(record(body).candidates);
-      if (candidates.length === 0) throw new Error("a Gemini answer has a candidates list");
+      if (candidates.length === 0) throw new Error("a Gemini API answer has a candidates list");
       for (const part of array(record(record(candidates[0]).content).parts).map(record)) {
         const call = record(part.functionCall);
         if (typeof call.name === "string") calls.push({ name: call.name, args: call.args ?? {} });
