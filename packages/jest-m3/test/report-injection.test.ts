@@ -7,15 +7,19 @@
 // 2. a report whose number-typed fields (counts, a turn's number, a session's outsideTurns,
 //    trial counts) hold markup, as a hand-made blob would carry them past a careless reader:
 //    the page writes every value through its one escaping path, so they too are text;
-// 3. the page's content security policy: an inline event handler put into the page (as an
+// 3. a shard's blob whose every text field is markup (the fields the blob's schema lets be
+//    any text): merge-reports takes it, and its merged report runs nothing;
+// 4. the page's content security policy: an inline event handler put into the page (as an
 //    escaping bug would) is blocked, while the page's own script and styles (by hash) run.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
 import { renderReportHtml } from "../dist/report/html";
 import type { RunReport } from "../dist/report/model";
+import { validBlob } from "./support/blobs";
 import { withChromium } from "./support/chromium";
 import {
   makeUserProject,
@@ -27,6 +31,7 @@ import {
 } from "./support/user-project";
 
 const testHarness = join(REPO, "packages", "core", "dist", "testing.js");
+const CLI = join(REPO, "packages", "jest-m3", "bin", "jest-m3.js");
 const serverSpec = `{ name: "shipping", command: process.execPath, args: [${JSON.stringify(SHIPPING_SERVER)}] }`;
 
 /** Markup that runs script if a page writes it raw, each setting `window.__m3pwned`. */
@@ -281,6 +286,54 @@ test("markup in the report's number and word fields is written as text too: noth
     await expect(detail.locator("tr.call").count()).resolves.toBe(101);
     await detail.locator("tr.call").nth(0).click();
     await expect(detail.locator("tr.messages").count()).resolves.toBe(1);
+    await poke(page);
+    expect(await page.locator("main img, main svg, main iframe, main script").count()).toBe(0);
+    expect(await pwned(page)).toBeNull();
+    expect(watch.dialogs).toEqual([]);
+    expect(watch.errors).toEqual([]);
+  });
+}, 120_000);
+
+/** Fields whose value is one word of a fixed list (refused otherwise: see merge-reports-validation). */
+const WORDS = new Set(["kind", "status", "evidence", "direction", "outcome", "rootDir"]);
+
+/** `value` with every text in it, except the words above, replaced by {@link ALL}. */
+function markedUp(value: unknown, key = ""): unknown {
+  if (typeof value === "string") return WORDS.has(key) ? value : ALL;
+  if (Array.isArray(value)) return value.map((entry) => markedUp(entry, key));
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([name, entry]) => [name, markedUp(entry, name)]),
+    );
+  }
+  return value;
+}
+
+test("a shard whose every text field is markup merges, and its report runs nothing", async () => {
+  const blob = markedUp(validBlob(1, 1)) as Record<string, unknown>;
+  blob.run = { runId: "r", provider: ALL, readiness: { [ALL]: { error: ALL } } };
+  const shard = join(folder!, "shard");
+  mkdirSync(shard, { recursive: true });
+  writeFileSync(join(shard, "blob.json"), JSON.stringify(blob));
+  const merged = spawnSync(
+    process.execPath,
+    [CLI, "merge-reports", shard, "--results", join(folder!, "results"), "--no-history"],
+    { cwd: folder!, encoding: "utf8", timeout: 60_000 },
+  );
+  expect({ code: merged.status, err: merged.stderr }).toEqual({ code: 0, err: "" });
+  const file = merged.stdout.split("\n")[1]!;
+  expect(file).toMatch(/report\.html$/);
+  const html = readFileSync(file, "utf8");
+  for (const payload of PAYLOADS) expect(html).not.toContain(payload);
+  await withChromium(async (browser) => {
+    const page = await browser.newPage();
+    const watch = await open(page, pathToFileURL(file).href);
+    const detail = page.locator("#detail");
+    const shown = (await detail.textContent()) ?? "";
+    expect(shown).toContain(`prompt${ALL}reply${ALL}`);
+    expect(await page.locator("header .meta").textContent()).toContain(`provider: ${ALL}`);
+    await detail.locator("tr.call").nth(0).click();
+    expect(await detail.locator("tr.messages").textContent()).toContain(ALL);
     await poke(page);
     expect(await page.locator("main img, main svg, main iframe, main script").count()).toBe(0);
     expect(await pwned(page)).toBeNull();
