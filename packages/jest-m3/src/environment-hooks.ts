@@ -11,3 +11,6 @@ export const TEST_DONE_HOOK = Symbol.for("jest-m3.test-done");
 
 /** Set by the setup file: what to run when the file's tests are done, after every afterAll. */
 export const FILE_DONE_HOOK = Symbol.for("jest-m3.file-done");
+
+/** Set by the setup file: told the full name of each test Jest skips (`-t`, `.skip`, `.todo`). */
+export const TEST_SKIPPED_HOOK = Symbol.for("jest-m3.test-skipped");

@@ -20,7 +20,12 @@ import { join } from "node:path";
 import NodeEnvironment from "jest-environment-node";
 import { signalIfSame, stillSame } from "@jest-m3/core/lean";
 import { markWriterExited, readRecords, removeLeftoverDirs } from "./run-ledger.js";
-import { ENVIRONMENT_MARK, FILE_DONE_HOOK, TEST_DONE_HOOK } from "./environment-hooks.js";
+import {
+  ENVIRONMENT_MARK,
+  FILE_DONE_HOOK,
+  TEST_DONE_HOOK,
+  TEST_SKIPPED_HOOK,
+} from "./environment-hooks.js";
 import { RUN_ENV } from "./run-state.js";
 import { condenseErrorText } from "./transcript.js";
 
@@ -157,6 +162,22 @@ function timedOut(errors: readonly unknown[]): boolean {
   );
 }
 
+/** The part of a jest-circus test entry the environment reads. */
+interface CircusTest {
+  readonly name?: string;
+  readonly errors?: unknown[];
+  readonly parent?: CircusTest;
+}
+
+/** A test's full name as Jest's snapshots know it: describe names and its own, by spaces. */
+function fullTestName(test: CircusTest): string {
+  const names: string[] = [];
+  for (let node: CircusTest | undefined = test; node?.parent; node = node.parent) {
+    names.unshift(node.name ?? "");
+  }
+  return names.join(" ");
+}
+
 /** `testEnvironment` of the preset. Replace it only with one that extends it. */
 export default class M3Environment extends NodeEnvironment {
   constructor(...args: ConstructorParameters<typeof NodeEnvironment>) {
@@ -169,8 +190,13 @@ export default class M3Environment extends NodeEnvironment {
   async handleTestEvent(event: {
     name: string;
     error?: unknown;
-    test?: { errors?: unknown[] };
+    test?: CircusTest;
   }): Promise<void> {
+    if ((event.name === "test_skip" || event.name === "test_todo") && event.test) {
+      const hook = (this.global as unknown as Record<symbol, unknown>)[TEST_SKIPPED_HOOK];
+      if (typeof hook === "function") (hook as (name: string) => void)(fullTestName(event.test));
+      return;
+    }
     if (event.name === "test_fn_failure" || event.name === "hook_failure") {
       condenseThrown(event.error);
       return;

@@ -15,7 +15,13 @@ import {
 import type { ExecutionResult, MCPTestKit, Readiness } from "@jest-m3/core";
 import { m3Matchers } from "./matchers/index.js";
 import { appendRecord, processStartTicks } from "./run-ledger.js";
-import { ENVIRONMENT_MARK, FILE_DONE_HOOK, TEST_DONE_HOOK } from "./environment-hooks.js";
+import {
+  ENVIRONMENT_MARK,
+  FILE_DONE_HOOK,
+  TEST_DONE_HOOK,
+  TEST_SKIPPED_HOOK,
+} from "./environment-hooks.js";
+import { recordSkippedTest, settleAgentSnapshots } from "./matrix/agent-snapshots.js";
 import { runDir, sharedProviders } from "./run-state.js";
 import { toTranscript } from "./transcript.js";
 import { currentTrial } from "./matrix/trials.js";
@@ -177,3 +183,10 @@ else afterEach(() => closeKitsLeftOpen());
 // afterAll, which may still close sessions on them) instead of idling.
 if (hooks[ENVIRONMENT_MARK]) hooks[FILE_DONE_HOOK] = stopWarmPools;
 else afterAll(() => stopWarmPools());
+
+// describeAgents' trajectory snapshots are shared by the agents: at the file's end, those of
+// agents and tests this run did not run are kept, not reported obsolete.
+hooks[TEST_SKIPPED_HOOK] = recordSkippedTest;
+afterAll(() =>
+  settleAgentSnapshots((expect.getState() as { snapshotState?: unknown }).snapshotState),
+);

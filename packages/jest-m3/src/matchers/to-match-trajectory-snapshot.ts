@@ -2,6 +2,12 @@ import { normalizeTrajectory } from "@jest-m3/core/runner";
 import type { expect as JestGlobalExpect } from "@jest/globals";
 import { throwUsage } from "../format/messages.js";
 import { redactValue } from "../format/values.js";
+import {
+  agentTestOf,
+  checkAgentSnapshot,
+  snapshotStateOf,
+  type AgentTest,
+} from "../matrix/agent-snapshots.js";
 import { subjectFor, type MatcherResult, type M3MatcherContext } from "./context.js";
 
 /**
@@ -32,7 +38,8 @@ export function trajectoryText(received: unknown, context: M3MatcherContext): st
  * `expect(result).toMatchTrajectorySnapshot(hint?)`: the session's wire calls per turn
  * (server, tool, arguments, status), normalized to be stable across runs and agents (no ids,
  * timestamps or latencies; parallel calls sorted), match the stored snapshot. `jest -u`
- * updates it.
+ * updates it. Inside `describeAgents` the agents whose trajectories agree share one
+ * snapshot per test, named without agent or version; an agent that differs gets its own.
  */
 export function toMatchTrajectorySnapshot(
   this: M3MatcherContext,
@@ -49,6 +56,9 @@ export function toMatchTrajectorySnapshot(
     throwUsage(this, name, "the subject can still gain calls; snapshot session.result after close");
   }
   const text = trajectoryText(received, this);
+  const testName = this.currentConcurrentTestName?.() ?? this.currentTestName ?? "";
+  const agentTest = agentTestOf(testName);
+  if (agentTest) return agentSnapshot(this, agentTest, hint ?? name, text);
   // Jest's own snapshot matcher does the storing, `-u` and the diff: same file, same rules.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded inside a test only
   const jestExpect = (require("@jest/globals") as { expect: typeof JestGlobalExpect }).expect;
@@ -65,4 +75,47 @@ export function toMatchTrajectorySnapshot(
     };
   }
   return { pass: true, message: () => `${name}: the trajectory matches the snapshot` };
+}
+
+/**
+ * Inside `describeAgents`: the snapshot the agents share, or this agent's own where its
+ * trajectory differs (see matrix/agent-snapshots.ts).
+ */
+function agentSnapshot(
+  context: M3MatcherContext,
+  test: AgentTest,
+  hint: string,
+  text: string,
+): MatcherResult {
+  const name = "toMatchTrajectorySnapshot";
+  const state = snapshotStateOf((context as { snapshotState?: unknown }).snapshotState);
+  if (typeof state === "string") throwUsage(context, name, state);
+  const check = checkAgentSnapshot(state, test, hint, text, context.currentTestIdentity?.());
+  if (check.pass) {
+    return { pass: true, message: () => `${name}: the trajectory matches the snapshot` };
+  }
+  const which =
+    check.kind === "own"
+      ? `${check.agentName}'s own snapshot (its trajectory differed from the other agents')`
+      : `the snapshot the agents share${check.agreeing.length > 0 ? ` (${check.agreeing.join(", ")} matched it in this run)` : ""}`;
+  const fix =
+    check.expected === undefined
+      ? "No snapshot is stored for it and this run writes none (--ci): run the tests without --ci to write it."
+      : check.kind === "shared"
+        ? `If ${check.agentName} is meant to take another path than the other agents, \`jest -u\` stores its own snapshot (the others keep theirs).`
+        : "If the change is expected, `jest -u` updates it.";
+  return {
+    pass: false,
+    message: () =>
+      `${context.utils.matcherHint(`.${name}`, "result", hint === name ? "" : "hint")}\n\n` +
+      `Snapshot name: \`${check.key}\`, ${which}\n\n` +
+      (check.expected === undefined
+        ? `Received:\n${context.utils.RECEIVED_COLOR(text)}`
+        : (context.utils.diff(check.expected, text, {
+            expand: false,
+            aAnnotation: "Snapshot",
+            bAnnotation: "Received",
+          }) ?? "")) +
+      `\n\n${fix}`,
+  };
 }

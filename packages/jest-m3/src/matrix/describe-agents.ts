@@ -5,6 +5,7 @@
 import { describe } from "@jest/globals";
 import { loadConfig } from "../config.js";
 import { RUN_ENV } from "../run-state.js";
+import { agentBlockName, registerAgentBlock } from "./agent-snapshots.js";
 import {
   expandAgents,
   InvalidAgentList,
@@ -51,6 +52,8 @@ export function agents(): MatrixAgent[] {
  */
 export function describeAgents(name: string, body: (agent: MatrixAgent) => void): void {
   for (const agent of agents()) {
-    describe(`${name} [${agent.label}]`, () => body(agent));
+    // Recorded so the block's trajectory snapshots are shared by the agents (no version).
+    registerAgentBlock(name, agent);
+    describe(agentBlockName(name, agent), () => body(agent));
   }
 }
