@@ -166,6 +166,11 @@ test("no regression is exit 0; --strict fails on any change; an unchanged pair s
   expect(green).toMatchObject({ code: 0 });
   expect(green.out).toContain("No regressions.");
   expect(await cli("diff", "--strict")).toMatchObject({ code: 1 });
+  // Two runs alike: nothing but the unchanged count, and it says so.
+  await recordRunInStore(history(), craftedRun("run-d", better), null);
+  expect((await cli("diff")).out).toContain(
+    "Unchanged: 3 test and agent pair(s), same pass rate\n\nNo changes.\n\nNo regressions.",
+  );
 });
 
 test("baselines: previous by default, last-green, an id prefix; mistakes are exit 2 with the runs listed", async () => {

@@ -43,10 +43,15 @@ export function formatDiff(diff: RunDiff): string {
   const lines = [
     `jest-m3 diff: ${baseline} → ${side(diff.run)}`,
     "",
-    `Pass rates: Fisher's exact test (two-sided) per test and agent, Holm-corrected over ${passComparisons} comparison(s), alpha ${alpha}.`,
-    `  A change is called regressed or improved only when chance alone would produce one this`,
-    `  large less than ${alpha * 100}% of the time anywhere in the run; smaller drops are not regressions.`,
+    ...(passComparisons === 0
+      ? ["Pass rates: no test ran on the same agent on both sides, so none is compared."]
+      : [
+          `Pass rates: Fisher's exact test (two-sided) per test and agent, Holm-corrected over ${passComparisons} comparison(s), alpha ${alpha}.`,
+          `  A change is called regressed or improved only when chance alone would produce one this`,
+          `  large less than ${alpha * 100}% of the time anywhere in the run; smaller drops are not regressions.`,
+        ]),
   ];
+  const header = lines.length;
   const section = (title: string, items: readonly string[]): void => {
     if (items.length === 0) return;
     lines.push("", `${title} (${items.length})`, ...items.map((item) => `  ${item}`));
@@ -104,6 +109,9 @@ export function formatDiff(diff: RunDiff): string {
       (call) => `${call.server}:${call.tool} (was ×${call.from})  ${call.test}`,
     ),
   );
+  // Only the header and the unchanged count: say so plainly.
+  const rest = lines.slice(header).filter((line) => line !== "" && !line.startsWith("Unchanged:"));
+  if (rest.length === 0) lines.push("", "No changes.");
   lines.push(
     "",
     diff.regressions.length === 0
