@@ -70,7 +70,7 @@ export function agentNamesIn(src) {
   const found = [];
   for (const file of files(src)) {
     const text = readFileSync(file, "utf8");
-    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
     const visit = (node) => {
       if (CODE_TOKENS.has(node.kind)) {
         const token = node.getText(source);
