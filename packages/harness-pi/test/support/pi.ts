@@ -4,11 +4,20 @@
  * a Pi selection on the scripted model, and process checks made with `ps`, independently
  * of the kit's own bookkeeping.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { MCPTestKit, StdioServer } from "jest-m3";
-import type { ModelProvider, SelectionSpec } from "@jest-m3/core/harness";
+import type { MCPTestKit, ServerSpec, StdioServer, WireCapture } from "@jest-m3/core";
+import { childEnvironment } from "@jest-m3/core/adapter-kit";
+import {
+  parseToolPolicy,
+  type AdapterTurn,
+  type HarnessEvent,
+  type HarnessLaunch,
+  type HarnessSession,
+  type ModelProvider,
+  type SelectionSpec,
+} from "@jest-m3/core/harness";
 
 /** The repository root. */
 export const REPO_ROOT = resolve(__dirname, "../../../..");
@@ -90,4 +99,91 @@ export function descendants(pid: number): number[] {
 /** The kit's processes and every descendant of them (Pi, its MCP servers, the relays). */
 export function processTree(kit: MCPTestKit): number[] {
   return kit.processes.flatMap((child) => [child.pid, ...descendants(child.pid)]);
+}
+
+/** The shipping server over Streamable HTTP on a free loopback port, and how to stop it. */
+export async function startHttpShipping(): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = spawn(
+    process.execPath,
+    [join(REPO_ROOT, "examples/shipping/shipping-server.mjs"), "--http", "--port", "0"],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const url = await new Promise<string>((done, fail) => {
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += String(chunk);
+      const found = /listening (\S+)/.exec(out);
+      if (found) done(found[1] as string);
+    });
+    child.once("exit", (code) => fail(new Error(`the HTTP shipping server exited (${code})`)));
+  });
+  return {
+    url,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** A launch for the Pi adapter as a session would build it, with what it recorded. */
+export interface TestLaunch {
+  readonly launch: HarnessLaunch;
+  readonly capture: WireCapture;
+  readonly events: HarnessEvent[];
+}
+
+/** Wraps `servers` for capture with the allow-list `tools` and builds the launch by hand. */
+export async function piLaunch(
+  kit: MCPTestKit,
+  selection: SelectionSpec,
+  servers: readonly ServerSpec[],
+  tools?: readonly string[],
+): Promise<TestLaunch> {
+  const { capture, servers: captured } = await kit.capture({
+    servers,
+    ...(tools !== undefined ? { tools } : {}),
+  });
+  const events: HarnessEvent[] = [];
+  const launch: HarnessLaunch = {
+    model: selection.model,
+    selection,
+    config: kit.env,
+    servers: captured,
+    toolPolicy: parseToolPolicy(
+      tools,
+      servers.map((server) => server.name),
+    ),
+    workspace: await kit.tempDir("m3-workspace-"),
+    env: childEnvironment(),
+    credentials: Object.keys(selection.credentialEnv),
+    ...(selection.provider ? { provider: selection.provider } : {}),
+    signal: new AbortController().signal,
+    tempDir: (prefix) => kit.tempDir(prefix),
+    spawn: (launchSpec) => kit.spawn(launchSpec),
+    record: (event) => events.push(event),
+  };
+  return { launch, capture, events };
+}
+
+/** Runs one turn inside a wire-capture turn window, as a session does. */
+export async function turn(
+  session: HarnessSession,
+  capture: WireCapture,
+  turnId: string,
+  text: string,
+): Promise<AdapterTurn> {
+  capture.beginTurn(turnId);
+  try {
+    return await session.send({
+      text,
+      turnId,
+      timeoutMs: 60_000,
+      signal: new AbortController().signal,
+    });
+  } finally {
+    await capture.endTurn();
+  }
 }
