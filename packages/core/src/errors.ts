@@ -258,6 +258,10 @@ export class TraceStillOpen extends M3Error {
   }
 }
 
+/** The readiness reasons, explained: users have the guide online, not the repository's docs folder. */
+const TROUBLESHOOTING_READINESS =
+  "https://github.com/jest-m3/jest-m3/blob/main/docs/troubleshooting.md#readiness";
+
 /** A harness is not ready for what the session needs. Nothing was started. */
 export class HarnessNotReady extends M3Error {
   override readonly code = "M3_HARNESS_NOT_READY";
@@ -269,7 +273,7 @@ export class HarnessNotReady extends M3Error {
     super(
       `Harness "${harness}" is not ready for this session:\n` +
         reasons.map((reason) => `  - ${reason}`).join("\n") +
-        `\nSee docs/troubleshooting.md for what each reason means and how to fix it.`,
+        `\nWhat each reason means and how to fix it: "Readiness" in the troubleshooting guide, ${TROUBLESHOOTING_READINESS}`,
     );
     this.harness = harness;
     this.reasons = reasons;

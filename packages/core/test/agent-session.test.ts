@@ -163,7 +163,9 @@ describe("agent sessions (state machine, with a deterministic test adapter over 
         "multiTurn: unavailable (no threads in this version)",
         "credentials: unavailable (no login found)",
       ]);
-      expect(error.message).toContain("See docs/troubleshooting.md");
+      expect(error.message).toContain(
+        '"Readiness" in the troubleshooting guide, https://github.com/jest-m3/jest-m3/blob/main/docs/troubleshooting.md#readiness',
+      );
       expect(notReady.processes).toEqual([]);
       expect(session.result.snapshot.outcome).toBe("failed");
     } finally {

@@ -17,6 +17,10 @@ import { loadConfig, type M3Config } from "../config.js";
 import { KNOWN_HARNESSES, type KnownHarness } from "../known-harnesses.js";
 import { providersOf } from "../run-state.js";
 
+/** The guide to readiness reasons, online: a user's project has no docs folder of ours. */
+const TROUBLESHOOTING_READINESS =
+  "https://github.com/jest-m3/jest-m3/blob/main/docs/troubleshooting.md#readiness";
+
 /** What a fix for a capability that is not ready usually is. */
 function fixFor(harness: KnownHarness | undefined, capability: string, reason: string): string {
   if (/not installed|not found|cannot find|ENOENT|no executable/i.test(reason) && harness) {
@@ -28,7 +32,7 @@ function fixFor(harness: KnownHarness | undefined, capability: string, reason: s
       : "sign in with the agent's own login, or configure a scriptedModel in m3.config.json";
   }
   if (/version/i.test(reason) && harness) return harness.install;
-  return "see docs/troubleshooting.md for this reason";
+  return `look the reason up under "Readiness" in the troubleshooting guide, ${TROUBLESHOOTING_READINESS}`;
 }
 
 function versionOf(require: NodeJS.Require, name: string): string | null {
