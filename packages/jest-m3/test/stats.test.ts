@@ -8,6 +8,7 @@ import { furtherTrials } from "../dist/stats/further-trials";
 import { holmAdjust } from "../dist/stats/holm";
 import { mannWhitney, normalUpperTail } from "../dist/stats/mann-whitney";
 import { decideTrials } from "../dist/stats/sequential";
+import { metricVerdicts } from "../dist/store/metric-verdicts";
 import { passVerdicts, type PassComparison } from "../dist/store/pass-verdicts";
 
 const counts = (passed: number, trials: number) => ({ passed, trials });
@@ -252,5 +253,45 @@ describe("verdicts over a suite", () => {
     // At 0.05 / 200 per comparison, it needs many more trials than alone.
     expect(lost.furtherTrials!.run).toBeGreaterThan(11);
     expect(verdicts.filter((row) => row.verdict === "unchanged")).toHaveLength(198);
+  });
+});
+
+describe("metric verdicts (latency today, judge scores the same way)", () => {
+  const scores = { higherIsBetter: true, statistic: "p50" as const, ratio: 1, minChange: 0.1 };
+  const row = (baseline: number[], run: number[]) => ({
+    metric: "judge score",
+    test: "t",
+    agent: "a",
+    baseline,
+    run,
+  });
+
+  test("judge scores that fell by the median beyond chance are regressed; a rise is improved", () => {
+    const high = [0.9, 0.85, 0.95, 0.92, 0.88, 0.91, 0.87, 0.93];
+    const low = [0.5, 0.55, 0.45, 0.6, 0.52, 0.48, 0.58, 0.51];
+    const [fell, rose] = metricVerdicts([row(high, low), row(low, high)], scores, 0.05);
+    expect(fell).toMatchObject({
+      verdict: "regressed",
+      method: "Mann-Whitney U (two-sided, exact), Holm-corrected",
+    });
+    expect(fell!.adjustedPValue).toBeLessThan(0.05);
+    expect(rose!.verdict).toBe("improved");
+  });
+
+  test("a shift under the practical threshold is unchanged however sure; too few samples are undecided", () => {
+    const a = [0.9, 0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97];
+    const b = a.map((value) => value - 0.05);
+    expect(metricVerdicts([row(a, b)], scores, 0.05)[0]!.verdict).toBe("unchanged");
+    expect(metricVerdicts([row([0.9, 0.95], [0.4, 0.5])], scores, 0.05)[0]!.verdict).toBe(
+      "undecided",
+    );
+    // Latency: higher is worse, p95 by default.
+    const latency = { higherIsBetter: false, ratio: 1.5, minChange: 100 };
+    const fast = [100, 110, 120, 105, 115, 102, 108, 111];
+    const slow = fast.map((value) => value * 3);
+    expect(metricVerdicts([row(fast, slow)], latency, 0.05)[0]).toMatchObject({
+      verdict: "regressed",
+      ratio: 3,
+    });
   });
 });

@@ -25,7 +25,12 @@ export interface MetricSamples {
 export interface MetricRule {
   /** Larger is better (scores) or worse (latency). */
   readonly higherIsBetter: boolean;
-  /** The p95 must move by this ratio at least (either way) to count, e.g. 1.5. */
+  /**
+   * The statistic whose move counts: `p95` for latency (the slow tail users feel), `p50`
+   * for scores (the typical verdict). Default `p95`.
+   */
+  readonly statistic?: "p50" | "p95";
+  /** It must move by this ratio at least (either way) to count, e.g. 1.5 (1: any ratio). */
   readonly ratio: number;
   /** ... and by this much at least, in the metric's unit. */
   readonly minChange: number;
@@ -39,7 +44,7 @@ export interface MetricVerdict {
   readonly verdict: MetricVerdictWord;
   readonly baseline: MetricSummary;
   readonly run: MetricSummary;
-  /** run.p95 / baseline.p95. */
+  /** The rule's statistic, run / baseline (p95 unless the rule says p50). */
   readonly ratio: number;
   readonly pValue: number;
   readonly adjustedPValue: number;
@@ -62,8 +67,8 @@ const summary = (values: readonly number[]): MetricSummary => ({
 
 /**
  * The verdicts on `rows` at level `alpha`: `regressed` / `improved` when the Mann-Whitney
- * test is significant after Holm's correction and the p95 moved past `rule`'s threshold in
- * the same direction; `undecided` when it moved that far but the test is not (yet)
+ * test is significant after Holm's correction and the rule's statistic (p95 by default)
+ * moved past its threshold in the same direction; `undecided` when it moved that far but the test is not (yet)
  * significant; `unchanged` otherwise.
  *
  * @example
@@ -84,12 +89,13 @@ export function metricVerdicts(
     const test = tests[index]!;
     const before = summary(row.baseline);
     const after = summary(row.run);
-    const ratio = before.p95 === 0 ? (after.p95 === 0 ? 1 : Infinity) : after.p95 / before.p95;
+    const stat = rule.statistic ?? "p95";
+    const [was, now] = [before[stat], after[stat]];
+    const ratio = was === 0 ? (now === 0 ? 1 : Infinity) : now / was;
     const larger = test.u > (row.run.length * row.baseline.length) / 2;
     const far =
-      Math.abs(after.p95 - before.p95) >= rule.minChange &&
-      (ratio >= rule.ratio || ratio <= 1 / rule.ratio);
-    const agrees = larger === after.p95 > before.p95;
+      Math.abs(now - was) >= rule.minChange && (ratio >= rule.ratio || ratio <= 1 / rule.ratio);
+    const agrees = larger === now > was;
     const significant = adjusted[index]! <= alpha;
     let verdict: MetricVerdictWord = "unchanged";
     if (far && agrees && significant) {
