@@ -106,3 +106,31 @@ test("with tools: [] the model is offered no tool, and nothing reaches the serve
   expect(turn.toolCalls).toEqual([]);
   expect(callLog(log)).toEqual([]);
 });
+
+test.each([
+  [{}, ["mcp__ledger__record_entry"]],
+  [{ builtinTools: ["read", "grep"] }, ["grep", "mcp__ledger__record_entry", "read"]],
+  [{ builtinTools: "default" }, ["bash", "edit", "mcp__ledger__record_entry", "read", "write"]],
+])("built-in tools are off unless the options ask: %j", async (options, expected) => {
+  await using kit = new MCPTestKit({ env: {} });
+  const [agent] = kit.agents([
+    {
+      harness: "pi",
+      models: ["scripted-model"],
+      provider: model.providerFor("responses"),
+      options,
+    },
+  ]);
+  const session = agent!.session({
+    server: ledgerServer(join(logs, "ledger.jsonl")),
+    tools: ["ledger:record_entry"],
+    timeout: 90_000,
+  });
+  {
+    await using open = await session.open();
+    await open.send("Please record lunch.");
+  }
+  expect(offeredNames().map((names) => [...names].sort())).toEqual(
+    Array(offeredNames().length).fill(expected),
+  );
+});
