@@ -57,11 +57,11 @@ export {
 export {
   TurnSlot,
   INTERRUPT_GRACE_MS,
-  type AgentNames,
   type SlotAgent,
   type SlotTurn,
   type TurnSlotOptions,
 } from "./adapter-kit/turn-slot.js";
+export { unfinishedCall, type AgentNames } from "./adapter-kit/agent-names.js";
 export {
   startFailure,
   tornDown,
@@ -94,7 +94,9 @@ export {
 } from "./adapter-kit/versions.js";
 export {
   agentChecks,
+  cachedVersionProbe,
   fileIdentity,
+  probeCache,
   probeOnce,
   providerCredentials,
   sessionCapabilities,
@@ -132,3 +134,6 @@ export {
   type ExitInfo,
 } from "./processes/managed-process.js";
 export { describeExit, stderrSection } from "./errors.js";
+// What a reported call's text or an option's name may need checking against.
+export { isPolicyDenialMessage, POLICY_DENIED_CODE } from "./wire/channel-protocol.js";
+export { isSecretName } from "./wire/redaction.js";

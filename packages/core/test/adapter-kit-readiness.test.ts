@@ -10,7 +10,10 @@ import {
   AgentExited,
   AgentTimeout,
   agentChecks,
+  cachedVersionProbe,
+  probeCache,
   probeOnce,
+  unfinishedCall,
   providerCredentials,
   readVersion,
   resolveAgentExecutable,
@@ -253,4 +256,41 @@ test("toolDecision: the allow-list's answer in one wording", () => {
     detail: "declined shipping:ship (not in the session's allow-list)",
   });
   expect(toolDecision(policy, "open", "anything").allowed).toBe(true);
+});
+
+test("probeCache and cachedVersionProbe: one read per binary while it succeeds", async () => {
+  const reads: string[] = [];
+  const path = fakeAgent("cached", "kit-cli 1.2.3");
+  const probe = cachedVersionProbe((executable) => {
+    reads.push(executable.path);
+    return readVersion(executable, 10_000);
+  });
+  const executable: FoundExecutable = {
+    found: true,
+    path,
+    command: path,
+    prefix: [],
+    source: "path",
+  };
+  expect((await probe(executable)).ok).toBe(true);
+  expect((await probe(executable)).ok).toBe(true);
+  expect(reads).toEqual([path]);
+  const checks = probeCache<string>((result) => result === "ready");
+  let runs = 0;
+  expect(await checks("a", async () => (++runs, "down"))).toBe("down");
+  await Promise.resolve();
+  expect(await checks("a", async () => (++runs, "ready"))).toBe("ready");
+  expect(await checks("a", async () => (++runs, "down"))).toBe("ready");
+  expect(runs).toBe(2);
+});
+
+test("unfinishedCall: a failed turn's running call is incomplete, an interrupted one cancelled", () => {
+  expect(unfinishedCall({ agent: "Kit CLI" }, "failed", "it exited")).toEqual({
+    status: "incomplete",
+    reason: "the turn failed before Kit CLI reported the result of this call: it exited",
+  });
+  expect(unfinishedCall({ agent: "Kit CLI" }, "interrupted", null, "the end")).toEqual({
+    status: "cancelled",
+    reason: "the turn was interrupted before Kit CLI reported the end of this call",
+  });
 });

@@ -192,3 +192,17 @@ test("close ends a running turn interrupted, says it was mid-turn, and health sa
   const after = await slot.run(request("x", signal()), new LineTurn(), () => undefined);
   expect(after).toMatchObject({ outcome: "failed", error: "the session is closed" });
 });
+
+test("shutdown runs the session's close work once, with whether a turn was running", async () => {
+  const { slot, lines } = agent(true);
+  const running = slot.run(request("wait", signal()), new LineTurn(), () => {
+    lines.write({ type: "turn", text: "wait" });
+  });
+  const seen: boolean[] = [];
+  const work = async (midTurn: boolean): Promise<void> => void seen.push(midTurn);
+  const first = slot.shutdown(work);
+  expect(slot.shutdown(work)).toBe(first);
+  await first;
+  expect(seen).toEqual([true]);
+  expect((await running).outcome).toBe("interrupted");
+});

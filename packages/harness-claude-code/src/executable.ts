@@ -8,7 +8,6 @@ import {
   runnable,
   type AgentVersion,
   type ExecutableLookup,
-  type ExecutableSource,
   type InstalledBinary,
   type IsolatedRun,
   type VersionProbe,
@@ -22,9 +21,6 @@ export const TESTED_CLAUDE_CODE_VERSION = "2.1.332";
 
 /** The configuration variable naming the Claude Code executable. */
 export const EXECUTABLE_VARIABLE = "M3_CLAUDE_CODE_EXECUTABLE";
-
-/** The outcome of looking for the Claude Code executable (core's type). */
-export type { ExecutableLookup, ExecutableSource, VersionProbe };
 
 /** A parsed `major.minor.patch[-prerelease]` version (core's {@link AgentVersion}). */
 export type ClaudeCodeVersion = AgentVersion;
@@ -105,9 +101,6 @@ export const parseClaudeVersion: (output: string) => ClaudeCodeVersion | null = 
 
 export { compareVersions };
 
-/** What one run of the binary in a throw-away home printed. */
-export type ProbeRun = IsolatedRun;
-
 /** A fresh HOME and CLAUDE_CONFIG_DIR with nothing of the host's, for a probe. */
 function isolatedEnv(home: string): Record<string, string> {
   const env: Record<string, string> = {
@@ -129,7 +122,7 @@ export function runIsolated(
   executable: string,
   args: readonly string[],
   timeoutMs = 15_000,
-): Promise<ProbeRun> {
+): Promise<IsolatedRun> {
   return runInThrowawayHome(runnable(executable, "path"), args, {
     env: isolatedEnv,
     timeoutMs,

@@ -52,10 +52,9 @@ export {
   TESTED_CLAUDE_CODE_VERSION,
   EXECUTABLE_VARIABLE,
   type ClaudeCodeVersion,
-  type ExecutableLookup,
-  type ExecutableSource,
-  type VersionProbe,
 } from "./executable.js";
+/** What a lookup or a version probe found (core's types, as every harness has them). */
+export type { ExecutableLookup, ExecutableSource, VersionProbe } from "@jest-m3/core/adapter-kit";
 export {
   resolveClaudeCodeOptions,
   type ClaudeCodeOptions,

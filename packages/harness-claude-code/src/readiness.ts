@@ -1,13 +1,12 @@
 import {
   agentChecks,
+  cachedVersionProbe,
   fileIdentity,
-  probeOnce,
+  probeCache,
   providerCredentials,
   sessionCapabilities,
   worst,
   type ExecutableLookup,
-  type FoundExecutable,
-  type VersionProbe,
 } from "@jest-m3/core/adapter-kit";
 import {
   readinessOf,
@@ -36,8 +35,10 @@ export interface LaunchFacts {
   readonly login: HostLogin;
 }
 
-const versionProbes = new Map<string, Promise<VersionProbe>>();
-const cliProbes = new Map<string, Promise<Capability>>();
+/** `claude --version`, once per binary. */
+const probeVersion = cachedVersionProbe((executable) => readClaudeVersion(executable.path));
+/** The `--help` check, once per binary and version while it succeeds. */
+const cliProbe = probeCache<Capability>((result) => result.status === "ready");
 
 /** The executable and the user's login for a session, from the kit's configuration. */
 export function launchFacts(
@@ -48,16 +49,6 @@ export function launchFacts(
     executable: resolveClaudeExecutable(selection, config),
     login: findHostLogin(config),
   };
-}
-
-function probeVersion(executable: FoundExecutable): Promise<VersionProbe> {
-  return probeOnce(
-    versionProbes,
-    fileIdentity(executable.path),
-    () => readClaudeVersion(executable.path),
-    // Only a success is worth keeping; a failure is checked again next time.
-    (result) => result.ok,
-  );
 }
 
 /**
@@ -78,15 +69,6 @@ async function checkCli(executable: string): Promise<Capability> {
         status: "unavailable",
         reason: `\`${executable} --help\` does not mention ${missing.join(", ")}, which the adapter relies on`,
       };
-}
-
-function probeCli(executable: string, version: string): Promise<Capability> {
-  return probeOnce(
-    cliProbes,
-    `${fileIdentity(executable)}\0${version}`,
-    () => checkCli(executable),
-    (result) => result.status === "ready",
-  );
 }
 
 /**
@@ -158,7 +140,8 @@ export async function claudeCodeReadiness(context: ReadinessContext): Promise<Re
     start: {
       name: "cli",
       skipped: "not checked: the version check failed",
-      probe: (found, version) => probeCli(found.path, version.text),
+      probe: (found, version) =>
+        cliProbe(`${fileIdentity(found.path)}\0${version.text}`, () => checkCli(found.path)),
     },
   });
   const provider = selection.provider;

@@ -1,9 +1,5 @@
-import {
-  isPolicyDenialMessage,
-  unavailable,
-  type ReportedToolCall,
-  type ToolCallStatus,
-} from "@jest-m3/core/harness";
+import { isPolicyDenialMessage } from "@jest-m3/core/adapter-kit";
+import { unavailable, type ReportedToolCall, type ToolCallStatus } from "@jest-m3/core/harness";
 import { normalizeName } from "./config.js";
 import type { Json, ToolResultMeta, ToolUseMeta } from "./protocol.js";
 

@@ -37,7 +37,6 @@ export const CLAUDE_NAMES = { agent: "Claude Code", stderr: "claude" };
  */
 export class ClaudeCodeSession implements HarnessSession {
   private readonly slot: TurnSlot<TurnCollector>;
-  private closing: Promise<void> | undefined;
   private readonly servers: readonly string[];
   private readonly detach: (() => void)[] = [];
   private readonly answered = new Set<string>();
@@ -117,8 +116,7 @@ export class ClaudeCodeSession implements HarnessSession {
    * Idempotent.
    */
   close(): Promise<void> {
-    this.closing ??= (async () => {
-      const midTurn = this.slot.close();
+    return this.slot.shutdown(async (midTurn) => {
       if (!this.lease) {
         await this.client.close(CLOSE_GRACE_MS);
         return;
@@ -137,8 +135,7 @@ export class ClaudeCodeSession implements HarnessSession {
         }
       }
       await this.lease.release(reusable);
-    })();
-    return this.closing;
+    });
   }
 
   private onMessage(streamMessage: StreamMessage): void {

@@ -3,9 +3,9 @@ import {
   monotonicNow,
   type AdapterTurn,
   type AdapterTurnOutcome,
-  type ToolCallStatus,
   type ToolPolicy,
 } from "@jest-m3/core/harness";
+import { unfinishedCall } from "@jest-m3/core/adapter-kit";
 import type {
   AssistantMessage,
   ContentBlock,
@@ -103,24 +103,19 @@ export class TurnCollector {
 
   /**
    * Ends the turn now with `outcome` (an interrupt Claude Code did not confirm, the process
-   * that died). Calls still running are reported with `unfinished` as their status.
+   * that died). Calls still running are
+   * reported `incomplete` (a failed turn) or `cancelled` (see the kit's `unfinishedCall`).
    */
-  finish(
-    outcome: AdapterTurnOutcome,
-    error: string | null,
-    unfinished: ToolCallStatus = outcome === "failed" ? "incomplete" : "cancelled",
-  ): void {
+  finish(outcome: AdapterTurnOutcome, error: string | null): void {
     if (this.finished) return;
     this.finished = true;
-    const reason =
-      outcome === "failed"
-        ? `the turn failed before Claude Code reported the result of this call: ${error ?? "no reason given"}`
-        : "the turn was interrupted before Claude Code reported the result of this call";
+    const unfinished = unfinishedCall({ agent: "Claude Code" }, outcome, error);
     const toolCalls = [...this.calls.values()].map((call) =>
-      reportedToolCall(call, isToolAllowed(this.policy, call.name.server, call.name.tool), {
-        status: unfinished,
-        reason,
-      }),
+      reportedToolCall(
+        call,
+        isToolAllowed(this.policy, call.name.server, call.name.tool),
+        unfinished,
+      ),
     );
     this.resolve({
       outcome,

@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { childEnvironment } from "@jest-m3/core/harness";
+import { childEnvironment } from "@jest-m3/core/adapter-kit";
 import { MCPTestKit } from "@jest-m3/core";
 import {
   claudeArgs,

@@ -7,7 +7,6 @@ import {
   runnable,
   type AgentVersion,
   type ExecutableLookup,
-  type ExecutableSource,
   type InstalledBinary,
   type VersionProbe,
 } from "@jest-m3/core/adapter-kit";
@@ -19,12 +18,6 @@ export const TESTED_CODEX_VERSION = "0.171.0";
 
 /** The configuration variable naming the Codex executable. */
 export const EXECUTABLE_VARIABLE = "M3_CODEX_EXECUTABLE";
-
-/** The outcome of looking for the Codex executable (core's type). */
-export type { ExecutableLookup, ExecutableSource, VersionProbe };
-
-/** A parsed `major.minor.patch[-prerelease]` version (core's {@link AgentVersion}). */
-export type CodexVersion = AgentVersion;
 
 const TRIPLES: Readonly<Record<string, string>> = {
   "linux-x64": "x86_64-unknown-linux-musl",
@@ -103,7 +96,7 @@ export function resolveCodexExecutable(
 }
 
 /** Parses the first `x.y.z[-pre]` in `--version` output, or returns null (core's rule). */
-export const parseCodexVersion: (output: string) => CodexVersion | null = parseVersion;
+export const parseCodexVersion: (output: string) => AgentVersion | null = parseVersion;
 
 export { compareVersions };
 

@@ -37,13 +37,9 @@ export const codexHarness: HarnessDefinition = defineHarness({
 
 export default codexHarness;
 
-export {
-  resolveCodexExecutable,
-  TESTED_CODEX_VERSION,
-  EXECUTABLE_VARIABLE,
-  type ExecutableLookup,
-  type ExecutableSource,
-} from "./executable.js";
+export { resolveCodexExecutable, TESTED_CODEX_VERSION, EXECUTABLE_VARIABLE } from "./executable.js";
+/** What a lookup found (core's type, as every harness has it). */
+export type { ExecutableLookup, ExecutableSource } from "@jest-m3/core/adapter-kit";
 export type { CodexOptions } from "./options.js";
 export { HOST_HOME_VARIABLE } from "./home.js";
 export { stopWarmAppServers } from "./warm-pool.js";

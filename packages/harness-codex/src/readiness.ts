@@ -4,15 +4,13 @@ import { join } from "node:path";
 import {
   agentChecks,
   errorMessage,
-  fileIdentity,
+  cachedVersionProbe,
   ManagedProcess,
-  probeOnce,
+  probeCache,
   providerCredentials,
   sessionCapabilities,
   worst,
   type ExecutableLookup,
-  type FoundExecutable,
-  type VersionProbe,
 } from "@jest-m3/core/adapter-kit";
 import {
   readinessOf,
@@ -37,8 +35,10 @@ export interface LaunchFacts {
   readonly hostHome: string;
 }
 
-const versionProbes = new Map<string, Promise<VersionProbe>>();
-const appServerProbes = new Map<string, Promise<Capability>>();
+/** `codex --version`, once per binary. */
+const probeVersion = cachedVersionProbe((executable) => readCodexVersion(executable.path));
+/** The app-server check, once per binary and version while it succeeds. */
+const appServerProbe = probeCache<Capability>((result) => result.status === "ready");
 
 /** The executable and login home for a session, resolved from the kit's configuration. */
 export function launchFacts(
@@ -49,16 +49,6 @@ export function launchFacts(
     executable: resolveCodexExecutable(selection, config),
     hostHome: hostCodexHome(config),
   };
-}
-
-function probeVersion(executable: FoundExecutable): Promise<VersionProbe> {
-  return probeOnce(
-    versionProbes,
-    fileIdentity(executable.path),
-    () => readCodexVersion(executable.path),
-    // Only a version is worth keeping; a failure is checked again next time.
-    (result) => result.ok,
-  );
 }
 
 /** Starts `codex app-server` in a throw-away home and checks that it answers `initialize`. */
@@ -91,20 +81,6 @@ async function checkAppServer(executable: string, timeoutMs: number): Promise<Ca
     await client.close(1000);
     await rm(home, { recursive: true, force: true });
   }
-}
-
-function probeAppServer(
-  executable: string,
-  version: string,
-  timeoutMs: number,
-): Promise<Capability> {
-  return probeOnce(
-    appServerProbes,
-    `${executable}\0${version}`,
-    () => checkAppServer(executable, timeoutMs),
-    // A failed start may be the machine's moment, not the binary's: try again next time.
-    (result) => result.status === "ready",
-  );
 }
 
 /**
@@ -175,7 +151,11 @@ export async function codexReadiness(context: ReadinessContext): Promise<Readine
     probeVersion,
     start: {
       name: "appServer",
-      probe: (found, version) => probeAppServer(found.path, version.text, options.startupTimeoutMs),
+      // A failed start may be the machine's moment, not the binary's: tried again next time.
+      probe: (found, version) =>
+        appServerProbe(`${found.path}\0${version.text}`, () =>
+          checkAppServer(found.path, options.startupTimeoutMs),
+        ),
     },
   });
   const credentials = credentialsCapability(

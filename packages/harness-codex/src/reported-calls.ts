@@ -1,9 +1,5 @@
-import {
-  isPolicyDenialMessage,
-  unavailable,
-  type ReportedToolCall,
-  type ToolCallStatus,
-} from "@jest-m3/core/harness";
+import { isPolicyDenialMessage } from "@jest-m3/core/adapter-kit";
+import { unavailable, type ReportedToolCall, type ToolCallStatus } from "@jest-m3/core/harness";
 import type { Json, McpToolCallItem } from "./protocol.js";
 
 /** Codex's item error after the adapter declined an approval (0.171). */

@@ -27,7 +27,6 @@ export const CODEX_NAMES = { agent: "Codex", process: "codex app-server", stderr
  */
 export class CodexSession implements HarnessSession {
   private readonly slot: TurnSlot<TurnCollector>;
-  private closing: Promise<void> | undefined;
   private readonly warnings = new Set<string>();
   private readonly stops: (() => void)[] = [];
 
@@ -112,8 +111,7 @@ export class CodexSession implements HarnessSession {
    * and stops its MCP servers instead. Idempotent.
    */
   close(): Promise<void> {
-    this.closing ??= (async () => {
-      this.slot.close();
+    return this.slot.shutdown(async () => {
       const lease = this.lease;
       if (!lease) {
         await this.client.close(CLOSE_GRACE_MS);
@@ -125,8 +123,7 @@ export class CodexSession implements HarnessSession {
         .catch(() => undefined);
       await stopSessionServers(this.client.process.pid, this.launch.servers, CLOSE_GRACE_MS);
       await lease.release();
-    })();
-    return this.closing;
+    });
   }
 
   /** `turn/interrupt` for `turn`, once; before Codex has named the turn, once it does. */

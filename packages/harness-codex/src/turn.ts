@@ -1,9 +1,5 @@
-import {
-  monotonicNow,
-  type AdapterTurn,
-  type AdapterTurnOutcome,
-  type ToolCallStatus,
-} from "@jest-m3/core/harness";
+import { monotonicNow, type AdapterTurn, type AdapterTurnOutcome } from "@jest-m3/core/harness";
+import { unfinishedCall } from "@jest-m3/core/adapter-kit";
 import type {
   AgentMessageItem,
   ErrorNotificationParams,
@@ -148,19 +144,13 @@ export class TurnCollector {
 
   /**
    * Ends the turn now with `outcome` (an interrupt Codex did not confirm, the process that
-   * died). Calls still running are reported with `unfinished` as their status.
+   * died). Calls still running are
+   * reported `incomplete` (a failed turn) or `cancelled` (see the kit's `unfinishedCall`).
    */
-  finish(
-    outcome: AdapterTurnOutcome,
-    error: string | null,
-    unfinished: ToolCallStatus = outcome === "failed" ? "incomplete" : "cancelled",
-  ): void {
+  finish(outcome: AdapterTurnOutcome, error: string | null): void {
     if (this.finished) return;
     this.finished = true;
-    const reason =
-      outcome === "failed"
-        ? `the turn failed before Codex reported the end of this call: ${error ?? "no reason given"}`
-        : "the turn was interrupted before Codex reported the end of this call";
+    const unfinished = unfinishedCall({ agent: "Codex" }, outcome, error, "the end");
     const toolCalls = [...this.calls.values()].map((call) => {
       const index = this.declined.findIndex(
         (entry) => entry.server === call.item.server && entry.tool === call.item.tool,
@@ -171,7 +161,7 @@ export class TurnCollector {
         declined,
         ...(call.observedStart !== undefined ? { observedStart: call.observedStart } : {}),
         ...(call.observedEnd !== undefined ? { observedEnd: call.observedEnd } : {}),
-        unfinished: { status: unfinished, reason },
+        unfinished,
       });
     });
     this.resolve({

@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { childEnvironment } from "@jest-m3/core/harness";
+import { childEnvironment } from "@jest-m3/core/adapter-kit";
 import { HarnessStartError, MCPTestKit, type WireCapture } from "@jest-m3/core";
 import codexHarness from "@jest-m3/harness-codex";
 import type { CodexSession } from "../src/session";

@@ -68,6 +68,28 @@ export function probeOnce<T>(
   return running;
 }
 
+/**
+ * A {@link probeOnce} with its own cache: `probe(key, run)` runs `run` once per key while its
+ * results pass `keep`.
+ */
+export function probeCache<T>(
+  keep: (result: T) => boolean,
+): (key: string, run: () => Promise<T>) => Promise<T> {
+  const cache = new Map<string, Promise<T>>();
+  return (key, run) => probeOnce(cache, key, run, keep);
+}
+
+/**
+ * `read` kept per executable file (its path, mtime and size): a version is read once per
+ * binary in a process; a failure is read again next time.
+ */
+export function cachedVersionProbe(
+  read: (executable: FoundExecutable) => Promise<VersionProbe>,
+): (executable: FoundExecutable) => Promise<VersionProbe> {
+  const probe = probeCache<VersionProbe>((result) => result.ok);
+  return (executable) => probe(fileIdentity(executable.path), () => read(executable));
+}
+
 /** A key that changes when the file at `path` is replaced (path, mtime, size). */
 export function fileIdentity(path: string): string {
   try {

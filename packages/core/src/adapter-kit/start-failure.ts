@@ -14,7 +14,7 @@
  */
 import { HarnessStartError } from "../harness/contract.js";
 import { AgentExited, AgentProtocolError, AgentTimeout, errorMessage } from "./agent-errors.js";
-import type { AgentNames } from "./turn-slot.js";
+import type { AgentNames } from "./agent-names.js";
 
 /** What {@link startFailure} knows of the moment. */
 export interface StartFailureContext {

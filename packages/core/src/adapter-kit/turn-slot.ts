@@ -20,6 +20,7 @@ import type {
 } from "../harness/contract.js";
 import { stderrSection } from "../errors.js";
 import { errorMessage } from "./agent-errors.js";
+import type { AgentNames } from "./agent-names.js";
 
 /** How long an interrupted turn waits for the agent to confirm, by default. */
 export const INTERRUPT_GRACE_MS = 1500;
@@ -39,16 +40,6 @@ export interface SlotAgent {
   onExit(listener: (exit: string) => void): () => void;
 }
 
-/** The names the slot's messages use. */
-export interface AgentNames {
-  /** The agent, e.g. `My Agent`: "A My Agent turn is still running". */
-  readonly agent: string;
-  /** Its process, e.g. `my-agent serve`: "my-agent serve exited (code 1)" (default `agent`). */
-  readonly process?: string;
-  /** Whose stderr a tail section names, e.g. `my-agent` (default `process`). */
-  readonly stderr?: string;
-}
-
 /** How a slot reaches its agent. */
 export interface TurnSlotOptions<T extends SlotTurn> {
   readonly names: AgentNames;
@@ -66,6 +57,7 @@ export class TurnSlot<T extends SlotTurn> {
   /** The running or last turn. */
   current: T | undefined;
   private closed = false;
+  private closing: Promise<void> | undefined;
   private readonly interrupted = new WeakMap<T, Promise<void>>();
   private readonly stopExit: () => void;
 
@@ -184,6 +176,16 @@ export class TurnSlot<T extends SlotTurn> {
     this.current?.finish("interrupted", "The session closed during the turn.");
     this.stopExit();
     return midTurn;
+  }
+
+  /**
+   * Closes the slot (see {@link close}) and runs `work` once with whether a turn was
+   * running: every later call returns the same promise, so a session's `close()` that
+   * returns this is idempotent.
+   */
+  shutdown(work: (midTurn: boolean) => Promise<void>): Promise<void> {
+    this.closing ??= work(this.close());
+    return this.closing;
   }
 
   private get process(): string {

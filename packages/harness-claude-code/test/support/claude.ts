@@ -6,7 +6,8 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { childEnvironment, parseToolPolicy } from "@jest-m3/core/harness";
+import { childEnvironment } from "@jest-m3/core/adapter-kit";
+import { parseToolPolicy } from "@jest-m3/core/harness";
 import {
   type MCPTestKit,
   type ServerSpec,

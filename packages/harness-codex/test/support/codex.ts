@@ -6,8 +6,8 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { childEnvironment } from "@jest-m3/core/adapter-kit";
 import {
-  childEnvironment,
   parseToolPolicy,
   type HarnessEvent,
   type HarnessLaunch,
