@@ -68,7 +68,7 @@ export {
   ConformanceFailure,
   type ConformanceOptions,
   type ConformanceCheck,
-} from "./harness/conformance.js";
+} from "./kit/conformance.js";
 export {
   processStartTime,
   isAlive as isProcessAlive,

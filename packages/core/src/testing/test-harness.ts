@@ -13,14 +13,14 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   defineHarness,
-  monotonicNow,
   type AdapterTurn,
   type Capabilities,
   type HarnessDefinition,
-  type ManagedProcess,
   type ReportedToolCall,
-  describeExit,
-} from "../harness.js";
+} from "../harness/contract.js";
+import { monotonicNow } from "../evidence/clock.js";
+import type { ManagedProcess } from "../processes/managed-process.js";
+import { describeExit } from "../errors.js";
 import { connectCaptured } from "./captured-client.js";
 
 /** Options of {@link testHarness}. */

@@ -5,12 +5,12 @@
  * contract with real processes: multi-turn on one session id, per-turn wire evidence, the
  * allow-list, timeout, interrupt, a failing provider, and a clean close.
  */
-import { MCPTestKit } from "../kit/kit.js";
+import { MCPTestKit } from "./kit.js";
 import { isAlive } from "../processes/managed-process.js";
 import type { AgentSelectionInput } from "../agents/selection.js";
 import type { StdioServer } from "../servers/spec.js";
 import { M3Error } from "../errors.js";
-import type { HarnessDefinition } from "./contract.js";
+import type { HarnessDefinition } from "../harness/contract.js";
 
 /** What the suite needs to drive an adapter deterministically. */
 export interface ConformanceOptions {
