@@ -140,6 +140,7 @@ export {
   judgeEvidence,
   judgePrompt,
   verdictsOf,
+  evaluators,
   InvalidJudge,
   JudgeFailed,
   JUDGE_INSTRUCTIONS,
@@ -157,4 +158,6 @@ export {
   type JudgeContext,
   type JudgePrompt,
   type JudgeUsage,
+  type Evaluation,
+  type ExpectedCall,
 } from "./judge/index.js";

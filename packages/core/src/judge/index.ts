@@ -38,3 +38,4 @@ export {
   type JudgeAnswer,
 } from "./wire.js";
 export { verdictsOf, type Verdict } from "./verdicts.js";
+export { evaluators, type Evaluation, type ExpectedCall } from "./evaluators.js";
