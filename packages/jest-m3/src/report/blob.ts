@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
-import { M3Error } from "@jest-m3/core/lean";
+import { M3Error, SecretScrubber } from "@jest-m3/core/lean";
 import type { TranscriptRecord } from "../transcript.js";
 import {
   buildRunReport,
@@ -48,11 +48,11 @@ export class BlobInvalid extends M3Error {
   override readonly code = "M3_BLOB_INVALID";
 }
 
-/** Only the fields a report reads, failure messages scrubbed: a blob may be uploaded. */
+/** Only the fields a report reads, names and failure messages scrubbed: a blob may be uploaded. */
 function trimFile(file: JestFileResult, secrets: readonly SecretValue[]): JestFileResult {
   const assertion = (entry: JestAssertion): JestAssertion => ({
-    fullName: entry.fullName,
-    title: entry.title,
+    fullName: scrubText(entry.fullName, secrets),
+    title: scrubText(entry.title, secrets),
     status: entry.status,
     duration: entry.duration ?? null,
     failureMessages: (entry.failureMessages ?? []).map((message) => scrubText(message, secrets)),
@@ -74,17 +74,20 @@ export function makeBlob(
     readonly secrets: readonly SecretValue[];
   },
 ): RunBlob {
-  const { secrets, files, trials, ...rest } = input;
+  const { secrets, files, trials, sessions, ...rest } = input;
   return {
     kind: "jest-m3-blob",
     schema: 1,
     runId: input.run?.runId ?? null,
     ...rest,
     files: files.map((file) => trimFile(file, secrets)),
+    // Whole: a worker scrubbed what it knew, by the fields it scrubs; a secret of this
+    // process's environment may still sit in any of them (a tool's description, a name).
+    sessions: new SecretScrubber(secrets).scrubValue(sessions),
     // The counts only: the ledger's verdicts hold failure texts the report does not use.
     trials: trials.map((record) => ({
       testPath: record.testPath,
-      testName: record.testName,
+      testName: scrubText(record.testName, secrets),
       agent: record.agent ?? null,
       trials: record.trials,
       passed: record.passed,

@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { relative, sep } from "node:path";
 import type { TranscriptRecord } from "../transcript.js";
 import type { ReportTest, RunReport, Trials, Verdict } from "./model.js";
+import { SecretScrubber } from "@jest-m3/core/lean";
 import { scrubText, type SecretValue } from "./redact.js";
 import { testStats, type StatsAgent } from "./stats.js";
 
@@ -137,8 +138,38 @@ function statsOf(
   return { stats: testStats(sessions, trials, assertion.status === "passed") };
 }
 
+/**
+ * `input` with its secrets scrubbed from every session whole and from the test names (of
+ * Jest's results and of the trials, alike, so they still pair): a worker scrubbed what it
+ * knew, by the fields it scrubs, and a merge's blobs come from other machines.
+ */
+function scrubbedInput(input: ReportInput): ReportInput {
+  const scrubName = (name: string): string => scrubText(name, input.secrets);
+  return {
+    ...input,
+    sessions: new SecretScrubber(input.secrets).scrubValue(input.sessions),
+    files: input.files.map((file) => ({
+      ...file,
+      testResults: file.testResults.map((entry) => ({
+        ...entry,
+        fullName: scrubName(entry.fullName),
+        title: scrubName(entry.title),
+      })),
+    })),
+    ...(input.trials
+      ? {
+          trials: input.trials.map((record) => ({
+            ...record,
+            testName: scrubName(record.testName),
+          })),
+        }
+      : {}),
+  };
+}
+
 /** The report of a run. */
-export function buildRunReport(input: ReportInput): RunReport {
+export function buildRunReport(raw: ReportInput): RunReport {
+  const input = scrubbedInput(raw);
   // Stack frames relative to the project, as the file names in the report are.
   const root = input.rootDir.endsWith(sep) ? input.rootDir : `${input.rootDir}${sep}`;
   const scrub = (text: string): string =>
