@@ -187,3 +187,17 @@ test("a merge that fails after the run was put together leaves no run folder beh
     "report.json",
   ]);
 });
+
+test("a results folder that cannot be written: exit 2 in one line with Node's code, nothing written", () => {
+  writeFileSync(join(project, "not-a-folder"), "a file where the results folder should be");
+  const result = mergeReports(
+    writeShard("a", validBlob(1)),
+    writeShard("b", validBlob(2)),
+    "--results",
+    join("not-a-folder", "results"),
+  );
+  expect(result.code).toBe(2);
+  expect(result.err).toMatch(/^jest-m3 merge-reports: .*\[ENOTDIR\] Nothing was merged\.\n$/);
+  expect(result.out).toBe("");
+  expect(existsSync(join(project, ".m3"))).toBe(false);
+});
