@@ -1,6 +1,13 @@
 // The examples of docs/judges.md, verbatim (packages/jest-m3/test/docs.test.ts checks it).
 import { join } from "node:path";
-import { MCPTestKit, ExecutionOutcome, expect, verdictsOf, type StdioServer } from "jest-m3";
+import {
+  MCPTestKit,
+  ExecutionOutcome,
+  evaluators,
+  expect,
+  verdictsOf,
+  type StdioServer,
+} from "jest-m3";
 import { startScriptedModel, type StepContext } from "@jest-m3/scripted-model";
 
 const server: StdioServer = {
@@ -75,4 +82,42 @@ test("the reply states the amount the tool returned", async () => {
     score: 1,
     criteria: "the reply states the quoted amount",
   });
+});
+
+test("the reply and the calls, checked without a model", async () => {
+  await using model = await startScriptedModel({
+    rules: [
+      {
+        when: { user: /weight_kg (\d+) in zone (\w+)/ },
+        steps: [
+          {
+            call: "shipping:shipping_quote",
+            args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
+          },
+          { reply: "The quote is {{result.amount}} {{result.currency}}." },
+        ],
+      },
+    ],
+  });
+  await using kit = new MCPTestKit({ env: {} });
+  const [agent] = kit.agents([
+    { harness: "codex", models: ["scripted"], provider: model.provider },
+  ]);
+  const session = agent!.session({ server, tools: ["shipping:shipping_quote"], timeout: 60_000 });
+  let turn;
+  {
+    await using open = await session.open();
+    turn = await open.send("Call shipping_quote once for weight_kg 2 in zone local.");
+  }
+
+  expect(evaluators.contains(turn, "9 USD")).toEqual({
+    evaluator: "contains",
+    pass: true,
+    score: 1,
+    reasoning: 'The reply contains "9 USD".',
+  });
+  expect(evaluators.regex(turn, /\b\d+ USD\b/).pass).toBe(true);
+  const f1 = evaluators.toolCallF1(session.result, ["shipping_quote", "shipping_quote"]);
+  expect([f1.precision, f1.recall, f1.score, f1.pass]).toEqual([1, 0.5, 0.667, false]);
+  expect(f1.reasoning).toBe("F1 0.667 (precision 1, recall 0.5); missing: shipping_quote.");
 });
