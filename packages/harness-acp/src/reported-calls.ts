@@ -39,6 +39,11 @@ export interface ObservedCall {
   permissionArguments?: Readonly<Record<string, unknown>>;
   /** True when the adapter refused this call's permission request. */
   declined?: boolean;
+  /**
+   * True when the call is of a tool outside the session's allow-list: if it failed, the
+   * agent refused it (or the wire capture did), and the server never got it.
+   */
+  outsideAllowList?: boolean;
   /** When the adapter saw the call start and end (monotonic epoch ms). */
   startedAt?: number;
   endedAt?: number;
@@ -129,11 +134,13 @@ export function argumentsFromText(text: string | undefined): Record<string, unkn
 }
 
 const DENIED =
-  /denied by policy|rejected permission|canceled by the user|cancelled by the user|not allowed|permission denied/i;
+  /denied by policy|rejected permission|canceled by the user|cancelled by the user|not allowed|permission denied|prevents you from using this specific tool call|tried to call unavailable tool/i;
 const ABORTED = /abort|cancel/i;
 
 function failedStatus(call: ObservedCall, text: string): ToolCallStatus {
-  if (call.declined || DENIED.test(text) || isPolicyDenialMessage(text)) return "policy_denied";
+  if (call.declined || call.outsideAllowList || DENIED.test(text) || isPolicyDenialMessage(text)) {
+    return "policy_denied";
+  }
   if (ABORTED.test(text)) return "cancelled";
   if (/timed out|timeout/i.test(text)) return "timed_out";
   if (/connection closed|transport|not connected|broken pipe/i.test(text)) return "transport_error";

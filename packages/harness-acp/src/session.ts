@@ -380,8 +380,11 @@ export class AcpSession implements HarnessSession {
     if (this.turn && !this.turn.isFinished) {
       throw new Error(`A ${this.agent} turn is still running on this session; one turn at a time.`);
     }
-    const turn = new TurnCollector(this.id, this.agent, (call) =>
-      this.profile.identify(call, this.tools),
+    const turn = new TurnCollector(
+      this.id,
+      this.agent,
+      (call) => this.profile.identify(call, this.tools),
+      (identity) => isToolAllowed(this.launch.toolPolicy, identity.server, identity.tool),
     );
     this.turn = turn;
     if (request.signal.aborted) {

@@ -44,11 +44,13 @@ export class TurnCollector {
    * @param sessionId - The ACP session; updates of other sessions are ignored.
    * @param agent - The agent's name for messages.
    * @param identify - Maps an agent's call to an MCP server and tool (undefined: not MCP).
+   * @param allowed - Whether the session's allow-list allows an MCP tool.
    */
   constructor(
     private readonly sessionId: string,
     private readonly agent: string,
     private readonly identify: (call: AgentToolCall) => ToolIdentity | undefined,
+    private readonly allowed: (identity: ToolIdentity) => boolean = () => true,
   ) {
     this.done = new Promise((resolve) => (this.resolve = resolve));
   }
@@ -133,7 +135,10 @@ export class TurnCollector {
         ? `the turn failed before ${this.agent} reported the end of this call: ${error ?? "no reason given"}`
         : `the turn ended (${outcome}) before ${this.agent} reported the end of this call`;
     const toolCalls = [...this.calls.values()]
-      .map((call) => reportedToolCall(call, this.agent, { status: unfinished, reason }))
+      .map((call) => {
+        if (call.identity && !this.allowed(call.identity)) call.outsideAllowList = true;
+        return reportedToolCall(call, this.agent, { status: unfinished, reason });
+      })
       .filter((call): call is ReportedToolCall => call !== undefined);
     const text = [...this.segments].reverse().find((segment) => segment.trim() !== "");
     this.resolve({
