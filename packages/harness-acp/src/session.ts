@@ -26,6 +26,7 @@ import type {
 } from "./protocol.js";
 import { checkInitialize, INITIALIZE_PARAMS, type InitializeCheck } from "./readiness.js";
 import { argumentsFromText, contentText, type SessionTools } from "./reported-calls.js";
+import { assertDistinctToolNames } from "./tool-names.js";
 import { TurnCollector } from "./turn.js";
 import { acquireWarmAgent, type WarmLease } from "./warm-pool.js";
 
@@ -126,6 +127,14 @@ export function openAcpSession<O extends ResolvedCommonOptions>(
     );
     if (credentials.status !== "ready") {
       throw new HarnessStartError(profile.name, credentials.reason ?? "no credentials");
+    }
+    if (profile.naming) {
+      assertDistinctToolNames(
+        profile.naming,
+        launch.servers.map((server) => server.name),
+        launch.toolPolicy,
+        options.exposeDisallowedTools,
+      );
     }
     if (options.warm) return openWarmSession(profile, launch, options, executable);
     const home = await createAgentHome(await launch.tempDir(`m3-${profile.name}-`));

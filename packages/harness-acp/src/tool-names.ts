@@ -123,7 +123,7 @@ export function serverPrefixOverlaps(
 ): PrefixOverlap[] {
   const overlaps: PrefixOverlap[] = [];
   const prefixes = servers.map((server) => ({ server, prefix: naming.prefix(server) }));
-  prefixes.sort((a, b) => a.prefix.length - b.prefix.length || a.server.localeCompare(b.server));
+  prefixes.sort((a, b) => a.prefix.length - b.prefix.length || (a.server < b.server ? -1 : 1));
   prefixes.forEach((short, index) => {
     for (const long of prefixes.slice(index + 1)) {
       if (long.prefix.startsWith(short.prefix)) {
