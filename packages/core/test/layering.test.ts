@@ -95,10 +95,10 @@ describe("check-layers", () => {
     expect(rows).toEqual(layers.map((holds, index) => ({ layer: index + 1, holds })));
   });
 
-  test("core's own src: every file is placed, and evidence/, agents/ and runtime/ import no higher layer", () => {
+  test("core's own src: every file is placed and no file imports a higher layer", () => {
     const result = run("check-layers.mjs", coreSrc);
-    expect(result.out).not.toContain("is in no layer");
-    expect(result.out).not.toMatch(/^Layering in .*: (evidence|agents|runtime|direct|kit)\//m);
+    expect(result.out).toContain("no file imports a higher layer");
+    expect(result.status).toBe(0);
   });
 });
 
