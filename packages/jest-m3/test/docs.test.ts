@@ -1,7 +1,7 @@
-// The docs cannot rot: every code block in docs/ (and the README) that is a complete test
+// The docs cannot rot: every code block in docs/ (and the READMEs) that is a complete test
 // must name the file CI runs it from (a `path.test.ts` right after the block), and that file
 // must contain the block verbatim.
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const repo = join(__dirname, "..", "..", "..");
@@ -10,6 +10,10 @@ const pages = [
     .filter((file) => file.endsWith(".md"))
     .map((file) => join("docs", file)),
   "README.md",
+  // Each published package's README, as npm shows it.
+  ...readdirSync(join(repo, "packages"))
+    .map((name) => join("packages", name, "README.md"))
+    .filter((file) => existsSync(join(repo, file))),
 ];
 
 interface Block {
