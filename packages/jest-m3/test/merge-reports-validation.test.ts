@@ -14,6 +14,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { main } from "../dist/cli/main";
 import { validBlob } from "./support/blobs";
 import { REPO, removeTempDir } from "./support/user-project";
 
@@ -55,6 +56,24 @@ function mergeReports(...args: string[]): { code: number | null; out: string; er
     timeout: 30_000,
   });
   return { code: run.status, out: run.stdout, err: run.stderr };
+}
+
+/**
+ * The command line's own entry, in this process (the table below has many rows: a process
+ * each would cost seconds). An error it did not turn into an exit code rejects here, so a
+ * refusal that escapes as an exception fails the row as a stack would on the command line.
+ */
+async function mergeReportsHere(
+  ...args: string[]
+): Promise<{ code: number | null; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  const code = await main(["merge-reports", ...args], {
+    cwd: project,
+    out: (text) => (out += text),
+    err: (text) => (err += text),
+  });
+  return { code, out, err };
 }
 
 /** Every file under `dir`, relative to it. */
@@ -132,10 +151,10 @@ const cases: ReadonlyArray<readonly [string, readonly (string | number)[], unkno
 
 test.each(cases)(
   "a blob whose %s is wrong is refused: exit 2, its code and path, no stack, nothing written",
-  (field, path, value) => {
+  async (field, path, value) => {
     const good = writeShard("good", validBlob(1));
     const bad = writeShard("bad", withField(validBlob(2), path, value));
-    const result = mergeReports(good, bad);
+    const result = await mergeReportsHere(good, bad);
     expect({ code: result.code, err: result.err }).toEqual({
       code: 2,
       err: expect.stringContaining("[M3_BLOB_INVALID]"),
@@ -149,6 +168,17 @@ test.each(cases)(
     expect(existsSync(join(project, ".m3"))).toBe(false);
   },
 );
+
+test("through the real command line too: exit 2, the code and the path, no stack", () => {
+  const bad = writeShard("bad", withField(validBlob(1), ["sessions", 0, "outsideTurns"], IMG));
+  const result = mergeReports(bad);
+  expect(result.code).toBe(2);
+  expect(result.err).toBe(
+    `jest-m3 merge-reports: ${join(project, bad, "blob.json")} is not a blob this jest-m3 can merge: sessions[0].outsideTurns must be a number, got ${JSON.stringify(IMG)}. Merge the run folders the shards wrote, unchanged. [M3_BLOB_INVALID] Nothing was merged.\n`,
+  );
+  expect(result.out).toBe("");
+  expect(existsSync(join(project, ".m3"))).toBe(false);
+});
 
 test("what is not an object at all is not a blob", () => {
   for (const blob of [null, [], "jest-m3-blob", 3]) {
