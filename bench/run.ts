@@ -3,6 +3,7 @@ import { benchDirect } from "./direct";
 import { benchSession } from "./session";
 import { benchClaudeCodeSession } from "./claude-code-session";
 import { benchAcpSession } from "./acp-session";
+import { benchPiSession } from "./pi-session";
 import { benchWire } from "./wire";
 import { benchRelay } from "./relay";
 import { benchWarm } from "./warm";
@@ -26,6 +27,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   "warm-claude-code": () => benchWarmClaudeCode(),
   "claude-code-session": () => benchClaudeCodeSession(),
   "acp-session": () => benchAcpSession(),
+  "pi-session": () => benchPiSession(),
   preset: () => benchPreset(),
   memory: () => benchMemory(),
   scale: () => benchScale(),
