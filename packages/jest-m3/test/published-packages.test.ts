@@ -3,7 +3,9 @@
 // the native relay is built at install time, or the Node relay serves); a README that says
 // what the package is, how to install it, one example and where the documentation is; the
 // fields npm shows on the package's page. The core README's example then runs for real
-// against the unpacked core, with a real MCP server.
+// against the unpacked core, with a real MCP server; and the unpacked packages, laid out as
+// an install with install scripts off leaves them (no native relay built), run an agent
+// test green with real Codex on the Node relay, which says so once.
 import { spawnSync } from "node:child_process";
 import {
   copyFileSync,
@@ -22,7 +24,7 @@ import {
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import ts from "typescript";
-import { REPO, removeTempDir, SHIPPING_SERVER } from "./support/user-project";
+import { REPO, removeTempDir, runJest, SHIPPING_SERVER } from "./support/user-project";
 
 const PACKAGES = readdirSync(join(REPO, "packages"))
   .filter((dir) => existsSync(join(REPO, "packages", dir, "package.json")))
@@ -165,3 +167,85 @@ test("the core README's example runs against the packed core and a real server",
   expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: "" });
   expect(run.stdout).toBe('{"amount":9,"currency":"USD"}\nshipping_quote success\n');
 });
+
+/** Links `name` from this repository's node_modules into `modules`, once. */
+function linkInstalled(modules: string, name: string): void {
+  const link = join(modules, name);
+  if (existsSync(link)) return;
+  mkdirSync(join(link, ".."), { recursive: true });
+  symlinkSync(join(REPO, "node_modules", name), link);
+}
+
+const AGENT_TEST = `import { MCPTestKit, expect } from "jest-m3";
+
+test("Codex quotes through the packed packages", async () => {
+  await using kit = new MCPTestKit({ env: {} });
+  const [agent] = kit.agents([{ harness: "codex", models: ["gpt-5.5"] }]);
+  const result = await agent!.run("Quote weight_kg 2 in zone local.", {
+    server: { name: "shipping", command: process.execPath, args: [${JSON.stringify(SHIPPING_SERVER)}] },
+    tools: ["shipping:shipping_quote"],
+    timeout: 120_000,
+  });
+  expect(result).toBeCompleted();
+  expect(result).toHaveToolCall("shipping_quote", {
+    server: "shipping",
+    arguments: { weight_kg: 2, zone: "local" },
+    status: "success",
+    count: 1,
+  });
+});
+`;
+
+test("installed from the tarballs with install scripts off: an agent test is green on the Node relay", () => {
+  const project = join(root, "agent-user");
+  const modules = join(project, "node_modules");
+  mkdirSync(join(modules, "@jest-m3"), { recursive: true });
+  const ours = ["core", "scripted-model", "jest-m3", "harness-codex"];
+  for (const dir of ours) {
+    const manifest = JSON.parse(readFileSync(join(unpacked.get(dir)!, "package.json"), "utf8")) as {
+      name: string;
+      dependencies?: Record<string, string>;
+      peerDependencies?: Record<string, string>;
+    };
+    symlinkSync(unpacked.get(dir)!, join(modules, manifest.name));
+    // The unpacked packages resolve their dependencies from the folder above them.
+    for (const name of [
+      ...Object.keys(manifest.dependencies ?? {}),
+      ...Object.keys(manifest.peerDependencies ?? {}),
+    ]) {
+      if (!name.startsWith("@jest-m3/")) linkInstalled(join(root, "node_modules"), name);
+    }
+  }
+  for (const name of ["jest", "typescript"]) linkInstalled(modules, name);
+  for (const dir of ours) {
+    const own = join(root, "unpacked", dir, "node_modules");
+    if (!existsSync(own)) symlinkSync(modules, own);
+  }
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "agent-user" }));
+  writeFileSync(join(project, "jest.config.js"), 'module.exports = { preset: "jest-m3" };\n');
+  writeFileSync(
+    join(project, "m3.config.json"),
+    JSON.stringify({ harnesses: ["codex"], scriptedModel: { script: "script.json" } }),
+  );
+  writeFileSync(
+    join(project, "script.json"),
+    JSON.stringify({
+      rules: [
+        {
+          name: "quote",
+          when: { user: { regex: "weight_kg 2 in zone local" } },
+          steps: [
+            { call: "shipping:shipping_quote", args: { weight_kg: 2, zone: "local" } },
+            { reply: "9 USD." },
+          ],
+        },
+      ],
+    }),
+  );
+  writeFileSync(join(project, "quote.test.ts"), AGENT_TEST);
+  const run = runJest(project, { env: { M3_STDIO_RELAY: "" }, timeoutMs: 240_000 });
+  expect({ status: run.status, tail: run.output.slice(-2000) }).toMatchObject({ status: 0 });
+  expect(run.output).toMatch(/Tests: +1 passed, 1 total/);
+  const notice = "jest-m3: stdio servers run behind the Node relay: the native relay was not built";
+  expect(run.output.split(notice).length - 1).toBe(1);
+}, 300_000);
