@@ -185,3 +185,14 @@ test("every verdict and every judge failure is written to the run's verdicts led
     error: { reason: "no_verdict", status: 200 },
   });
 });
+
+test("in expect.softly, a failed judgement is one of the grouped failures", async () => {
+  const message = await failure(
+    expect.softly(async () => {
+      await expect(wrong).toPassJudge(CRITERIA, { judge: judge() });
+      expect(wrong).toHaveTextContaining("15.5");
+    }),
+  );
+  expect(message).toContain("2 grouped assertions failed");
+  expect(message).toContain("Reasoning: The reply does not state the quoted amount 15.5.");
+});
