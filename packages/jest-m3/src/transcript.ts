@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { ExecutionResult, ToolCall, TraceMessage } from "@jest-m3/core";
-import { isUnavailable } from "@jest-m3/core/lean";
+import { isUnavailable, SecretScrubber } from "@jest-m3/core/lean";
 import { canonicalJson, toolCatalogs, toolErrorText } from "@jest-m3/core/lean";
 import { shortValue } from "./format/values.js";
 import { redactForReport, scrubText, secretValuesOf, type SecretValue } from "./report/redact.js";
@@ -216,7 +216,7 @@ export function toTranscript(
   const scrub = (text: string): string => scrubText(text, secrets);
   const byId = messagesById(result.trace.messages);
   const { snapshot } = result;
-  return {
+  const record: TranscriptRecord = {
     testPath,
     testName,
     executionId: snapshot.executionId,
@@ -262,6 +262,9 @@ export function toTranscript(
     })),
     outsideTurns: result.trace.toolCalls.filter((call) => call.turnId === null).length,
   };
+  // The fields above are scrubbed one by one; this pass catches what they left whole (a
+  // catalog's tool descriptions, the test name) so no echoed secret reaches executions/.
+  return new SecretScrubber(secrets).scrubValue(record);
 }
 
 /** The transcript as text, for a failed test's output. */
