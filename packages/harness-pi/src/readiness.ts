@@ -1,4 +1,4 @@
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,9 +6,11 @@ import {
   fileIdentity,
   probeOnce,
   providerCredentials,
+  runIsolated,
   sessionCapabilities,
   versionCapability,
   worst,
+  type FoundExecutable,
   type VersionProbe,
 } from "@jest-m3/core/adapter-kit";
 import {
@@ -76,30 +78,6 @@ function probeEnv(home: string): Record<string, string> {
     PI_SKIP_VERSION_CHECK: "1",
     NO_COLOR: "1",
   };
-}
-
-function run(
-  command: string,
-  args: readonly string[],
-  home: string,
-): Promise<{ ok: true; output: string } | { ok: false; reason: string }> {
-  return new Promise((done) => {
-    execFile(
-      command,
-      [...args],
-      { env: probeEnv(home), cwd: home, timeout: PROBE_TIMEOUT_MS, killSignal: "SIGKILL" },
-      (error, stdout, stderr) => {
-        if (!error) done({ ok: true, output: `${stdout}\n${stderr}` });
-        else {
-          const said = [stdout.trim(), stderr.trim()].filter(Boolean).join("\n").slice(-1500);
-          done({
-            ok: false,
-            reason: `\`pi ${args.slice(-1).join(" ")}\` failed (${error.message.split("\n")[0]})${said ? `: ${said}` : ""}`,
-          });
-        }
-      },
-    );
-  });
 }
 
 /**
@@ -201,8 +179,15 @@ async function probeRpc(
 async function checkStart(command: string, prefix: readonly string[]): Promise<Capability> {
   const home = await mkdtemp(join(tmpdir(), "m3-pi-probe-"));
   try {
+    const pi: FoundExecutable = {
+      found: true,
+      path: prefix[0] ?? command,
+      command,
+      prefix,
+      source: "package",
+    };
     const [help, rpc] = await Promise.all([
-      run(command, [...prefix, "--help"], home),
+      runIsolated(pi, ["--help"], { env: probeEnv, timeoutMs: PROBE_TIMEOUT_MS }),
       probeRpc(command, prefix, home),
     ]);
     if (!help.ok) return { status: "unavailable", reason: help.reason };
