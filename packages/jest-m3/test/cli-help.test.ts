@@ -43,7 +43,8 @@ test("the overview lists every command", () => {
 test.each(["--help", "-h"])(
   "jest-m3 <command> %s prints that command's help and exits 0",
   (flag) => {
-    for (const command of listedCommands()) {
+    const commands = listedCommands();
+    for (const command of commands) {
       const run = cli(dir, [command, flag]);
       expect({ command, status: run.status, stderr: run.stderr }).toEqual({
         command,
@@ -53,7 +54,7 @@ test.each(["--help", "-h"])(
       expect(run.stdout).toMatch(new RegExp(`^Usage: jest-m3 ${command}\\n`));
       expect(run.stdout).toContain(`  ${command}`);
       // Only that command's help: no other command's line.
-      for (const other of listedCommands().filter((name) => name !== command)) {
+      for (const other of commands.filter((name) => name !== command)) {
         expect(run.stdout).not.toMatch(new RegExp(`^ {2}${other}\\b`, "m"));
       }
     }
