@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
  */
 export const LAYERS = [
   ["errors.ts", "text/"],
-  ["evidence/", "validation/", "processes/"],
+  ["evidence/", "validation/", "processes/", "workspace/"],
   ["servers/", "kit/context.ts"],
   ["wire/", "runtime/secret-scrubber.ts"],
   ["direct/"],

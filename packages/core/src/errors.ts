@@ -62,7 +62,9 @@ export type ErrorCode =
   | "M3_ELICITATION_UNEXPECTED"
   | "M3_ELICITATION_ROUND_LIMIT"
   | "M3_MISSING_SECRET"
-  | "M3_RECORDING";
+  | "M3_RECORDING"
+  | "M3_WORKSPACE"
+  | "M3_WORKSPACE_WRITTEN";
 
 /** Base class of every error jest-m3 throws on purpose. */
 export class M3Error extends Error {

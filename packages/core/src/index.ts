@@ -58,6 +58,15 @@ export { AgentSelection } from "./agents/agent.js";
 export type { AgentSelectionInput } from "./agents/selection.js";
 export { AgentSession } from "./agents/session.js";
 export type { SessionOptions, SendOptions } from "./agents/session-spec.js";
+export type { WorkspaceOptions } from "./workspace/spec.js";
+export type {
+  WorkspaceResult,
+  WorkspaceKind,
+  FileChange,
+  FileChangeKind,
+  WorkspaceArtifact,
+} from "./workspace/result.js";
+export { WorkspaceError } from "./workspace/workspace.js";
 export {
   ExecutionOutcome,
   TurnOutcome,

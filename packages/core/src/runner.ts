@@ -64,6 +64,15 @@ export {
   type EvidenceFilter,
 } from "./evidence/query.js";
 export {
+  queryChangedFiles,
+  fileContentOf,
+  ChangedFilesQueryError,
+  type ChangedFileStep,
+  type ChangedFilesMode,
+  type ChangedFilesOutcome,
+  type FileContent,
+} from "./workspace/query.js";
+export {
   conformanceChecks,
   ConformanceFailure,
   type ConformanceOptions,

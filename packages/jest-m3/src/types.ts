@@ -1,6 +1,7 @@
 import type { ExecutionOutcome, Lifecycle, TraceEvent, TurnLifecycle } from "@jest-m3/core";
 import type { CapabilityStatus } from "@jest-m3/core/harness";
-import type { TrajectoryStep } from "@jest-m3/core/runner";
+import type { ChangedFileStep, TrajectoryStep } from "@jest-m3/core/runner";
+import type { ChangedFilesOptions } from "./matchers/to-have-changed-files.js";
 import type { DurationOptions } from "./matchers/to-have-duration.js";
 import type { ToolCallOptions } from "./matchers/to-have-tool-call.js";
 import type { ToolCallsOptions } from "./matchers/to-have-tool-calls.js";
@@ -191,6 +192,26 @@ export interface M3Matchers<R> {
    * ```
    */
   toHaveTrace(options?: { readonly completeness?: "complete" | "partial" }): R;
+  /**
+   * The session changed these paths of its workspace (`result.workspace`): added, modified,
+   * deleted or renamed. `strict` (default, in path order), `unordered`, `subset`, `superset`.
+   *
+   * @example
+   * ```ts
+   * expect(result).toHaveChangedFiles(["notes.md", { path: "src/app.ts", change: "modified" }], { mode: "unordered" });
+   * ```
+   */
+  toHaveChangedFiles(expected: readonly ChangedFileStep[], options?: ChangedFilesOptions): R;
+  /**
+   * A workspace file's text after the session: equal to a string, matching a RegExp, or
+   * satisfying an asymmetric matcher.
+   *
+   * @example
+   * ```ts
+   * expect(result).toHaveFileContent("notes.md", expect.stringContaining("# Notes"));
+   * ```
+   */
+  toHaveFileContent(path: string, expected: string | RegExp | unknown): R;
   /**
    * The server asked for an elicitation matching every given filter (at least one, or
    * exactly `count`), read from the wire: on a direct client, a trace, or a session result.

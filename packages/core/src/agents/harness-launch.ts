@@ -45,6 +45,8 @@ export async function buildLaunch(
     readonly policy: ToolPolicy;
     readonly capture: WireCapture;
     readonly signal: AbortSignal;
+    /** The agent's working directory (the session's workspace, or an empty temp folder). */
+    readonly workspace: string;
   },
 ): Promise<HarnessLaunch> {
   return {
@@ -53,7 +55,7 @@ export async function buildLaunch(
     config: services.config,
     servers: session.servers,
     toolPolicy: session.policy,
-    workspace: await services.tempDir("m3-workspace-"),
+    workspace: session.workspace,
     env: harnessEnvironment(agent, services.parentEnv, (name, value) =>
       services.runtime.registerSecret(name, value),
     ),

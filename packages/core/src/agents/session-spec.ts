@@ -6,6 +6,7 @@ import { resolveServers, type ResolvedServer, type ServerSpec } from "../servers
 import { parseToolPolicy, type ToolPolicy } from "../servers/tool-policy.js";
 import type { ElicitationPlan, ElicitationPlanInput } from "../direct/elicitation-plan.js";
 import { resolveSessionElicitation } from "./session-elicitation.js";
+import { resolveWorkspace, type WorkspaceOptions, type WorkspaceSpec } from "../workspace/spec.js";
 
 /** Options of `agent.session()`. */
 export interface SessionOptions {
@@ -22,6 +23,12 @@ export interface SessionOptions {
    * or one answer for all). Needs a harness whose readiness says `elicitation` is usable.
    */
   readonly elicitation?: ElicitationPlanInput;
+  /**
+   * The agent's working directory, made fresh for this session: a copy of a folder, a git
+   * worktree at a ref, or a read-only copy. Its diff is `result.workspace`; a stdio server
+   * with `cwd: "workspace"` starts in it.
+   */
+  readonly workspace?: WorkspaceOptions;
 }
 
 /** Options of `send()`. */
@@ -42,6 +49,8 @@ export interface SessionSpec {
   readonly timeoutMs: number;
   /** The session's elicitation plan, if it has one. */
   readonly elicitation?: ElicitationPlan;
+  /** The session's workspace, checked against the disk. */
+  readonly workspace?: WorkspaceSpec;
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -59,6 +68,8 @@ const sessionOptionFields = {
   timeout: positiveMs.optional(),
   // Checked by resolveSessionElicitation (the same plan shape as direct calls).
   elicitation: z.unknown().optional(),
+  // Checked by resolveWorkspace (against the disk, and git for a worktree's ref).
+  workspace: z.unknown().optional(),
 };
 
 /** `agent.session()` options, with the rules between fields. */
@@ -66,7 +77,7 @@ export const sessionOptionsSchema = strictFields(sessionOptionFields, {
   unknown: "is unknown",
   listed: "the options are",
   notAnObject: () =>
-    "agent.session() needs options { server | servers, tools?, timeout?, elicitation? }.",
+    "agent.session() needs options { server | servers, tools?, timeout?, elicitation?, workspace? }.",
 }).superRefine((options, context) => {
   if (options.server !== undefined && options.servers !== undefined) {
     context.addIssue({
@@ -121,10 +132,12 @@ export function resolveSessionOptions(options: unknown, cwd: string): SessionSpe
   const checked = checkInput(sessionOptionsSchema, options, refuseOption);
   const servers =
     checked.servers === undefined
-      ? resolveServers([checked.server], cwd, () => "server")
-      : resolveServers(checked.servers, cwd);
+      ? resolveServers([checked.server], cwd, () => "server", { workspace: true })
+      : resolveServers(checked.servers, cwd, undefined, { workspace: true });
   const tools = checked.tools as readonly string[] | undefined;
   const elicitation = resolveSessionElicitation(checked.elicitation);
+  const workspace =
+    checked.workspace === undefined ? undefined : resolveWorkspace(checked.workspace, cwd);
   return {
     servers,
     tools,
@@ -134,5 +147,6 @@ export function resolveSessionOptions(options: unknown, cwd: string): SessionSpe
     ),
     timeoutMs: checked.timeout ?? DEFAULT_TIMEOUT_MS,
     ...(elicitation ? { elicitation } : {}),
+    ...(workspace ? { workspace } : {}),
   };
 }

@@ -29,6 +29,9 @@ import {
 } from "./session-spec.js";
 import { buildTurnResult, outcomeOfTurns, sessionTrace } from "./turn-result.js";
 import { runTurn, type RunningTurn } from "./turn-runner.js";
+import { bindWorkspace } from "../servers/spec.js";
+import type { WorkspaceResult } from "../workspace/result.js";
+import { Workspace, readOnlyViolation } from "../workspace/workspace.js";
 
 /**
  * One conversation with an agent across several turns, with the wire evidence of every
@@ -53,6 +56,8 @@ export class AgentSession implements AsyncDisposable {
   private readonly turns: TurnResult[] = [];
   private harnessSession: HarnessSession | undefined;
   private capture: WireCapture | undefined;
+  private workspace: Workspace | undefined;
+  private workspaceResult: WorkspaceResult | undefined;
   private readiness: Readiness | undefined;
   private running: RunningTurn | undefined;
   private closing: Promise<void> | undefined;
@@ -120,7 +125,17 @@ export class AgentSession implements AsyncDisposable {
         toolPolicy: this.spec.tools !== undefined,
         elicitation: this.spec.elicitation !== undefined,
       });
-      const { capture, servers } = await this.services.capture(this.spec.servers, this.spec.policy);
+      // The agent's working directory first: a server with cwd "workspace" starts in it.
+      const workspace = this.spec.workspace
+        ? (this.workspace = await Workspace.create(this.spec.workspace, (prefix) =>
+            this.services.tempDir(prefix),
+          )).path
+        : await this.services.tempDir("m3-workspace-");
+      this.stopIfClosedWhileOpening();
+      const { capture, servers } = await this.services.capture(
+        bindWorkspace(this.spec.servers, workspace),
+        this.spec.policy,
+      );
       this.capture = capture;
       capture.watchCalls((call, phase) =>
         this.services.runtime.notify((observer) =>
@@ -140,6 +155,7 @@ export class AgentSession implements AsyncDisposable {
         policy: this.spec.policy,
         capture,
         signal: this.shutdown.signal,
+        workspace,
       });
       const plan = this.spec.elicitation;
       this.responder = plan
@@ -356,7 +372,8 @@ export class AgentSession implements AsyncDisposable {
     return this.finishing;
   }
 
-  private async finishOnce(outcome: ExecutionOutcome): Promise<void> {
+  private async finishOnce(ending: ExecutionOutcome): Promise<void> {
+    let outcome = ending;
     this.shutdown.abort();
     const problems: string[] = [];
     if (this.capture) {
@@ -374,6 +391,21 @@ export class AgentSession implements AsyncDisposable {
       await this.capture
         .close()
         .catch((error: unknown) => problems.push(`closing the capture: ${String(error)}`));
+    }
+    if (this.workspace) {
+      // After the harness and the servers stopped: every write is on disk by now.
+      const workspace = await this.workspace.finish();
+      this.workspaceResult = workspace;
+      if (workspace.error) problems.push(`the workspace: ${workspace.error}`);
+      if (workspace.kind === "readOnly" && workspace.changes.length > 0) {
+        outcome = ExecutionOutcome.FAILED;
+        const message = [readOnlyViolation(workspace.changes), this.error?.message]
+          .filter(Boolean)
+          .join("\n");
+        this.error = resultError("M3_WORKSPACE_WRITTEN", message, {
+          details: { paths: workspace.changes.map((change) => change.path) },
+        });
+      }
     }
     if (this.error)
       this.error = { ...this.error, message: this.services.runtime.scrub(this.error.message) };
@@ -416,6 +448,7 @@ export class AgentSession implements AsyncDisposable {
       turns: this.turns.slice(),
       trace,
       error: this.error,
+      ...(this.workspaceResult ? { workspace: this.workspaceResult } : {}),
     };
   }
 }

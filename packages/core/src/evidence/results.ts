@@ -1,4 +1,5 @@
 import type { ResultError } from "../errors.js";
+import type { WorkspaceResult } from "../workspace/result.js";
 import type { EvidenceGap, Trace, ToolCall } from "./trace.js";
 import type { ExecutionOutcome, Lifecycle, TurnLifecycle, TurnOutcome } from "./outcomes.js";
 
@@ -82,4 +83,6 @@ export interface ExecutionResult {
   readonly trace: Trace;
   /** What went wrong, when the session did not complete: `{ code, message, retryable, details }`. */
   readonly error: ResultError | null;
+  /** What the session changed in its workspace (only for a session given `workspace`). */
+  readonly workspace?: WorkspaceResult;
 }

@@ -29,9 +29,15 @@ export interface StdioServer {
    * allow-list of the parent's (PATH, HOME, locale, temp dir), never the whole environment.
    */
   readonly env?: Readonly<Record<string, string>>;
-  /** Working directory; relative paths resolve against the kit's `cwd`. */
+  /**
+   * Working directory; relative paths resolve against the kit's `cwd`. `"workspace"` starts
+   * the server in the agent session's workspace, so the server and the agent see the same files.
+   */
   readonly cwd?: string;
 }
+
+/** The `cwd` of a stdio server that starts in its session's workspace. */
+export const WORKSPACE_CWD = "workspace";
 
 /** An MCP server already listening, spoken to over Streamable HTTP. */
 export interface HttpServer {
@@ -53,6 +59,8 @@ export interface ResolvedStdioServer {
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string;
+  /** Set for `cwd: "workspace"`: `cwd` is the session's workspace, bound when it opens. */
+  readonly inWorkspace?: true;
 }
 
 /** A validated HTTP spec with defaults applied. */
@@ -175,7 +183,12 @@ export const httpServerSchema = strictFields(
  * @param at - Where the spec sits in the caller's input (`servers[1]`), to prefix fields with.
  * @throws {@link InvalidServerSpec} when a field is missing, of the wrong type, or unknown.
  */
-export function resolveServer(spec: unknown, baseDir: string, at?: string): ResolvedServer {
+export function resolveServer(
+  spec: unknown,
+  baseDir: string,
+  at?: string,
+  options: { readonly workspace?: boolean } = {},
+): ResolvedServer {
   const named = (spec as { name?: unknown } | null)?.name;
   const refuse = (problem: InputProblem): InvalidServerSpec =>
     new InvalidServerSpec(
@@ -186,6 +199,19 @@ export function resolveServer(spec: unknown, baseDir: string, at?: string): Reso
   checkInput(serverKindSchema, spec, refuse);
   if ("command" in (spec as object)) {
     const stdio = checkInput(stdioServerSchema, spec, refuse);
+    if (stdio.cwd === WORKSPACE_CWD) {
+      if (!options.workspace) {
+        throw new InvalidServerSpec(
+          JSON.stringify(stdio.name),
+          fieldAt(at, "cwd"),
+          'is "workspace", which only an agent session has (agent.session({ server, workspace })); give a directory here.',
+        );
+      }
+      const { name, command } = stdio;
+      const args = stdio.args ?? [];
+      const env = stdio.env ?? {};
+      return { kind: "stdio", name, command, args, env, cwd: baseDir, inWorkspace: true };
+    }
     // The one check against the disk, after the shape is right.
     const dir =
       stdio.cwd === undefined
@@ -237,10 +263,11 @@ export function resolveServers(
   specs: readonly unknown[],
   baseDir: string,
   at: (index: number) => string = (index) => `servers[${index}]`,
+  options: { readonly workspace?: boolean } = {},
 ): ResolvedServer[] {
   const resolved: ResolvedServer[] = [];
   for (const [index, spec] of specs.entries()) {
-    const server = resolveServer(spec, baseDir, at(index));
+    const server = resolveServer(spec, baseDir, at(index), options);
     if (resolved.some((other) => other.name === server.name)) {
       throw new InvalidServerSpec(
         JSON.stringify(server.name),
@@ -251,4 +278,17 @@ export function resolveServers(
     resolved.push(server);
   }
   return resolved;
+}
+
+/**
+ * The servers of a session with `cwd: "workspace"` bound to the session's workspace folder
+ * (the agent's working directory), once it exists.
+ */
+export function bindWorkspace(
+  servers: readonly ResolvedServer[],
+  workspace: string,
+): ResolvedServer[] {
+  return servers.map((server) =>
+    server.kind === "stdio" && server.inWorkspace ? { ...server, cwd: workspace } : server,
+  );
 }

@@ -1,5 +1,7 @@
 import { toBeCompleted } from "./to-be-completed.js";
 import { toHaveCapability } from "./to-have-capability.js";
+import { toHaveChangedFiles } from "./to-have-changed-files.js";
+import { toHaveFileContent } from "./to-have-file-content.js";
 import { toHaveContent } from "./to-have-content.js";
 import { toHaveDuration, toHaveDurationBetween } from "./to-have-duration.js";
 import { toHaveElicitation } from "./to-have-elicitation.js";
@@ -39,4 +41,6 @@ export const m3Matchers = {
   toHaveTrace,
   toHaveElicitation,
   toPassJudge,
+  toHaveChangedFiles,
+  toHaveFileContent,
 };

@@ -1,0 +1,169 @@
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cp, lstat, mkdtemp, readFile, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { M3Error } from "../errors.js";
+import { promisify } from "node:util";
+import { diffSnapshots } from "./diff.js";
+import type { FileChange, WorkspaceArtifact, WorkspaceResult } from "./result.js";
+import { MAX_TEXT_BYTES, isBinary, takeSnapshot, type Snapshot } from "./snapshot.js";
+import type { WorkspaceSpec } from "./spec.js";
+
+const run = promisify(execFile);
+
+async function gitAsync(args: readonly string[], cwd: string): Promise<void> {
+  await run("git", [...args], { cwd, timeout: 60_000, maxBuffer: 4 * 1024 * 1024 });
+}
+
+async function filesUnder(root: string, relative: string): Promise<string[]> {
+  const stats = await lstat(join(root, relative)).catch(() => null);
+  if (!stats?.isDirectory()) return [relative];
+  const names = (await readdir(join(root, relative))).sort();
+  const nested = await Promise.all(
+    names.map((name) => filesUnder(root, relative === "." ? name : `${relative}/${name}`)),
+  );
+  return nested.flat();
+}
+
+async function artifactOf(root: string, path: string): Promise<WorkspaceArtifact> {
+  const stats = await lstat(join(root, path)).catch(() => null);
+  if (!stats?.isFile()) {
+    return { path, exists: false, size: null, sha256: null, binary: false, content: null };
+  }
+  const bytes = await readFile(join(root, path));
+  const binary = isBinary(bytes);
+  return {
+    path,
+    exists: true,
+    size: bytes.length,
+    sha256: createHash("sha256").update(bytes).digest("hex"),
+    binary,
+    content: !binary && bytes.length <= MAX_TEXT_BYTES ? bytes.toString("utf8") : null,
+  };
+}
+
+/** A workspace could not be made (a copy or a worktree failed); the session does not start. */
+export class WorkspaceError extends M3Error {
+  override readonly code = "M3_WORKSPACE";
+}
+
+/**
+ * One session's workspace on disk, from its making to its diff. Made by
+ * {@link Workspace.create} before the servers and the agent start; {@link Workspace.finish}
+ * runs after both stopped, so every write is in the diff.
+ */
+export class Workspace {
+  private finished: Promise<WorkspaceResult> | undefined;
+
+  private constructor(
+    readonly spec: WorkspaceSpec,
+    /** The agent's working directory. */
+    readonly path: string,
+    private readonly before: Snapshot,
+  ) {}
+
+  /**
+   * Makes the workspace in a fresh folder and snapshots it. The folder comes from `tempDir`
+   * (the kit's, removed with the kit) unless the workspace is kept, which must outlive the kit.
+   *
+   * @example
+   * ```ts
+   * const workspace = await Workspace.create(resolveWorkspace({ copy: "fixtures/app" }, cwd), (prefix) => kit.tempDir(prefix));
+   * ```
+   *
+   * @throws {@link WorkspaceError} when the copy or the worktree cannot be made.
+   */
+  static async create(
+    spec: WorkspaceSpec,
+    tempDir: (prefix: string) => Promise<string>,
+  ): Promise<Workspace> {
+    const prefix = "m3-workspace-";
+    const parent = spec.keep ? await mkdtemp(join(tmpdir(), prefix)) : await tempDir(prefix);
+    const path = join(parent, basename(spec.source) || "workspace");
+    try {
+      await Workspace.make(spec, path);
+      return new Workspace(spec, path, await takeSnapshot(path));
+    } catch (error) {
+      await rm(parent, { recursive: true, force: true }).catch(() => undefined);
+      throw new WorkspaceError(
+        `The session's workspace (${spec.kind} of ${spec.source}) could not be made: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+  }
+
+  private static async make(spec: WorkspaceSpec, path: string): Promise<void> {
+    if (spec.kind === "gitWorktree") {
+      await gitAsync(["worktree", "add", "--detach", path, spec.commit!], spec.source);
+    } else {
+      await cp(spec.source, path, {
+        recursive: true,
+        verbatimSymlinks: true,
+        errorOnExist: true,
+        force: false,
+      });
+    }
+  }
+
+  /** Diffs the folder against its start, keeps the named artifacts, removes it unless kept. Once. */
+  finish(): Promise<WorkspaceResult> {
+    this.finished ??= this.finishOnce();
+    return this.finished;
+  }
+
+  private async finishOnce(): Promise<WorkspaceResult> {
+    const problems: string[] = [];
+    let changes: FileChange[] = [];
+    try {
+      changes = diffSnapshots(this.before, await takeSnapshot(this.path));
+    } catch (error) {
+      problems.push(`the workspace could not be read at close: ${(error as Error).message}`);
+    }
+    const artifacts: WorkspaceArtifact[] = [];
+    for (const named of this.spec.artifacts) {
+      for (const path of await filesUnder(this.path, named.replace(/\/+$/, ""))) {
+        artifacts.push(await artifactOf(this.path, path));
+      }
+    }
+    if (!this.spec.keep)
+      await this.remove().catch((error: unknown) => problems.push(String(error)));
+    return {
+      kind: this.spec.kind,
+      source: this.spec.source,
+      ref: this.spec.ref,
+      commit: this.spec.commit,
+      path: this.path,
+      kept: this.spec.keep,
+      changes,
+      artifacts,
+      error: problems.length > 0 ? problems.join("\n") : null,
+    };
+  }
+
+  private async remove(): Promise<void> {
+    if (this.spec.kind === "gitWorktree") {
+      const removed = await gitAsync(["worktree", "remove", "--force", this.path], this.spec.source)
+        .then(() => true)
+        .catch(() => false);
+      if (!removed) {
+        await rm(this.path, { recursive: true, force: true });
+        await gitAsync(["worktree", "prune"], this.spec.source);
+      }
+      return;
+    }
+    await rm(this.path, { recursive: true, force: true });
+  }
+}
+
+/** The paths a read-only workspace's session changed, worded for the session's error. */
+export function readOnlyViolation(changes: readonly FileChange[]): string {
+  const listed = changes
+    .map((change) =>
+      change.change === "renamed"
+        ? `${change.from} -> ${change.path} (renamed)`
+        : `${change.path} (${change.change})`,
+    )
+    .join(", ");
+  return `The read-only workspace was written to: ${listed}.`;
+}
