@@ -27,11 +27,13 @@ import {
 import type { RunReport } from "./report/model.js";
 import { secretValuesOf } from "./report/redact.js";
 import { formatStatsTable } from "./report/stats.js";
+import { failureAnnotations } from "./report/annotations.js";
 import { kitUnusedInRun } from "./run-plan.js";
 
 interface AssertionResult {
   readonly fullName: string;
   readonly title: string;
+  readonly ancestorTitles?: readonly string[];
   readonly status: string;
   readonly duration?: number | null;
   failureMessages: string[];
@@ -72,6 +74,12 @@ function runSucceeded(results: AggregatedResult): boolean {
 interface M3ReporterOptions {
   /** Append a failed test's agent transcript to its failure message (default true). */
   readonly failureTranscripts?: boolean;
+  /**
+   * In GitHub Actions (`GITHUB_ACTIONS=true`), an `::error` annotation on each failing
+   * test's line (default true; off by itself when Jest's `github-actions` reporter is in
+   * the run, which writes the same).
+   */
+  readonly annotations?: boolean;
 }
 
 /** Rows of the end-of-run table at most; the report has them all. */
@@ -87,11 +95,13 @@ class M3Reporter {
   private readonly failureTranscripts: boolean;
 
   private readonly shard: { index: number; count: number } | null;
+  private readonly annotations: boolean;
 
   constructor(
     globalConfig?: {
       readonly rootDir?: string;
       readonly shard?: { readonly shardIndex: number; readonly shardCount: number } | null;
+      readonly reporters?: ReadonlyArray<string | readonly [string, unknown]> | null;
     },
     options?: M3ReporterOptions,
   ) {
@@ -100,6 +110,10 @@ class M3Reporter {
       ? { index: globalConfig.shard.shardIndex, count: globalConfig.shard.shardCount }
       : null;
     this.failureTranscripts = options?.failureTranscripts !== false;
+    const jestAnnotates = (globalConfig?.reporters ?? []).some(
+      (entry) => (typeof entry === "string" ? entry : entry[0]) === "github-actions",
+    );
+    this.annotations = options?.annotations !== false && !jestAnnotates;
   }
 
   onTestResult(_test: unknown, result: TestFileResult): void {
@@ -108,6 +122,13 @@ class M3Reporter {
     this.files.push(result);
     const failedTests = result.testResults.filter((entry) => entry.status === "failed");
     if (failedTests.length === 0) return;
+    if (this.annotations && process.env.GITHUB_ACTIONS === "true") {
+      // Before the transcripts are appended: an annotation holds the failure itself.
+      const base = process.env.GITHUB_WORKSPACE ?? this.rootDir;
+      for (const command of failureAnnotations(result.testFilePath, failedTests, base)) {
+        process.stderr.write(`\n${command}\n`);
+      }
+    }
     const records = transcripts(dir).filter((record) => record.testPath === result.testFilePath);
     for (const entry of failedTests) {
       const mine = records.filter((record) => record.testName === entry.fullName);
@@ -168,9 +189,32 @@ class M3Reporter {
         `jest-m3: shard ${this.shard.index}/${this.shard.count}: its blob is ${join(dir, BLOB_FILE)}; ` +
           "merge the shards' run folders with npx jest-m3 merge-reports <folders...> (the history records the merged run).\n",
       );
-      return;
     }
-    await this.record(report, run);
+    const store = this.shard ? null : await this.record(report, run);
+    await this.summarize(report, store);
+  }
+
+  /**
+   * In GitHub Actions (`GITHUB_STEP_SUMMARY` set), appends the job summary: the test × agent
+   * grid and the regressions against the previous run (none for a shard: its merge has them).
+   */
+  private async summarize(report: RunReport, store: string | null): Promise<void> {
+    if (!process.env.GITHUB_STEP_SUMMARY) return;
+    try {
+      // Loaded only here, as the store is (see record).
+      const { writeJobSummary } =
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        require("./report/ci-summary.js") as typeof import("./report/ci-summary.js");
+      const note = this.shard
+        ? `Shard ${this.shard.index}/${this.shard.count}: the regressions are in the summary of its merge (npx jest-m3 merge-reports).`
+        : "This run was not recorded in the history; no diff.";
+      const file = await writeJobSummary(report, store, process.env, note);
+      if (file) process.stderr.write(`jest-m3: job summary appended to ${file}\n`);
+    } catch (error) {
+      process.stderr.write(
+        `jest-m3: the job summary was NOT written: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+    }
   }
 
   /**
@@ -178,12 +222,12 @@ class M3Reporter {
    * run none of whose tests could use the kit is not an agent run: the history (and
    * `jest-m3 diff`'s "previous run") is left as it was, and the store is not even loaded.
    */
-  private async record(report: RunReport, run: RunFile | null): Promise<void> {
+  private async record(report: RunReport, run: RunFile | null): Promise<string | null> {
     const dir = runDir();
-    if (!dir) return;
+    if (!dir) return null;
     if (kitUnusedInRun()) {
       process.stderr.write("jest-m3: no test of this run uses the kit; the history is unchanged\n");
-      return;
+      return null;
     }
     try {
       // Loaded only here (with sql.js): a run that records nothing never loads the store.
@@ -194,10 +238,12 @@ class M3Reporter {
       const store = historyPathOf(dir);
       await recordRunInStore(store, report, run);
       process.stderr.write(`jest-m3: run recorded in ${store} (npx jest-m3 diff)\n`);
+      return store;
     } catch (error) {
       process.stderr.write(
         `jest-m3: the run was NOT recorded in the history: ${error instanceof Error ? error.message : String(error)}\n`,
       );
+      return null;
     }
   }
 }

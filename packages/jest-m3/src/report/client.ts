@@ -55,6 +55,23 @@ td.args, td.res { font-family:ui-monospace,Menlo,Consolas,monospace; word-break:
 .gap, .err { color:var(--fail); }
 button.more { font:inherit; margin:6px 0; }
 .empty { color:var(--muted); padding:20px; }
+[hidden] { display:none !important; }
+.views { display:inline-flex; gap:2px; margin-right:6px; }
+.views a { padding:3px 10px; border:1px solid var(--line); border-radius:4px; color:var(--fg); text-decoration:none; }
+.views a.on { background:var(--accent); border-color:var(--accent); color:#fff; }
+#grid { height:calc(100vh - 104px); overflow:auto; background:#fff; padding:0 0 40px; }
+table.grid { border-collapse:separate; border-spacing:0; font-size:12px; }
+table.grid th, table.grid td { border-bottom:1px solid #eef1f5; padding:3px 6px; text-align:left; white-space:nowrap; }
+table.grid thead th { position:sticky; top:0; background:#fff; border-bottom:1px solid var(--line); color:var(--muted); font-weight:600; z-index:1; }
+table.grid th.name { position:sticky; left:0; background:#fff; font-weight:400; max-width:420px; overflow:hidden; text-overflow:ellipsis; }
+table.grid tr.group th { background:#f1f4f8; color:var(--muted); font-weight:600; position:static; }
+table.grid td.cell { cursor:pointer; text-align:center; min-width:96px; }
+table.grid td.cell:hover { outline:2px solid var(--accent); outline-offset:-2px; }
+td.c-passed { background:#e6f4ea; color:var(--pass); } td.c-failed { background:#fce8e6; color:var(--fail); }
+td.c-partial { background:#fef7e0; color:var(--skip); } td.c-none { color:#b0b8c4; }
+td.cell .ci { color:var(--muted); font-size:11px; margin-left:3px; }
+.grid-note { color:var(--muted); font-size:12px; padding:8px 16px; }
+tr.stats-row.on td { background:#e3ecfd; }
 `;
 
 /** The page's script. */
@@ -86,9 +103,11 @@ export const REPORT_SCRIPT = String.raw`
 
   // Per test, once: its agents, servers, tools and call count, for the filters.
   var agents = {}, servers = {}, tools = {};
+  function statsLabel(a) { return a.harness + (a.version ? ' ' + a.version : '') + ' · ' + a.model; }
   tests.forEach(function (t) {
     byId[t.id] = t;
     t._agents = {}; t._servers = {}; t._tools = {}; t._calls = 0;
+    (t.stats || []).forEach(function (r) { var a = statsLabel(r.agent); t._agents[a] = 1; agents[a] = 1; });
     t.sessions.forEach(function (s) {
       var a = agentLabel(s); t._agents[a] = 1; agents[a] = 1;
       s.turns.forEach(function (turn) {
@@ -165,6 +184,7 @@ export const REPORT_SCRIPT = String.raw`
     visible = tests.filter(matches);
     inner.style.height = visible.length * ROW + 'px';
     el('count').textContent = visible.length + ' of ' + tests.length + ' tests';
+    if (view === 'grid') { renderGrid(); return; }
     renderRows();
     if (state.selected) renderDetail(byId[state.selected]);
   }
@@ -233,13 +253,16 @@ export const REPORT_SCRIPT = String.raw`
       html += '<h3>Per agent</h3><table class="stats"><thead><tr><th>agent</th><th>passed</th><th>pass rate (95% CI)</th><th>turn p50</th><th>turn p95</th><th>tool calls</th><th>per session p50 / max</th></tr></thead><tbody>' +
         t.stats.map(function (r) {
           var pct = function (v) { return Math.round(v * 100) + '%'; };
-          return '<tr class="stats-row"><td>' + esc(r.agent.harness + (r.agent.version ? ' ' + r.agent.version : '') + ' · ' + r.agent.model) + '</td><td>' + esc(r.trials.passed) + '/' + esc(r.trials.run) +
+          return '<tr class="stats-row' + (state.agent === statsLabel(r.agent) ? ' on' : '') + '"><td>' + esc(r.agent.harness + (r.agent.version ? ' ' + r.agent.version : '') + ' · ' + r.agent.model) + '</td><td>' + esc(r.trials.passed) + '/' + esc(r.trials.run) +
             '</td><td>' + esc(pct(r.trials.rate)) + ' (' + esc(pct(r.trials.interval[0])) + '–' + esc(pct(r.trials.interval[1])) + ')</td><td>' + (r.turnLatencyMs ? esc(ms(r.turnLatencyMs.p50)) : '-') +
             '</td><td>' + (r.turnLatencyMs ? esc(ms(r.turnLatencyMs.p95)) : '-') + '</td><td>' + esc(r.toolCalls.total) + '</td><td>' + esc(r.toolCalls.perSession.p50) + ' / ' + esc(r.toolCalls.perSession.max) + '</td></tr>';
         }).join('') + '</tbody></table>';
     }
     if (t.sessions.length === 0) html += '<p class="label">This test ran no agent sessions.</p>';
+    var others = state.agent ? t.sessions.filter(function (s) { return agentLabel(s) !== state.agent; }).length : 0;
+    if (others) html += '<p class="label agent-only">The sessions on ' + esc(state.agent) + ' only: ' + esc(others) + ' session(s) on other agents hidden by the agent filter.</p>';
     t.sessions.forEach(function (s, si) {
+      if (state.agent && agentLabel(s) !== state.agent) return;
       var count = s.turns.reduce(function (n, turn) { return n + turn.toolCalls.length; }, 0);
       html += '<div class="session"><h3>' + esc(s.agent) + '</h3><div class="meta agent">harness ' + esc(s.harness || s.agent) + (s.version ? ' ' + esc(s.version) : '') + ' · model ' + esc(s.model) +
         (s.provider ? ' · provider <span class="provider">' + esc(s.provider.name + ' (' + s.provider.dialect + ', ' + s.provider.baseUrl + ')') + '</span>' : '') + ' · session ' + esc(s.sessionId || '(never opened)') + ' · outcome ' + esc(s.outcome) + ' · ' + esc(count) + ' calls' + (s.durationMs != null ? ' · ' + esc(ms(s.durationMs)) : '') + '</div>';
@@ -278,11 +301,18 @@ export const REPORT_SCRIPT = String.raw`
   function fromHash() {
     var match = /test=([^&]+)/.exec(location.hash);
     var id = match ? decodeURIComponent(match[1]) : null;
+    var onAgent = /[#&]agent=([^&]+)/.exec(location.hash);
+    var agent = onAgent ? decodeURIComponent(onAgent[1]) : null;
     if (id && byId[id]) {
       state.selected = id;
+      if (agent !== null && agents[agent] && state.agent !== agent) {
+        state.agent = agent; el('f-agent').value = agent; applyFilters();
+      }
       if (visible.indexOf(byId[id]) < 0) { // a deep link to a test the filters hide: clear them
-        state.verdict = state.agent = state.server = state.tool = state.q = '';
-        ['f-verdict', 'f-agent', 'f-server', 'f-tool', 'f-search'].forEach(function (f) { el(f).value = ''; });
+        state.verdict = state.server = state.tool = state.q = '';
+        if (!byId[id]._agents[state.agent]) state.agent = '';
+        ['f-verdict', 'f-server', 'f-tool', 'f-search'].forEach(function (f) { el(f).value = ''; });
+        el('f-agent').value = state.agent;
         applyFilters();
       }
       var index = visible.indexOf(byId[id]);
@@ -291,7 +321,7 @@ export const REPORT_SCRIPT = String.raw`
       renderDetail(byId[id]);
     }
   }
-  window.addEventListener('hashchange', fromHash);
+  window.addEventListener('hashchange', route);
   [['f-verdict', 'verdict'], ['f-agent', 'agent'], ['f-server', 'server'], ['f-tool', 'tool']].forEach(function (pair) {
     el(pair[0]).addEventListener('change', function (event) { state[pair[1]] = event.target.value; applyFilters(); });
   });
@@ -302,13 +332,118 @@ export const REPORT_SCRIPT = String.raw`
     timer = setTimeout(function () { state.q = value; applyFilters(); }, 120);
   });
 
+  // The grid: rows are tests (grouped by file and describe block), columns agents; each cell
+  // the test's trials passed on that agent with the Wilson 95% interval of its pass rate. Below
+  // it, a row per server and tool: per agent, the calls that succeeded of those it made.
+  var agentList = Object.keys(agents).sort();
+  var toolRows = (function () {
+    var rows = {};
+    function row(server, tool) {
+      var key = JSON.stringify([server, tool]);
+      if (!rows[key]) rows[key] = { server: server, tool: tool, listed: false, cells: {} };
+      return rows[key];
+    }
+    tests.forEach(function (t) {
+      t.sessions.forEach(function (s) {
+        var a = agentLabel(s);
+        (s.catalogs || []).forEach(function (c) { c.tools.forEach(function (tool) { row(c.server, tool.name).listed = true; }); });
+        s.turns.forEach(function (turn) {
+          turn.toolCalls.forEach(function (c) {
+            var r = row(c.server, c.tool), cell = r.cells[a] || (r.cells[a] = { calls: 0, ok: 0 });
+            cell.calls += 1; if (c.status === 'success') cell.ok += 1;
+          });
+        });
+      });
+    });
+    return Object.keys(rows).map(function (k) { return rows[k]; }).sort(function (x, y) {
+      return x.server < y.server ? -1 : x.server > y.server ? 1 : x.tool < y.tool ? -1 : x.tool > y.tool ? 1 : 0;
+    });
+  })();
+  function pct(v) { return Math.round(v * 100) + '%'; }
+  function describeOf(t) {
+    var end = t.fullName.length - t.title.length;
+    return end > 0 && t.fullName.slice(end) === t.title ? t.fullName.slice(0, end).trim() : '';
+  }
+  function gridCell(t, a) {
+    var r = null;
+    (t.stats || []).forEach(function (row) { if (statsLabel(row.agent) === a) r = row; });
+    var link = ' data-test-id="' + esc(t.id) + '" data-agent="' + esc(a) + '"';
+    if (!r) {
+      if (!t._agents[a]) return '<td class="cell c-none"' + link + ' title="did not run on this agent">·</td>';
+      return '<td class="cell c-' + esc(t.verdict) + '"' + link + '>' + esc(t.verdict) + '</td>';
+    }
+    var tr = r.trials, outcome = tr.passed === tr.run ? 'passed' : tr.passed === 0 ? 'failed' : 'partial';
+    var ci = esc(pct(tr.interval[0])) + '–' + esc(pct(tr.interval[1]));
+    return '<td class="cell c-' + outcome + '"' + link + ' title="' + esc(tr.passed + ' of ' + tr.run + ' passed on ' + a + ', ' + pct(tr.rate) + ', Wilson 95% interval ') + ci + '">' +
+      esc(tr.passed) + '/' + esc(tr.run) + (tr.run > 1 ? ' ' + esc(pct(tr.rate)) + '<span class="ci">' + ci + '</span>' : '') + '</td>';
+  }
+  function renderGrid() {
+    var started = performance.now();
+    var cols = state.agent ? [state.agent] : agentList;
+    var head = '<tr><th class="name">test</th><th>verdict</th>' + cols.map(function (a) { return '<th>' + esc(a) + '</th>'; }).join('') + '</tr>';
+    var html = '<table class="grid" id="grid-tests"><thead>' + head + '</thead><tbody>';
+    var group = null, width = cols.length + 2;
+    visible.forEach(function (t) {
+      var g = t.file + (describeOf(t) ? ' › ' + describeOf(t) : '');
+      if (g !== group) { group = g; html += '<tr class="group"><th colspan="' + esc(width) + '">' + esc(g) + '</th></tr>'; }
+      html += '<tr class="test-row" data-test-id="' + esc(t.id) + '"><th class="name" title="' + esc(t.fullName) + '">' + esc(t.title) + '</th><td><span class="v v-' + esc(t.verdict) + '">' + esc(t.verdict) + '</span></td>' +
+        cols.map(function (a) { return gridCell(t, a); }).join('') + '</tr>';
+    });
+    html += '</tbody></table>';
+    var shownTools = toolRows.filter(function (r) { return (!state.server || r.server === state.server) && (!state.tool || r.tool === state.tool); });
+    if (shownTools.length) {
+      html += '<div class="grid-note">Server × tool: per agent, the calls that succeeded of the calls made (· none made). Click a cell for those tests on that agent.</div>' +
+        '<table class="grid" id="grid-tools"><thead><tr><th class="name">server:tool</th><th>listed</th>' + cols.map(function (a) { return '<th>' + esc(a) + '</th>'; }).join('') + '</tr></thead><tbody>' +
+        shownTools.map(function (r) {
+          return '<tr class="tool-row"><th class="name">' + esc(r.server + ':' + r.tool) + '</th><td>' + (r.listed ? 'yes' : 'no') + '</td>' + cols.map(function (a) {
+            var c = r.cells[a];
+            var attrs = ' data-server="' + esc(r.server) + '" data-tool="' + esc(r.tool) + '" data-agent="' + esc(a) + '"';
+            if (!c) return '<td class="cell c-none"' + attrs + '>·</td>';
+            return '<td class="cell ' + (c.ok > 0 ? 'c-passed' : 'c-failed') + '"' + attrs + ' title="' + esc(c.ok + ' of ' + c.calls + ' call(s) succeeded on ' + a) + '">' + (c.ok > 0 ? '✓ ' : '✗ ') + esc(c.ok) + '/' + esc(c.calls) + '</td>';
+          }).join('') + '</tr>';
+        }).join('') + '</tbody></table>';
+    }
+    html += '<div class="grid-note">Cells: trials passed / run on that agent; with more than one trial, the pass rate and its Wilson 95% interval. Click a cell to open that test on that agent.</div>';
+    el('grid').innerHTML = html;
+    gridMs = performance.now() - started;
+  }
+  var view = 'list', gridMs = null;
+  function showView(next) {
+    view = next;
+    el('grid').hidden = next !== 'grid';
+    document.querySelector('main').hidden = next === 'grid';
+    el('tab-grid').className = next === 'grid' ? 'on' : '';
+    el('tab-list').className = next === 'grid' ? '' : 'on';
+  }
+  el('grid').addEventListener('click', function (event) {
+    var cell = event.target.closest('td.cell');
+    if (!cell) return;
+    var agent = cell.getAttribute('data-agent');
+    if (cell.hasAttribute('data-server')) {
+      state.server = cell.getAttribute('data-server'); state.tool = cell.getAttribute('data-tool'); state.agent = agent;
+      el('f-server').value = state.server; el('f-tool').value = state.tool; el('f-agent').value = agent;
+      location.hash = 'tests';
+      return;
+    }
+    location.hash = 'test=' + cell.getAttribute('data-test-id') + '&agent=' + encodeURIComponent(agent);
+  });
+  function route() {
+    if (/^#grid/.test(location.hash)) { showView('grid'); applyFilters(); return; }
+    var was = view;
+    showView('list');
+    if (was === 'grid') applyFilters();
+    if (/test=/.test(location.hash)) fromHash();
+  }
+
+  showView(/^#grid/.test(location.hash) ? 'grid' : 'list');
   applyFilters();
   if (/test=/.test(location.hash)) fromHash();
-  else {
+  else if (view === 'list') {
     var first = visible.filter(function (t) { return t.verdict === 'failed'; })[0] || visible[0];
     if (first) { state.selected = first.id; renderRows(); renderDetail(first); }
   }
   window.m3Report = { ready: true, parseMs: parsed - started, renderMs: performance.now() - parsed,
+    gridMs: function () { return gridMs; }, view: function () { return view; },
     filter: function (next) { Object.keys(next).forEach(function (k) { state[k] = next[k]; }); applyFilters(); return visible.length; } };
 })();
 `;

@@ -75,6 +75,7 @@ export function renderReportHtml(report: RunReport): string {
 <div class="meta">${escapeHtml(`provider: ${report.provider ?? "unknown"}`)}${harnesses ? ` · ${escapeHtml(harnesses)}` : ""} · ${escapeHtml(report.finishedAt)}</div>
 </header>
 <div class="filters">
+<nav class="views" aria-label="view"><a href="#tests" id="tab-list">tests</a><a href="#grid" id="tab-grid">grid</a></nav>
 <select id="f-verdict" aria-label="verdict"><option value="">all verdicts</option><option value="failed">failed</option><option value="passed">passed</option><option value="skipped">skipped</option><option value="todo">todo</option></select>
 <select id="f-agent" aria-label="agent"></select>
 <select id="f-server" aria-label="server"></select>
@@ -86,6 +87,7 @@ export function renderReportHtml(report: RunReport): string {
 <div id="list"><div id="list-inner"></div></div>
 <section id="detail"><div class="empty">Choose a test.</div></section>
 </main>
+<section id="grid" hidden></section>
 <script type="application/json" id="m3-data">${jsonForScript(report)}</script>
 <script>${REPORT_SCRIPT}</script>
 </body>
