@@ -146,10 +146,33 @@ test("an agent whose trajectory differs from the shared snapshot fails, naming i
     '+   shipping:shipping_quote {"weight_kg":5,"zone":"regional"} → success',
   );
   expect(differ.output).toContain(
-    "If test m3 is meant to take another path than the other agents, `jest -u` stores its own snapshot",
+    "If test m3 is meant to take another path than the other agents, `M3_AGENTS=test=m3 npx jest -u` stores its own snapshot; the other agents keep the shared one.",
   );
   expect(differ.output).not.toMatch(/obsolete/);
   expect(snapshotKeys()).toHaveLength(3);
+
+  // The fix it names: m3's own snapshot, and the shared one untouched for the others.
+  const shared = readFileSync(join(dir!, "__snapshots__", "seed.test.ts.snap"), "utf8");
+  const fix = run("test=m3", ["--ci=false", "-u"]);
+  expect({ status: fix.status, tail: fix.output.slice(-1500) }).toMatchObject({ status: 0 });
+  expect(snapshotKeys()).toEqual([
+    "seed agree: toMatchTrajectorySnapshot 1",
+    "seed differ: toMatchTrajectorySnapshot 1",
+    "seed differ: toMatchTrajectorySnapshot [test m2] 1",
+    "seed differ: toMatchTrajectorySnapshot [test m3] 1",
+  ]);
+  const after = readFileSync(join(dir!, "__snapshots__", "seed.test.ts.snap"), "utf8");
+  const entry = (text: string, key: string) =>
+    new RegExp(`exports\\[\`${key.replace(/[[\]]/g, "\\$&")}\`\\] = \`[^\`]*\``).exec(text)?.[0];
+  expect(entry(shared, "seed differ: toMatchTrajectorySnapshot 1")).toContain("turn 1");
+  expect(entry(after, "seed differ: toMatchTrajectorySnapshot 1")).toBe(
+    entry(shared, "seed differ: toMatchTrajectorySnapshot 1"),
+  );
+  for (const agents of ["test=m3", "test=m1"]) {
+    const job = run(agents, ["--ci"]);
+    expect({ agents, status: job.status }).toEqual({ agents, status: 0 });
+    expect(job.output).not.toMatch(/obsolete/);
+  }
 }, 300_000);
 
 test("-u after the agents converge: the agent's own snapshot goes, the shared one stays", () => {
@@ -158,9 +181,11 @@ test("-u after the agents converge: the agent's own snapshot goes, the shared on
     status: 0,
   });
   expect(update.output).toMatch(/1 snapshot removed/);
+  // m2's own went (it agrees now); m3's stays: m3 was not in this run.
   expect(snapshotKeys()).toEqual([
     "seed agree: toMatchTrajectorySnapshot 1",
     "seed differ: toMatchTrajectorySnapshot 1",
+    "seed differ: toMatchTrajectorySnapshot [test m3] 1",
   ]);
   const again = run("test=m2", ["--ci"], { SAME_PATH: "1" });
   expect(again.status).toBe(0);

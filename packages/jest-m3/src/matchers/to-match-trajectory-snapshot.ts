@@ -1,4 +1,4 @@
-import { normalizeTrajectory } from "@jest-m3/core/runner";
+import { defaultRuntime, normalizeTrajectory } from "@jest-m3/core/runner";
 import type { expect as JestGlobalExpect } from "@jest/globals";
 import { throwUsage } from "../format/messages.js";
 import { redactValue } from "../format/values.js";
@@ -12,13 +12,15 @@ import { subjectFor, type MatcherResult, type M3MatcherContext } from "./context
 
 /**
  * The session's calls per turn as the snapshot stores them: one line per call, `server:tool
- * arguments → status`, arguments with sorted keys and credentials redacted.
+ * arguments → status`, arguments with sorted keys and credentials redacted: by name, and by
+ * value every secret the kits handed out (a credential a server echoed into a later call's
+ * arguments is stored as `[redacted: NAME]`).
  */
 export function trajectoryText(received: unknown, context: M3MatcherContext): string {
   const subject = subjectFor(context, "toMatchTrajectorySnapshot", received);
   const { turns } = normalizeTrajectory(subject);
   if (turns.length === 0) return "(no turns)";
-  return turns
+  const text = turns
     .map(
       ({ turn, calls }) =>
         `turn ${turn}\n` +
@@ -32,6 +34,7 @@ export function trajectoryText(received: unknown, context: M3MatcherContext): st
               .join("\n")),
     )
     .join("\n");
+  return defaultRuntime().scrub(text);
 }
 
 /**
@@ -102,7 +105,7 @@ function agentSnapshot(
     check.expected === undefined
       ? "No snapshot is stored for it and this run writes none (--ci): run the tests without --ci to write it."
       : check.kind === "shared"
-        ? `If ${check.agentName} is meant to take another path than the other agents, \`jest -u\` stores its own snapshot (the others keep theirs).`
+        ? `If ${check.agentName} is meant to take another path than the other agents, \`M3_AGENTS=${test.agent.harness}=${test.agent.model} npx jest -u\` stores its own snapshot; the other agents keep the shared one.`
         : "If the change is expected, `jest -u` updates it.";
   return {
     pass: false,

@@ -96,6 +96,8 @@ export function snapshotAgentName(agent: Pick<MatrixAgent, "harness" | "model">)
 /** A test of a `describeAgents` block: the agent, and the test's name without the agent. */
 export interface AgentTest {
   readonly agent: MatrixAgent;
+  /** The `describeAgents` name of its block. */
+  readonly blockName: string;
   /** The full test name with the block's `[label]` removed: the same for every agent. */
   readonly sharedName: string;
 }
@@ -112,7 +114,7 @@ export function agentTestOf(testName: string): AgentTest | undefined {
   if (!best) return undefined;
   const sharedName =
     testName.slice(0, best.at) + best.block.name + testName.slice(best.at + best.length);
-  return { agent: best.block.agent, sharedName };
+  return { agent: best.block.agent, blockName: best.block.name, sharedName };
 }
 
 /** Records that Jest skipped a test (environment event), so its snapshots are kept. */
@@ -225,11 +227,14 @@ export function checkAgentSnapshot(
 
   let kind: "shared" | "own";
   if (state._updateSnapshot === "all") {
-    // -u: the first agent of the run to reach the test sets the shared snapshot (unless it
-    // has its own); an agent that agrees drops its own (left unchecked, Jest removes it).
+    // -u: the first agent of the run to reach the test sets the shared snapshot, unless it
+    // has its own or is the file's only agent (one CI job's: the others keep theirs); an
+    // agent that agrees drops its own (left unchecked, Jest removes it).
+    const alone = blocks().filter((block) => block.name === test.blockName).length <= 1;
     if (storedShared === mine) kind = "shared";
     else if (entry.text !== undefined) kind = entry.text === text ? "shared" : "own";
-    else kind = storedOwn !== undefined ? "own" : "shared";
+    else if (storedOwn !== undefined || (alone && storedShared !== undefined)) kind = "own";
+    else kind = "shared";
   } else if (storedOwn !== undefined) {
     kind = "own";
   } else if (storedShared === undefined || storedShared === mine) {
