@@ -162,7 +162,8 @@ async function probeRpc(
     child.stdin.write(`${JSON.stringify({ id: "m3-readiness", type: "get_state" })}\n`);
   });
   child.stdin.end();
-  if (child.exitCode === null && child.signalCode === null) {
+  // A child that never started (no pid) has no exit to wait for.
+  if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
     const exited = new Promise((resolve) => child.once("exit", resolve));
     const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
     await exited;
