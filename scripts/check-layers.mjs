@@ -14,9 +14,9 @@ import { fileURLToPath } from "node:url";
  */
 export const LAYERS = [
   ["errors.ts", "text/"],
-  ["evidence/", "validation/", "processes/", "workspace/"],
+  ["evidence/", "validation/", "processes/", "provider-tap/records.ts", "workspace/"],
   ["servers/", "kit/context.ts"],
-  ["wire/", "runtime/secret-scrubber.ts"],
+  ["wire/", "runtime/secret-scrubber.ts", "provider-tap/"],
   ["direct/"],
   ["harness/"],
   ["adapter-kit/"],

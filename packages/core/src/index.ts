@@ -108,6 +108,27 @@ export type {
   CorrelationState,
 } from "./evidence/trace.js";
 export { isUnavailable, type Unavailable } from "./evidence/unavailable.js";
+export type {
+  ModelRequest,
+  ModelToolCall,
+  OfferedModelTool,
+  TokenUsage,
+} from "./provider-tap/records.js";
+export {
+  catalogCost,
+  catalogCostOf,
+  countsInUsage,
+  modelCost,
+  sumUsage,
+  usageOf,
+  type CatalogCost,
+  type ModelCost,
+  type ModelPrice,
+  type PriceTable,
+  type ServerCatalogCost,
+} from "./provider-tap/usage.js";
+export { ProviderTap, type TapUpstream } from "./provider-tap/tap.js";
+export type { TapDialect } from "./provider-tap/dialect-reading.js";
 export {
   M3Error,
   KitClosed,

@@ -1,6 +1,11 @@
 import { M3Error, stderrSection } from "../errors.js";
 import type { Trace } from "../evidence/trace.js";
-import { HarnessStartError, type HarnessLaunch, type HarnessSession } from "../harness/contract.js";
+import {
+  HarnessStartError,
+  type HarnessLaunch,
+  type HarnessSession,
+  type ModelProvider,
+} from "../harness/contract.js";
 import { childEnvironment } from "../processes/managed-process.js";
 import type { ToolPolicy } from "../servers/tool-policy.js";
 import type { WireCapture } from "../wire/capture.js";
@@ -47,8 +52,11 @@ export async function buildLaunch(
     readonly signal: AbortSignal;
     /** The agent's working directory (the session's workspace, or an empty temp folder). */
     readonly workspace: string;
+    /** The provider to hand the harness (the provider tap's), else the selection's. */
+    readonly provider?: ModelProvider;
   },
 ): Promise<HarnessLaunch> {
+  const provider = session.provider ?? agent.spec.provider;
   return {
     model: agent.spec.model,
     selection: agent.spec,
@@ -60,7 +68,7 @@ export async function buildLaunch(
       services.runtime.registerSecret(name, value),
     ),
     credentials: Object.keys(agent.spec.credentialEnv),
-    ...(agent.spec.provider ? { provider: agent.spec.provider } : {}),
+    ...(provider ? { provider } : {}),
     signal: session.signal,
     tempDir: (prefix) => services.tempDir(prefix),
     spawn: (launch) => services.spawn(launch),

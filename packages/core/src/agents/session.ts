@@ -32,6 +32,10 @@ import { runTurn, type RunningTurn } from "./turn-runner.js";
 import { bindWorkspace } from "../servers/spec.js";
 import type { WorkspaceResult } from "../workspace/result.js";
 import { Workspace, readOnlyViolation } from "../workspace/workspace.js";
+import { ProviderTap } from "../provider-tap/tap.js";
+import { usageOf } from "../provider-tap/usage.js";
+import type { ModelRequest } from "../provider-tap/records.js";
+import { unavailable } from "../evidence/unavailable.js";
 
 /**
  * One conversation with an agent across several turns, with the wire evidence of every
@@ -58,6 +62,7 @@ export class AgentSession implements AsyncDisposable {
   private capture: WireCapture | undefined;
   private workspace: Workspace | undefined;
   private workspaceResult: WorkspaceResult | undefined;
+  private tap: ProviderTap | undefined;
   private readiness: Readiness | undefined;
   private running: RunningTurn | undefined;
   private closing: Promise<void> | undefined;
@@ -150,12 +155,20 @@ export class AgentSession implements AsyncDisposable {
         await capture.close();
         this.stopIfClosedWhileOpening();
       }
+      // The model side is evidence too: the harness talks to its provider through a tap.
+      const upstream = this.agent.spec.provider;
+      if (upstream) this.tap = await ProviderTap.start(upstream);
+      if (this.finishing) {
+        await this.tap?.close();
+        this.stopIfClosedWhileOpening();
+      }
       const launch = await buildLaunch(this.agent, this.services, {
         servers,
         policy: this.spec.policy,
         capture,
         signal: this.shutdown.signal,
         workspace,
+        ...(this.tap ? { provider: this.tap.provider } : {}),
       });
       const plan = this.spec.elicitation;
       this.responder = plan
@@ -234,6 +247,7 @@ export class AgentSession implements AsyncDisposable {
     this.state = Lifecycle.RUNNING_TURN;
     this.responder?.startTurn();
     capture.beginTurn(turnId);
+    this.tap?.beginTurn(turnId);
     this.services.runtime.notify((observer) =>
       observer.turnStarted?.({
         ...this.progressOf(number),
@@ -243,6 +257,7 @@ export class AgentSession implements AsyncDisposable {
 
     const ending = await runTurn(harness, { text, turnId, timeoutMs }, cancelled);
     await capture.endTurn();
+    const modelRequests = this.tap ? await this.tap.endTurn() : undefined;
     const built = buildTurnResult({
       turnId,
       sessionId: harness.id,
@@ -255,7 +270,7 @@ export class AgentSession implements AsyncDisposable {
       policy: this.spec.policy,
       nextReportedId: () => `reported-${++this.reportedIds}`,
     });
-    const result = this.scrubbed(built);
+    const result = this.scrubbed({ ...built, ...this.modelEvidence(modelRequests, "turn") });
     this.turns.push(result);
     this.running = undefined;
     this.services.runtime.notify((observer) =>
@@ -270,6 +285,24 @@ export class AgentSession implements AsyncDisposable {
       this.state = Lifecycle.IDLE;
     }
     return result;
+  }
+
+  /** The model requests and their usage, or why there are none. */
+  private modelEvidence(
+    requests: readonly ModelRequest[] | undefined,
+    scope: "turn" | "session",
+  ): { modelRequests?: readonly ModelRequest[]; usage: TurnResult["usage"] & object } {
+    if (requests === undefined) {
+      return {
+        usage: unavailable(
+          "the session had no explicit model provider (the harness used its own), so no provider tap stood between the agent and its model",
+        ),
+      };
+    }
+    return {
+      modelRequests: requests,
+      usage: usageOf(requests, `no model request crossed the provider tap during this ${scope}`),
+    };
   }
 
   private progressOf(turn: number | null): SessionProgress {
@@ -353,6 +386,9 @@ export class AgentSession implements AsyncDisposable {
       response: result.response && { text: scrub(result.response.text) },
       error: result.error && { ...result.error, message: scrub(result.error.message) },
       events: this.services.runtime.scrubValue(result.events),
+      ...(result.modelRequests
+        ? { modelRequests: this.services.runtime.scrubValue(result.modelRequests) }
+        : {}),
     };
   }
 
@@ -386,6 +422,7 @@ export class AgentSession implements AsyncDisposable {
         .close()
         .catch((error: unknown) => problems.push(`closing the harness: ${String(error)}`));
     }
+    await this.tap?.close();
     if (this.capture) {
       await this.capture.flush(1000);
       await this.capture
@@ -449,6 +486,10 @@ export class AgentSession implements AsyncDisposable {
       trace,
       error: this.error,
       ...(this.workspaceResult ? { workspace: this.workspaceResult } : {}),
+      ...this.modelEvidence(
+        this.tap && this.services.runtime.scrubValue(this.tap.requests),
+        "session",
+      ),
     };
   }
 }

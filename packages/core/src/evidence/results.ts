@@ -2,6 +2,8 @@ import type { ResultError } from "../errors.js";
 import type { WorkspaceResult } from "../workspace/result.js";
 import type { EvidenceGap, Trace, ToolCall } from "./trace.js";
 import type { ExecutionOutcome, Lifecycle, TurnLifecycle, TurnOutcome } from "./outcomes.js";
+import type { Unavailable } from "./unavailable.js";
+import type { ModelRequest, TokenUsage } from "../provider-tap/records.js";
 
 /** Where a turn stands. */
 export interface TurnSnapshot {
@@ -34,6 +36,13 @@ export interface TurnResult {
    * call in this turn may have crossed unseen, so no assertion of absence can pass.
    */
   readonly gaps: readonly EvidenceGap[];
+  /**
+   * The model requests of this turn, as the provider tap saw them (see
+   * docs/model-usage.md). Absent in results made without a tap.
+   */
+  readonly modelRequests?: readonly ModelRequest[];
+  /** The tokens of this turn's model requests, or why they are unavailable. */
+  readonly usage?: TokenUsage | Unavailable;
 }
 
 /**
@@ -83,6 +92,10 @@ export interface ExecutionResult {
   readonly trace: Trace;
   /** What went wrong, when the session did not complete: `{ code, message, retryable, details }`. */
   readonly error: ResultError | null;
+  /** Every model request of the session (turns, opening and closing), as the tap saw them. */
+  readonly modelRequests?: readonly ModelRequest[];
+  /** The tokens of the whole session, or why they are unavailable. */
+  readonly usage?: TokenUsage | Unavailable;
   /** What the session changed in its workspace (only for a session given `workspace`). */
   readonly workspace?: WorkspaceResult;
 }

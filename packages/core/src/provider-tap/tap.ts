@@ -1,0 +1,285 @@
+/**
+ * The provider tap: a loopback HTTP endpoint an agent is pointed at instead of its model
+ * provider's base URL. It forwards every request byte for byte to the real base URL (the
+ * scripted model offline, the vendor live), streams the answer back as it arrives, and
+ * records each request ({@link ModelRequest}). Header values are never recorded (only
+ * their names), so a key the agent sends is forwarded and nowhere written.
+ */
+import { createHash } from "node:crypto";
+import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
+import { request as httpsRequest } from "node:https";
+import type { AddressInfo, Socket } from "node:net";
+import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+import { monotonicNow } from "../evidence/clock.js";
+import { unavailable } from "../evidence/unavailable.js";
+import { isGeneration, readAnswer, readRequest, type TapDialect } from "./dialect-reading.js";
+import type { ModelRequest } from "./records.js";
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1) and the ones the tap sets itself. */
+const HOP_BY_HOP =
+  /^(connection|keep-alive|proxy-connection|transfer-encoding|te|trailer|upgrade|host|content-length)$/i;
+
+/** The most of one answer the tap keeps to read usage from (the agent gets all of it). */
+const ANSWER_COPY_LIMIT = 8 * 1024 * 1024;
+
+function decoded(body: Buffer, encoding: string | undefined): Buffer | null {
+  try {
+    switch ((encoding ?? "identity").toLowerCase()) {
+      case "identity":
+      case "":
+        return body;
+      case "gzip":
+      case "x-gzip":
+        return gunzipSync(body);
+      case "deflate":
+        return inflateSync(body);
+      case "br":
+        return brotliDecompressSync(body);
+      default:
+        return null;
+    }
+  } catch {
+    return null;
+  }
+}
+
+function parsedJson(body: Buffer | null): unknown {
+  if (body === null) return undefined;
+  try {
+    return JSON.parse(body.toString("utf8")) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The provider a tap stands in front of (structurally core's `TapUpstream`). */
+export interface TapUpstream {
+  readonly name: string;
+  readonly baseUrl: string;
+  readonly wireApi: TapDialect;
+  readonly envKey?: string;
+}
+
+const serialOf = (entry: ModelRequest): number =>
+  Number(entry.id.slice(entry.id.lastIndexOf("-") + 1));
+const inArrivalOrder = (list: readonly ModelRequest[]): ModelRequest[] =>
+  list.slice().sort((a, b) => serialOf(a) - serialOf(b));
+
+/**
+ * A running tap in front of one provider. Records are attributed to the turn that was open
+ * when the request arrived ({@link ProviderTap.beginTurn}).
+ *
+ * @example
+ * ```ts
+ * const tap = await ProviderTap.start(model.provider);
+ * // launch the agent with tap.provider, then:
+ * tap.beginTurn("turn-1");
+ * const requests = await tap.endTurn();
+ * await tap.close();
+ * ```
+ */
+export class ProviderTap {
+  private readonly list: ModelRequest[] = [];
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly sockets = new Set<Socket>();
+  private turn: string | null = null;
+  private serial = 0;
+
+  private constructor(
+    private readonly server: Server,
+    private readonly upstream: TapUpstream,
+    /** The provider to hand the agent: the upstream's, with the tap's loopback base URL. */
+    readonly provider: TapUpstream,
+  ) {}
+
+  /** Starts a tap on 127.0.0.1 (a free port) in front of `upstream`. */
+  static async start<P extends TapUpstream>(
+    upstream: P,
+  ): Promise<ProviderTap & { readonly provider: P }> {
+    const target = new URL(upstream.baseUrl);
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(0, "127.0.0.1", () => resolve());
+    });
+    const { port } = server.address() as AddressInfo;
+    // Same path as the upstream's base URL, so the dialect's path suffixes stay as they are.
+    const path = target.pathname.replace(/\/+$/, "");
+    const tap = new ProviderTap(server, upstream, {
+      ...upstream,
+      baseUrl: `http://127.0.0.1:${port}${path}`,
+    });
+    server.on("connection", (socket) => {
+      tap.sockets.add(socket);
+      socket.once("close", () => tap.sockets.delete(socket));
+    });
+    server.on("request", (req, res) => {
+      const handled = tap.forward(req, res, target).finally(() => tap.inFlight.delete(handled));
+      tap.inFlight.add(handled);
+    });
+    return tap as ProviderTap & { readonly provider: P };
+  }
+
+  /** Every request so far, in arrival order (a copy). */
+  get requests(): readonly ModelRequest[] {
+    return inArrivalOrder(this.list);
+  }
+
+  /** Requests arriving from now on belong to `turnId`. */
+  beginTurn(turnId: string): void {
+    this.turn = turnId;
+  }
+
+  /**
+   * Ends the turn: waits (at most `waitMs`) for the requests still in flight to finish, and
+   * returns the requests of that turn. Requests after this belong to no turn.
+   */
+  async endTurn(waitMs = 2000): Promise<ModelRequest[]> {
+    const turn = this.turn;
+    this.turn = null;
+    await this.settle(waitMs);
+    return inArrivalOrder(this.list).filter(
+      (entry) => entry.turnId !== null && entry.turnId === turn,
+    );
+  }
+
+  /** Stops listening, ends open connections, and waits for in-flight records. Idempotent. */
+  async close(): Promise<void> {
+    this.turn = null;
+    await this.settle(1000);
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async settle(waitMs: number): Promise<void> {
+    if (this.inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, waitMs);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  private async forward(
+    req: IncomingMessage,
+    res: import("node:http").ServerResponse,
+    target: URL,
+  ): Promise<void> {
+    const startedAt = monotonicNow();
+    const turnId = this.turn;
+    const id = `model-request-${++this.serial}`;
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const read = readRequest(
+      this.upstream.wireApi,
+      path,
+      parsedJson(decoded(body, req.headers["content-encoding"])),
+    );
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.test(name)) headers[name] = value;
+    }
+    headers["content-length"] = String(body.length);
+    const url = new URL(req.url ?? "/", target.origin);
+    const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+    const copy: Buffer[] = [];
+    let copied = 0;
+    let responseBytes = 0;
+    let status: number | null = null;
+    let contentType = "";
+    let contentEncoding: string | undefined;
+    const error = await new Promise<string | null>((resolve) => {
+      const outgoing = send(url, { method: req.method, headers }, (answer) => {
+        status = answer.statusCode ?? null;
+        contentType = String(answer.headers["content-type"] ?? "");
+        contentEncoding = answer.headers["content-encoding"];
+        const back: Record<string, string | string[]> = {};
+        for (const [name, value] of Object.entries(answer.headers)) {
+          if (value !== undefined && !/^(connection|keep-alive|transfer-encoding)$/i.test(name))
+            back[name] = value;
+        }
+        res.writeHead(status ?? 502, answer.statusMessage, back);
+        answer.on("data", (chunk: Buffer) => {
+          responseBytes += chunk.length;
+          if (copied < ANSWER_COPY_LIMIT) {
+            copy.push(chunk);
+            copied += chunk.length;
+          }
+          res.write(chunk);
+        });
+        answer.once("end", () => {
+          res.end();
+          resolve(null);
+        });
+        answer.once("aborted", () => {
+          res.destroy();
+          resolve("the provider cut the answer before it ended");
+        });
+        answer.once("error", (problem: Error) => {
+          res.destroy();
+          resolve(`the provider's answer failed: ${problem.message}`);
+        });
+      });
+      outgoing.once("error", (problem: Error) => {
+        if (status === null) {
+          // The agent gets what a provider that cannot be reached looks like: a 502.
+          if (!res.headersSent) res.writeHead(502, { "content-type": "application/json" });
+          res.end(JSON.stringify({ error: { message: `provider tap: ${problem.message}` } }));
+        } else res.destroy();
+        resolve(`the provider could not be reached: ${problem.message}`);
+      });
+      res.once("close", () => {
+        if (!res.writableFinished) {
+          outgoing.destroy();
+          resolve("the agent closed the connection before the answer ended");
+        }
+      });
+      outgoing.end(body);
+    });
+    const endedAt = monotonicNow();
+    const generation = isGeneration(req.method ?? "GET", path);
+    const answerBody = decoded(Buffer.concat(copy), contentEncoding);
+    const answer =
+      answerBody === null
+        ? null
+        : readAnswer(this.upstream.wireApi, contentType, answerBody.toString("utf8"));
+    this.list.push({
+      id,
+      turnId,
+      dialect: this.upstream.wireApi,
+      method: req.method ?? "GET",
+      path,
+      model: read.model,
+      stream: read.stream,
+      generation,
+      startedAt,
+      endedAt,
+      latencyMs: endedAt - startedAt,
+      status,
+      error,
+      headerNames: Object.keys(req.headers).sort(),
+      request: {
+        bytes: body.length,
+        sha256: createHash("sha256").update(body).digest("hex"),
+        messages: read.messages,
+        messageBytes: read.messageBytes,
+        tools: read.tools,
+        toolBytes: read.tools.reduce((sum, tool) => sum + tool.bytes, 0),
+      },
+      response: { bytes: responseBytes, complete: error === null && (answer?.complete ?? false) },
+      usage: !generation
+        ? unavailable(`a ${req.method ?? "GET"} ${path} request generates nothing`)
+        : (answer?.usage ??
+          unavailable(
+            `the answer's content encoding (${String(contentEncoding)}) could not be read`,
+          )),
+      toolCalls: answer?.toolCalls ?? [],
+    });
+  }
+}

@@ -1,0 +1,118 @@
+// The provider tap on a real Codex session (Responses, streamed): every model request the
+// agent sent is recorded once, forwarded byte for byte (a loopback vendor endpoint in front
+// of the scripted model hashes what it received), with the tools offered, the calls the
+// model asked for and the usage it reported equal to the scripted model's own journal, per
+// turn. A key planted through credentialEnv reaches the vendor and nothing the kit returns.
+import { join } from "node:path";
+import codexHarness from "@jest-m3/harness-codex";
+import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import {
+  ExecutionOutcome,
+  MCPTestKit,
+  catalogCostOf,
+  expect,
+  isUnavailable,
+  type TokenUsage,
+} from "jest-m3";
+import { expectTapAgreesWithGroundTruth, startVendor, usageInAnswer } from "./support/model-side";
+
+jest.setTimeout(180_000);
+
+const SECRET = "sk-m3-tap-planted-3f9a1c7e";
+const shipping = {
+  name: "shipping",
+  command: process.execPath,
+  args: [join(__dirname, "..", "..", "..", "examples", "shipping", "shipping-server.mjs")],
+};
+
+let model: ScriptedModel;
+beforeAll(async () => {
+  model = await startScriptedModel({
+    rules: [
+      {
+        name: "quote",
+        when: { user: /weight_kg (\d+) in zone (\w+)/ },
+        steps: [
+          {
+            call: "shipping:shipping_quote",
+            args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
+          },
+          { reply: "The quote is {{result.amount}} {{result.currency}}." },
+        ],
+      },
+    ],
+  });
+});
+afterAll(() => model.close());
+
+test("Codex through the tap: records equal the journal, per turn, and no key is written", async () => {
+  const vendor = await startVendor({ ...model.provider, envKey: "M3_TAP_KEY" });
+  process.env.M3_TAP_PARENT_KEY = SECRET;
+  try {
+    await using kit = new MCPTestKit({ env: {}, harnesses: [codexHarness] });
+    const [agent] = kit.agents([
+      {
+        harness: "codex",
+        models: ["gpt-5.5"],
+        provider: vendor.provider,
+        credentialEnv: { M3_TAP_KEY: "M3_TAP_PARENT_KEY" },
+      },
+    ]);
+    const session = agent!.session({ server: shipping, tools: ["shipping:shipping_quote"] });
+    let first, second;
+    {
+      await using open = await session.open();
+      first = await open.send("Call shipping_quote once for weight_kg 2 in zone local.");
+      second = await open.send("Call shipping_quote once for weight_kg 3 in zone regional.");
+    }
+    const result = session.result;
+    expect(result).toHaveOutcome(ExecutionOutcome.COMPLETED);
+    const pairs = expectTapAgreesWithGroundTruth(result, model, vendor.seen, {
+      shipping: ["shipping_quote", "shipping_track"],
+    });
+    expect(pairs.length).toBeGreaterThanOrEqual(4);
+
+    // Per turn: its requests (a call, then the reply) and usage that sums their answers.
+    for (const turn of [first, second]) {
+      const requests = turn.modelRequests ?? [];
+      expect(requests.map((r) => r.toolCalls.map((c) => c.name))).toEqual(
+        expect.arrayContaining([["shipping_quote"], []]),
+      );
+      expect(requests.every((r) => r.turnId === turn.snapshot.turnId)).toBe(true);
+      const truth = requests
+        .map((r) => usageInAnswer(pairs.find((p) => p.record.id === r.id)!.exchange.answer)!)
+        .reduce((a, b) => ({ input: a.input + b.input, output: a.output + b.output }));
+      expect(turn.usage).toMatchObject({
+        inputTokens: truth.input,
+        outputTokens: truth.output,
+        totalTokens: truth.input + truth.output,
+        cachedInputTokens: 0,
+        reasoningTokens: 0,
+        requests: requests.length,
+      });
+    }
+    // The session adds up every request, in turns or not.
+    const session_ = result.usage as TokenUsage;
+    expect(isUnavailable(result.usage)).toBe(false);
+    expect(session_.requests).toBe(result.modelRequests!.filter((r) => r.generation).length);
+
+    // The catalog as Codex offered it: deferred behind tool_search, then the allow-listed
+    // tool only, in its namespace, loaded by the search.
+    const catalog = catalogCostOf(result);
+    expect(catalog.agentTools.map((t) => t.name)).toContain("tool_search");
+    const own = catalog.servers.find((s) => s.server === "shipping")!;
+    expect(own.tools.map((t) => [t.namespace, t.name, t.offeredBy])).toEqual([
+      ["mcp__shipping", "shipping_quote", "tool_search"],
+    ]);
+    expect(own.bytes).toBeGreaterThan(100);
+    expect(own.estimatedTokens).toBe(Math.ceil(own.bytes / 4));
+
+    // The key went through the tap to the vendor, and is in nothing the kit returned.
+    expect(vendor.seen.some((s) => String(s.headers.authorization).includes(SECRET))).toBe(true);
+    expect(JSON.stringify(result)).not.toContain(SECRET);
+    expect(result.modelRequests!.every((r) => r.headerNames.includes("authorization"))).toBe(true);
+  } finally {
+    delete process.env.M3_TAP_PARENT_KEY;
+    await vendor.close();
+  }
+});
