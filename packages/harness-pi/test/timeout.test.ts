@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit, TurnOutcome, expect } from "jest-m3";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { callLog, isRunning, processTree, shippingServer } from "./support/pi";
+import { callLog, isRunning, ledgerServer, processTree, shippingServer } from "./support/pi";
 
 jest.setTimeout(120_000);
 
@@ -71,5 +71,52 @@ test.each([
     calls === 1 ? [["shipping_quote", "success", "both"]] : [],
   );
   expect(pids.length).toBeGreaterThanOrEqual(2);
+  expect([...pids, ...processTree(kit)].filter(isRunning)).toEqual([]);
+});
+
+test("a turn past its budget during a slow MCP call: Pi aborts the call, the server is told", async () => {
+  const log = join(logs, "ledger.jsonl");
+  await using slowModel = await startScriptedModel({
+    rules: [
+      {
+        name: "wait",
+        when: { user: "wait" },
+        steps: [{ call: "ledger:wait", args: { ms: 20_000 } }, { reply: "Waited." }],
+      },
+    ],
+  });
+  await using kit = new MCPTestKit({ env: {} });
+  const [agent] = kit.agents([
+    {
+      harness: "pi",
+      models: ["scripted-model"],
+      provider: slowModel.providerFor("responses"),
+    },
+  ]);
+  const session = agent!.session({
+    server: ledgerServer(log),
+    tools: ["ledger:wait"],
+    timeout: 90_000,
+  });
+  let turn;
+  let pids: number[];
+  {
+    await using open = await session.open();
+    pids = processTree(kit);
+    turn = await open.send("Please wait.", { timeout: 2000 });
+  }
+  expect(turn.snapshot.outcome).toBe(TurnOutcome.TIMED_OUT);
+  // The call reached the server, and the server was told to stop (notifications/cancelled):
+  // it logged the cancellation long before its 20 s were up.
+  expect(callLog(log)).toEqual([
+    { tool: "wait", arguments: { ms: 20_000 } },
+    expect.objectContaining({ cancelled: "wait" }),
+  ]);
+  expect(turn.toolCalls.map((call) => [call.tool, call.status])).toEqual([["wait", "cancelled"]]);
+  // The wire saw the cancellation itself (not only the server's stdin closing at the end).
+  const methods = session.result.trace.messages.map(
+    (entry) => (entry.message as { method?: string } | undefined)?.method,
+  );
+  expect(methods).toContain("notifications/cancelled");
   expect([...pids, ...processTree(kit)].filter(isRunning)).toEqual([]);
 });
