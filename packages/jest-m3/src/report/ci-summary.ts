@@ -90,12 +90,12 @@ export function gridMarkdown(grid: TestGrid): string {
   if (grid.tools.length > 0) {
     lines.push(
       "",
-      "**Server × tool**: calls that succeeded / calls made, per agent (· none made).",
+      "**Server × tool** (each tool a server listed or an agent called): calls that succeeded / calls made, per agent (· none made).",
       "",
       ...header("server:tool"),
       ...grid.tools.map(
         (row) =>
-          `| ${markdownCell(`${row.server}:${row.tool}`)}${row.listed ? "" : " (not listed)"} | ${row.cells
+          `| ${markdownCell(`${row.server}:${row.tool}`)} | ${row.cells
             .map((cell) =>
               cell.calls === 0
                 ? "·"

@@ -392,10 +392,10 @@ export const REPORT_SCRIPT = String.raw`
     html += '</tbody></table>';
     var shownTools = toolRows.filter(function (r) { return (!state.server || r.server === state.server) && (!state.tool || r.tool === state.tool); });
     if (shownTools.length) {
-      html += '<div class="grid-note">Server × tool: per agent, the calls that succeeded of the calls made (· none made). Click a cell for those tests on that agent.</div>' +
-        '<table class="grid" id="grid-tools"><thead><tr><th class="name">server:tool</th><th>listed</th>' + cols.map(function (a) { return '<th>' + esc(a) + '</th>'; }).join('') + '</tr></thead><tbody>' +
+      html += '<div class="grid-note">Server × tool (each tool a server listed or an agent called): per agent, the calls that succeeded of the calls made (· none made). Click a cell for those tests on that agent.</div>' +
+        '<table class="grid" id="grid-tools"><thead><tr><th class="name">server:tool</th>' + cols.map(function (a) { return '<th>' + esc(a) + '</th>'; }).join('') + '</tr></thead><tbody>' +
         shownTools.map(function (r) {
-          return '<tr class="tool-row"><th class="name">' + esc(r.server + ':' + r.tool) + '</th><td>' + (r.listed ? 'yes' : 'no') + '</td>' + cols.map(function (a) {
+          return '<tr class="tool-row"><th class="name">' + esc(r.server + ':' + r.tool) + '</th>' + cols.map(function (a) {
             var c = r.cells[a];
             var attrs = ' data-server="' + esc(r.server) + '" data-tool="' + esc(r.tool) + '" data-agent="' + esc(a) + '"';
             if (!c) return '<td class="cell c-none"' + attrs + '>·</td>';
