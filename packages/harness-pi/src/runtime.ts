@@ -131,8 +131,9 @@ export async function findNode(
 ): Promise<NodeLookup> {
   const needs = `Pi needs Node ≥ ${required.text}`;
   const fix =
-    `install one (npm install --save-dev node-${process.platform}-${process.arch}@${SUGGESTED_NODE_VERSION} ` +
-    `ships a Node ${SUGGESTED_NODE_VERSION.split(".")[0]} binary) or name it with ${PI_NODE_VARIABLE} or the Pi option node`;
+    `run \`npm rebuild @jest-m3/harness-pi\` (its install step puts Node ${SUGGESTED_NODE_VERSION} in its own ` +
+    `node-runtime/ folder; it did not run if install scripts were off), or name a Node ≥ ${required.text} with ` +
+    `${PI_NODE_VARIABLE} or the Pi option node`;
   const configured = config[PI_NODE_VARIABLE];
   const explicit: [string, NodeSource, string] | undefined =
     explicitNode !== undefined
