@@ -90,6 +90,46 @@ export class M3Error extends Error {
   }
 }
 
+/**
+ * `cause` made safe to attach to an error the kit throws: an Error is copied (same class)
+ * with every string it holds, its message and stack included, passed through `scrub`, and
+ * its own cause likewise, however deep; other values come back as they are. The kit
+ * scrubs its messages of a secret a server echoed; the cause it keeps must not hold it.
+ *
+ * @example
+ * ```ts
+ * throw new M3Error("call failed", { cause: scrubbedCause(error, (text) => text.replaceAll(key, "[redacted]")) });
+ * ```
+ */
+export function scrubbedCause(cause: unknown, scrub: (text: string) => string): unknown {
+  if (!(cause instanceof Error)) return cause;
+  const copy = Object.create(Object.getPrototypeOf(cause) as object) as Record<string, unknown>;
+  const source = cause as unknown as Record<string, unknown>;
+  for (const key of new Set([...Object.getOwnPropertyNames(cause), "message", "stack", "cause"])) {
+    const value = source[key];
+    if (value === undefined) continue;
+    const clean =
+      key === "cause"
+        ? scrubbedCause(value, scrub)
+        : typeof value === "string"
+          ? scrub(value)
+          : typeof value === "object" && value !== null
+            ? scrubJson(value, scrub)
+            : value;
+    Object.defineProperty(copy, key, { value: clean, writable: true, configurable: true });
+  }
+  return copy;
+}
+
+/** A JSON-like value with `scrub` applied to each string (a protocol error's `data`). */
+function scrubJson(value: object, scrub: (text: string) => string): unknown {
+  try {
+    return JSON.parse(scrub(JSON.stringify(value))) as unknown;
+  } catch {
+    return value;
+  }
+}
+
 /** A {@link ResultError} from any thrown value: M3Errors keep their code, others get `fallback`. */
 export function toResultError(error: unknown, fallback: ErrorCode = "M3_ERROR"): ResultError {
   if (error instanceof M3Error) return error.toResultError();

@@ -14,3 +14,6 @@ export const FILE_DONE_HOOK = Symbol.for("jest-m3.file-done");
 
 /** Set by the setup file: told the full name of each test Jest skips (`-t`, `.skip`, `.todo`). */
 export const TEST_SKIPPED_HOOK = Symbol.for("jest-m3.test-skipped");
+
+/** Set by the setup file: `(text) => text` without the secrets this file's kits handed out. */
+export const SCRUB_HOOK = Symbol.for("jest-m3.scrub");

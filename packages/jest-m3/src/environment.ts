@@ -23,6 +23,7 @@ import { markWriterExited, readRecords, removeLeftoverDirs } from "./run-ledger.
 import {
   ENVIRONMENT_MARK,
   FILE_DONE_HOOK,
+  SCRUB_HOOK,
   TEST_DONE_HOOK,
   TEST_SKIPPED_HOOK,
 } from "./environment-hooks.js";
@@ -149,6 +150,36 @@ function condenseThrown(error: unknown): void {
   }
 }
 
+/**
+ * Replaces, in place, every secret value in a thrown error: its message, stack, every
+ * string it holds (a matcher's `matcherResult`, a protocol error's `data`), its `cause`
+ * chain and an AggregateError's `errors`, however deep. Jest formats the error afterwards,
+ * so its console, its `--json` output and every reporter (JUnit's too) get only names.
+ */
+function scrubThrown(error: unknown, scrub: (text: string) => string): unknown {
+  const seen = new Set<object>();
+  const walk = (value: unknown, depth: number): unknown => {
+    if (typeof value === "string") return scrub(value);
+    if (typeof value !== "object" || value === null || depth > 8 || seen.has(value)) return value;
+    seen.add(value);
+    const holder = value as Record<string, unknown>;
+    const keys = new Set(Object.keys(holder));
+    if (value instanceof Error) for (const key of ["message", "stack", "cause"]) keys.add(key);
+    for (const key of keys) {
+      try {
+        const entry = holder[key];
+        if (entry === undefined) continue;
+        const clean = walk(entry, depth + 1);
+        if (clean !== entry) holder[key] = clean;
+      } catch {
+        // A frozen error or a getter: Jest prints that part as it is.
+      }
+    }
+    return value;
+  };
+  return walk(error, 0);
+}
+
 /** True when Jest's own timeout ended the test (its error is "Exceeded timeout of ..."). */
 function timedOut(errors: readonly unknown[]): boolean {
   return errors.some((entry) =>
@@ -197,8 +228,10 @@ export default class M3Environment extends NodeEnvironment {
       if (typeof hook === "function") (hook as (name: string) => void)(fullTestName(event.test));
       return;
     }
+    const scrub = (this.global as unknown as Record<symbol, unknown>)[SCRUB_HOOK];
     if (event.name === "test_fn_failure" || event.name === "hook_failure") {
       condenseThrown(event.error);
+      if (typeof scrub === "function") scrubThrown(event.error, scrub as (text: string) => string);
       return;
     }
     if (event.name === "run_finish") {
@@ -207,6 +240,14 @@ export default class M3Environment extends NodeEnvironment {
       return;
     }
     if (event.name !== "test_done") return;
+    // Every error the test failed with (soft assertions, an afterEach's, a thrown string),
+    // before Jest formats them.
+    if (typeof scrub === "function" && event.test) {
+      const errors = (event.test.errors ?? []) as unknown[];
+      for (let i = 0; i < errors.length; i++) {
+        errors[i] = scrubThrown(errors[i], scrub as (text: string) => string);
+      }
+    }
     const hook = (this.global as unknown as Record<symbol, unknown>)[TEST_DONE_HOOK];
     if (typeof hook === "function") {
       await (hook as (done: { timedOut: boolean }) => Promise<void>)({

@@ -33,6 +33,7 @@ import {
 import { providersOf, RUN_ENV } from "./run-state.js";
 import { KIT_UNUSED_ENV, kitUnusedByPlan } from "./run-plan.js";
 import { SHARED_SERVICES } from "./shared-services.js";
+import { secretValuesOf } from "./report/redact.js";
 import { guardRun } from "./run-guard.js";
 
 interface JestGlobalConfig {
@@ -140,6 +141,8 @@ interface RunJournal {
     decision: { kind: string };
     conversation: { user: string } | null;
   };
+  /** Hides the secrets the workers' kits handed out (they POST them to the model). */
+  scrub<T>(value: T): T;
 }
 
 /**
@@ -152,7 +155,10 @@ function journalIntoRun(journal: RunJournal, dir: string, progress: boolean): vo
   const add = journal.add.bind(journal);
   const started = Date.now();
   journal.add = ((entry: never) => {
-    const full = add(entry);
+    // What leaves this process is scrubbed of the secrets the workers told the model (a
+    // credential a server echoed into a tool result the agent sent back).
+    const added = add(entry);
+    const full = journal.scrub(added);
     if (progress) {
       const lines = modelStepLines(full as unknown as ModelStep, Date.now() - started);
       if (lines.length > 0) process.stderr.write(`${lines.join("\n")}\n`);
@@ -168,7 +174,7 @@ function journalIntoRun(journal: RunJournal, dir: string, progress: boolean): vo
       };
       appendFileSync(join(dir, MODEL_PROBLEMS), `${JSON.stringify(problem)}\n`);
     }
-    return full;
+    return added;
   }) as RunJournal["add"];
 }
 
@@ -282,12 +288,16 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
       );
     }
     const model = await scripted.startScriptedModel(config.scriptedModel.script);
+    // The credential-named variables of this environment; the workers add what their kits
+    // hand out (setup-after-env), so the journal holds none of them.
+    for (const { name, value } of secretValuesOf()) model.journal.addSecret(name, value);
     journalIntoRun(model.journal, dir, progress);
     SHARED_SERVICES.push(async () => {
       await model.close();
       // The whole journal, for the user to read: every request, its decision, its problem.
       model.journal.writeTo(join(dir, MODEL_JOURNAL));
-      const problems = model.journal.entries
+      const problems = model.journal
+        .scrub([...model.journal.entries])
         .filter((entry) => entry.problem !== undefined && failsTheTest(entry.decision.kind))
         .map(
           (entry) => `request #${entry.index} (${entry.method} ${entry.path}): ${entry.problem}`,

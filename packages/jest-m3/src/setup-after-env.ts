@@ -18,6 +18,7 @@ import { appendRecord, processStartTicks } from "./run-ledger.js";
 import {
   ENVIRONMENT_MARK,
   FILE_DONE_HOOK,
+  SCRUB_HOOK,
   TEST_DONE_HOOK,
   TEST_SKIPPED_HOOK,
 } from "./environment-hooks.js";
@@ -43,7 +44,36 @@ const shared = sharedProviders();
 const source: RunProviderSource | undefined = shared
   ? { providerFor: (dialect) => shared[dialect] }
   : undefined;
-const runtime = new M3Runtime(
+
+/** `@jest-m3/scripted-model`'s `JOURNAL_SECRETS_PATH` (the package is optional here). */
+const JOURNAL_SECRETS_PATH = "/_journal/secrets";
+/** Secrets on their way to the shared scripted model; the file's end waits for them. */
+const told = new Set<Promise<void>>();
+
+/**
+ * The preset's runtime: each secret a kit hands out (a `credentialEnv` value, a secret
+ * header) is also told to the run's shared scripted model on loopback. Its journal is
+ * written in Jest's main process, which never sees this worker's secrets, and would hold a
+ * credential a server echoed into a tool result the agent sent back.
+ */
+class PresetRuntime extends M3Runtime {
+  override registerSecret(name: string, value: string): void {
+    super.registerSecret(name, value);
+    const model = shared && Object.values(shared)[0];
+    if (!model) return;
+    const sent = fetch(new URL(JOURNAL_SECRETS_PATH, model.baseUrl), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ secrets: [{ name, value }] }),
+    })
+      .then(() => undefined)
+      .catch(() => undefined)
+      .finally(() => told.delete(sent));
+    told.add(sent);
+  }
+}
+
+const runtime = new PresetRuntime(
   source ? { provider: { source, label: "m3.config.json scriptedModel" } } : {},
 );
 installRuntime(runtime);
@@ -181,8 +211,16 @@ else afterEach(() => closeKitsLeftOpen());
 // Warm agents (`options: { warm: true }`) live in this file's modules, which no later test
 // file sees (each file has its own): they are stopped when the file is done (after every
 // afterAll, which may still close sessions on them) instead of idling.
-if (hooks[ENVIRONMENT_MARK]) hooks[FILE_DONE_HOOK] = stopWarmPools;
-else afterAll(() => stopWarmPools());
+const fileDone = async (): Promise<void> => {
+  await stopWarmPools();
+  await Promise.all([...told]);
+};
+if (hooks[ENVIRONMENT_MARK]) hooks[FILE_DONE_HOOK] = fileDone;
+else afterAll(fileDone);
+
+// The environment scrubs every error a test fails with (its message, stack and causes) of
+// the secrets this file's kits handed out, before Jest formats it for reporters.
+hooks[SCRUB_HOOK] = (text: string): string => runtime.scrub(text);
 
 // describeAgents' trajectory snapshots are shared by the agents: at the file's end, those of
 // agents and tests this run did not run are kept, not reported obsolete.

@@ -46,7 +46,12 @@ export {
 } from "./script";
 export { TEMPLATE_FILTERS, TEMPLATE_ROOTS } from "./template";
 export type { Decision, DecidedCall, DecisionSource } from "./decision";
-export { Journal, type JournalConversation, type JournalEntry } from "./journal";
+export {
+  Journal,
+  JOURNAL_SECRETS_PATH,
+  type JournalConversation,
+  type JournalEntry,
+} from "./journal";
 export {
   CASSETTE_FORMAT,
   CASSETTE_VERSION,

@@ -54,9 +54,21 @@ export interface JournalEntry {
   problem?: string;
 }
 
+/**
+ * The path a test runner on loopback POSTs `{ "secrets": [{ "name", "value" }] }` to, so the
+ * journal hides those values (a credential an MCP server echoed into a tool result the agent
+ * sends back). Answered 204; never journaled; nothing reads the values back.
+ */
+export const JOURNAL_SECRETS_PATH = "/_journal/secrets";
+
+/** Values shorter than this are not hidden: they would hide ordinary words. */
+const MIN_SECRET_LENGTH = 6;
+
 /** Every request a model server received, in arrival order. */
 export class Journal {
   private readonly list: JournalEntry[] = [];
+  /** Secret value → the name shown in its place. */
+  private readonly secretNames = new Map<string, string>();
 
   /** The entries so far (a live, read-only view). */
   get entries(): readonly JournalEntry[] {
@@ -84,9 +96,47 @@ export class Journal {
     if (problems.length > 0) throw new ScriptedModelProblems(problems);
   }
 
-  /** The journal as JSON-ready data. */
+  /**
+   * Hides `value` wherever it appears in what the journal gives out ({@link toJSON},
+   * {@link writeTo}, {@link scrub}) as `<redacted:NAME>`. Values under 6 characters are ignored.
+   *
+   * @example
+   * ```ts
+   * model.journal.addSecret("MY_API_KEY", process.env.MY_API_KEY ?? "");
+   * ```
+   */
+  addSecret(name: string, value: string): void {
+    if (typeof value === "string" && value.length >= MIN_SECRET_LENGTH) {
+      this.secretNames.set(value, name);
+    }
+  }
+
+  /** `value` with every secret given to {@link addSecret} replaced in each string, at any depth. */
+  scrub<T>(value: T): T {
+    if (this.secretNames.size === 0) return value;
+    const secrets = [...this.secretNames].sort((a, b) => b[0].length - a[0].length);
+    const walk = (item: unknown): unknown => {
+      if (typeof item === "string") {
+        let out = item;
+        for (const [secret, name] of secrets) {
+          if (out.includes(secret)) out = out.split(secret).join(`<redacted:${name}>`);
+        }
+        return out;
+      }
+      if (Array.isArray(item)) return item.map(walk);
+      if (typeof item === "object" && item !== null) {
+        return Object.fromEntries(
+          Object.entries(item).map(([key, entry]) => [walk(key) as string, walk(entry)]),
+        );
+      }
+      return item;
+    };
+    return walk(value) as T;
+  }
+
+  /** The journal as JSON-ready data (secret values hidden, see {@link addSecret}). */
   toJSON(): { entries: JournalEntry[] } {
-    return { entries: [...this.list] };
+    return { entries: this.scrub([...this.list]) };
   }
 
   /** Writes the journal as pretty-printed JSON to `file` (its folder is created if needed). */

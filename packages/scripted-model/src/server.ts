@@ -15,7 +15,7 @@ import {
 import { DIALECTS, describeDialect } from "./dialects";
 import { responses } from "./dialects/responses";
 import { ScriptedModelError, ServerStartFailed } from "./errors";
-import { Journal, redactHeaders, type JournalConversation } from "./journal";
+import { Journal, JOURNAL_SECRETS_PATH, redactHeaders, type JournalConversation } from "./journal";
 import { encodeSse, errorBody, type SseEvent } from "./responses-stream";
 import { describe, isPlainObject } from "./script";
 
@@ -130,6 +130,21 @@ export function routeOf(method: string, path: string): { dialect: Dialect; route
   return null;
 }
 
+/** Remembers the secrets a test runner sent (see {@link JOURNAL_SECRETS_PATH}). */
+function takeSecrets(journal: Journal, raw: Buffer, res: ServerResponse): void {
+  const body = parseJson(raw) as { secrets?: unknown } | undefined;
+  const secrets = Array.isArray(body?.secrets) ? (body.secrets as unknown[]) : null;
+  if (secrets === null) {
+    res.writeHead(400, { "content-type": "text/plain" }).end('expected {"secrets": [...]}');
+    return;
+  }
+  for (const secret of secrets) {
+    const { name, value } = (secret ?? {}) as { name?: unknown; value?: unknown };
+    if (typeof name === "string" && typeof value === "string") journal.addSecret(name, value);
+  }
+  res.writeHead(204).end();
+}
+
 /** Starts a server for a mode handler. @internal */
 export async function serve(
   handler: ModeHandler,
@@ -157,6 +172,10 @@ export async function serve(
       return;
     }
     const raw = Buffer.concat(chunks);
+    if (req.method === "POST" && req.url === JOURNAL_SECRETS_PATH) {
+      takeSecrets(journal, raw, res);
+      return;
+    }
     const client = new AbortController();
     const abort = () => client.abort();
     res.on("close", abort);

@@ -53,6 +53,7 @@ import {
   RepeatingCursor,
   SchemaValidationError,
   ServerStartError,
+  scrubbedCause,
   TraceStillOpen,
   TransportError,
 } from "../errors.js";
@@ -1062,7 +1063,7 @@ export class DirectClient {
       if (error.code === ErrorCode.ConnectionClosed) {
         return new TransportError(this.server, `${operation} failed: ${this.closeCause().reason}`, {
           stderrTail: this.process?.stderrTail(),
-          cause: error,
+          cause: scrubbedCause(error, (text) => redactText(text, this.secrets)),
         });
       }
       const message = redactText(error.message.replace(/^(MCP error -?\d+: )+/, ""), this.secrets);
@@ -1071,8 +1072,8 @@ export class DirectClient {
         `${operation} failed with JSON-RPC error ${error.code}: ${message}`,
         {
           code: error.code,
-          data: error.data,
-          cause: error,
+          data: redactValue(error.data, this.secrets),
+          cause: scrubbedCause(error, (text) => redactText(text, this.secrets)),
         },
       );
     }
@@ -1082,7 +1083,7 @@ export class DirectClient {
     );
     return new TransportError(this.server, `${operation} failed: ${message}`, {
       stderrTail: this.process?.stderrTail(),
-      cause: error,
+      cause: scrubbedCause(error, (text) => redactText(text, this.secrets)),
     });
   }
 

@@ -4,6 +4,7 @@
  */
 import { expect } from "@jest/globals";
 import { InvalidArgument, M3Error } from "@jest-m3/core";
+import { defaultRuntime } from "@jest-m3/core/runner";
 import { appendRecord } from "../run-ledger.js";
 import { runDir } from "../run-state.js";
 import {
@@ -223,7 +224,9 @@ export async function trials(
       await body(trial);
       verdicts.push({ trial, passed: true, error: null, durationMs: Date.now() - started });
     } catch (error) {
-      const text = error instanceof Error ? error.message : String(error);
+      // A trial's error may quote a credential a server or model echoed: the summary, the
+      // ledger and TrialsFailed's message carry only its name.
+      const text = defaultRuntime().scrub(error instanceof Error ? error.message : String(error));
       verdicts.push({ trial, passed: false, error: text, durationMs: Date.now() - started });
     } finally {
       running = null;
@@ -245,17 +248,21 @@ export async function trials(
   const summary: TrialsSummary = plan ? { ...summarize(verdicts), stopped } : summarize(verdicts);
   const dir = runDir();
   if (dir) {
-    appendRecord(dir, "trials", {
-      testPath: expect.getState().testPath ?? "",
-      testName: expect.getState().currentTestName ?? "",
-      agent:
-        typeof agent === "number"
-          ? null
-          : { harness: agent.harness, model: agent.model, version: agent.version },
-      // The stop travels in `need`, which reports and merged shards carry as it is.
-      need: stopped ? `${need.text} (${stopped.text})` : need.text,
-      ...summary,
-    });
+    appendRecord(
+      dir,
+      "trials",
+      defaultRuntime().scrubValue({
+        testPath: expect.getState().testPath ?? "",
+        testName: expect.getState().currentTestName ?? "",
+        agent:
+          typeof agent === "number"
+            ? null
+            : { harness: agent.harness, model: agent.model, version: agent.version },
+        // The stop travels in `need`, which reports and merged shards carry as it is.
+        need: stopped ? `${need.text} (${stopped.text})` : need.text,
+        ...summary,
+      }),
+    );
   }
   const passes = decided ?? summary.passed >= need.atLeast;
   if (!passes) throw new TrialsFailed(summary, need.text);
