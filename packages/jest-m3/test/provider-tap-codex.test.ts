@@ -67,7 +67,7 @@ test("Codex through the tap: records equal the journal, per turn, and no key is 
     }
     const result = session.result;
     expect(result).toHaveOutcome(ExecutionOutcome.COMPLETED);
-    const pairs = expectTapAgreesWithGroundTruth(result, model, vendor.seen, {
+    const pairs = expectTapAgreesWithGroundTruth(result, model.journal.entries, vendor.seen, {
       shipping: ["shipping_quote", "shipping_track"],
     });
     expect(pairs.length).toBeGreaterThanOrEqual(4);

@@ -8,7 +8,7 @@ import { createServer, request, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ModelProvider } from "@jest-m3/core/harness";
 import { catalogCost, type ExecutionResult, type ModelRequest } from "jest-m3";
-import type { ScriptedModel } from "@jest-m3/scripted-model";
+import type { JournalEntry } from "@jest-m3/scripted-model";
 
 /** What the vendor endpoint saw of one request. */
 export interface VendorExchange {
@@ -104,16 +104,15 @@ const GENERATION =
 
 /**
  * Checks the tap's records of `result` against the vendor's exchanges and the scripted
- * model's journal; returns the pairs (tap record, vendor exchange) in arrival order.
+ * model's journal entries of the session; returns the pairs (tap record, vendor exchange) in arrival order.
  */
 export function expectTapAgreesWithGroundTruth(
   result: ExecutionResult,
-  model: ScriptedModel,
+  journal: readonly JournalEntry[],
   seen: readonly VendorExchange[],
   catalogs: Readonly<Record<string, readonly string[]>>,
 ): { record: ModelRequest; exchange: VendorExchange }[] {
   const records = result.modelRequests ?? [];
-  const journal = model.journal.entries;
   // Same number of requests everywhere: none lost, none invented.
   expect(records).toHaveLength(journal.length);
   expect(seen).toHaveLength(journal.length);

@@ -1,0 +1,115 @@
+// The provider tap on Claude Code (Anthropic Messages), Gemini CLI (Gemini API) and
+// OpenCode (Chat Completions), each a real binary on the scripted model: every model
+// request recorded once and forwarded byte for byte (a loopback vendor endpoint hashes what
+// it received), tools offered, requested calls and reported usage equal to the scripted
+// model's journal, usage per turn the sum of its answers, and a planted key in nothing the
+// kit returned; the catalog cost of one server differs between agents.
+import { join } from "node:path";
+import claudeCodeHarness from "@jest-m3/harness-claude-code";
+import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import type { ProviderDialect } from "@jest-m3/core/harness";
+import { ExecutionOutcome, MCPTestKit, catalogCostOf, expect } from "jest-m3";
+import { expectTapAgreesWithGroundTruth, startVendor, usageInAnswer } from "./support/model-side";
+
+jest.setTimeout(240_000);
+
+const SECRET = "sk-m3-tap-planted-8d2e5b41";
+const shipping = {
+  name: "shipping",
+  command: process.execPath,
+  args: [join(__dirname, "..", "..", "..", "examples", "shipping", "shipping-server.mjs")],
+  cwd: join(__dirname, "..", "..", "..", "examples", "shipping"),
+};
+
+let model: ScriptedModel;
+const catalogBytes = new Map<string, number>();
+beforeAll(async () => {
+  model = await startScriptedModel({
+    rules: [
+      {
+        name: "quote",
+        when: { user: /weight_kg (\d+) in zone (\w+)/ },
+        steps: [
+          {
+            call: "shipping:shipping_quote",
+            args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
+          },
+          { reply: "The quote is {{result.amount}} {{result.currency}}." },
+        ],
+      },
+    ],
+  });
+});
+afterAll(() => model.close());
+
+describe.each([
+  ["claude-code", "anthropic-messages"],
+  ["gemini", "gemini"],
+  ["opencode", "chat-completions"],
+] as const)("%s through the tap", (harness, dialect: ProviderDialect) => {
+  test("records equal the journal per request and per turn; no key in the result", async () => {
+    const before = model.journal.entries.length;
+    const vendor = await startVendor({ ...model.providerFor(dialect), envKey: "M3_TAP_KEY" });
+    process.env.M3_TAP_PARENT_KEY = SECRET;
+    try {
+      await using kit = new MCPTestKit({ env: {}, harnesses: [claudeCodeHarness] });
+      const [agent] = kit.agents([
+        {
+          harness,
+          models: ["scripted-1"],
+          provider: vendor.provider,
+          credentialEnv: { M3_TAP_KEY: "M3_TAP_PARENT_KEY" },
+        },
+      ]);
+      const session = agent!.session({
+        server: shipping,
+        tools: ["shipping:shipping_quote"],
+        timeout: 180_000,
+      });
+      let turn;
+      {
+        await using open = await session.open();
+        turn = await open.send("Call shipping_quote once for weight_kg 2 in zone local.", {
+          timeout: 180_000,
+        });
+      }
+      const result = session.result;
+      expect(result).toHaveOutcome(ExecutionOutcome.COMPLETED);
+      const pairs = expectTapAgreesWithGroundTruth(
+        result,
+        model.journal.entries.slice(before),
+        vendor.seen,
+        { shipping: ["shipping_quote", "shipping_track"] },
+      );
+      const requests = turn.modelRequests ?? [];
+      expect(requests.flatMap((r) => r.toolCalls.map((c) => c.arguments))).toContainEqual({
+        weight_kg: 2,
+        zone: "local",
+      });
+      const counted = requests.filter((r) => r.generation && (r.status ?? 0) < 400);
+      const truth = counted
+        .map((r) => usageInAnswer(pairs.find((p) => p.record.id === r.id)!.exchange.answer)!)
+        .reduce((a, b) => ({ input: a.input + b.input, output: a.output + b.output }));
+      expect(turn.usage).toMatchObject({
+        inputTokens: truth.input,
+        outputTokens: truth.output,
+        requests: counted.length,
+        source: "provider",
+      });
+      const own = catalogCostOf(result).servers.find((s) => s.server === "shipping")!;
+      expect(own.tools.length).toBe(1);
+      expect(own.bytes).toBeGreaterThan(50);
+      catalogBytes.set(harness, own.bytes);
+
+      expect(JSON.stringify(result)).not.toContain(SECRET);
+    } finally {
+      delete process.env.M3_TAP_PARENT_KEY;
+      await vendor.close();
+    }
+  });
+});
+
+test("the same server's catalog costs a different number of bytes on different agents", () => {
+  expect(catalogBytes.size).toBe(3);
+  expect(new Set(catalogBytes.values()).size).toBeGreaterThan(1);
+});
