@@ -11,10 +11,11 @@
  * - start failures: {@link startFailure}, {@link tornDown};
  * - executables and versions: {@link resolveAgentExecutable}, {@link readVersion},
  *   {@link versionCapability};
- * - readiness builders: {@link agentChecks}, {@link providerCredentials},
+ * - readiness builders: {@link agentChecks}, {@link agentCredentials}, {@link providerCredentials},
  *   {@link sessionCapabilities}, {@link worst}, {@link probeOnce};
  * - warm pools: {@link WarmPool} (shared or exclusive leases), {@link warmStartKey};
- * - approvals: {@link toolDecision};
+ * - approvals and elicitations: {@link toolDecision}, {@link elicitationRequest};
+ * - harness options: {@link optionReader} (unknown names, booleans, milliseconds, ...);
  * - errors with one code per meaning: {@link AgentExited}, {@link AgentTimeout},
  *   {@link AgentProtocolError}, {@link InvalidHarnessOptions}.
  *
@@ -69,6 +70,7 @@ export {
   type StartFailureContext,
 } from "./adapter-kit/start-failure.js";
 export {
+  executableResolver,
   installedBin,
   isRunnableFile,
   onPath,
@@ -98,7 +100,6 @@ export {
   fileIdentity,
   probeCache,
   probeOnce,
-  providerCredentials,
   sessionCapabilities,
   worst,
   type AgentCheckSpec,
@@ -124,7 +125,18 @@ export {
   type SessionServer,
   type WarmStartSpec,
 } from "./adapter-kit/warm-processes.js";
-export { toolDecision, type ToolDecision } from "./adapter-kit/approvals.js";
+export {
+  agentCredentials,
+  providerCredentials,
+  type CredentialRules,
+} from "./adapter-kit/credentials.js";
+export {
+  elicitationRequest,
+  toolDecision,
+  type AgentElicitation,
+  type ToolDecision,
+} from "./adapter-kit/approvals.js";
+export { optionReader, type OptionReader } from "./adapter-kit/harness-options.js";
 // What the parts above are built from, so an adapter needs no second import path.
 export {
   ManagedProcess,

@@ -10,7 +10,12 @@ import {
   AgentExited,
   AgentTimeout,
   agentChecks,
+  agentCredentials,
+  elicitationRequest,
   cachedVersionProbe,
+  executableResolver,
+  InvalidHarnessOptions,
+  optionReader,
   probeCache,
   probeOnce,
   unfinishedCall,
@@ -292,5 +297,117 @@ test("unfinishedCall: a failed turn's running call is incomplete, an interrupted
   expect(unfinishedCall({ agent: "Kit CLI" }, "interrupted", null, "the end")).toEqual({
     status: "cancelled",
     reason: "the turn was interrupted before Kit CLI reported the end of this call",
+  });
+});
+
+test("executableResolver: the harness's own lookup, from a selection and the configuration", () => {
+  const agent = fakeAgent("resolved-cli", "kit 1.2.3");
+  const resolve = executableResolver(search);
+  expect(resolve({ executable: agent }, {})).toMatchObject({
+    found: true,
+    path: agent,
+    source: "selection",
+  });
+  expect(resolve({}, { M3_KIT_CLI_EXECUTABLE: agent })).toMatchObject({
+    found: true,
+    source: "config",
+  });
+  expect(resolve({}, {}, "").found).toBe(false);
+});
+
+test("optionReader: unknown names, and each kind of value says what it must be", () => {
+  const names = ["warm", "startupTimeoutMs", "retries", "mode"];
+  const read = (options: Record<string, unknown>) => optionReader("Kit CLI", options, names);
+  const problem = (
+    options: Record<string, unknown>,
+    use: (r: ReturnType<typeof read>) => unknown,
+  ) => {
+    try {
+      use(read(options));
+    } catch (error) {
+      expect(error).toBeInstanceOf(InvalidHarnessOptions);
+      expect(error).toMatchObject({ code: "M3_INVALID_SELECTION" });
+      return (error as Error).message;
+    }
+    return "no error";
+  };
+  expect(problem({ wram: true }, () => undefined)).toBe(
+    'Kit CLI harness option "wram" is unknown; the options are warm, startupTimeoutMs, retries, mode.',
+  );
+  expect(problem({ warm: "yes" }, (r) => r.boolean("warm", false))).toBe(
+    'Kit CLI harness option "warm" must be true or false, got "yes".',
+  );
+  expect(problem({ startupTimeoutMs: 10 }, (r) => r.milliseconds("startupTimeoutMs", 30_000))).toBe(
+    'Kit CLI harness option "startupTimeoutMs" must be a number of milliseconds of at least 1000, got 10.',
+  );
+  expect(problem({ retries: 1.5 }, (r) => r.wholeNumber("retries", 0))).toBe(
+    'Kit CLI harness option "retries" must be a whole number of at least 0, got 1.5.',
+  );
+  expect(problem({ mode: "x" }, (r) => r.oneOf("mode", ["a", "b", "c"], "a"))).toBe(
+    'Kit CLI harness option "mode" must be "a", "b" or "c", got "x".',
+  );
+  const given = read({ warm: true, startupTimeoutMs: 5000 });
+  expect([
+    given.boolean("warm", false),
+    given.milliseconds("startupTimeoutMs", 1),
+    given.oneOf("mode", ["a", "b"], "b"),
+  ]).toEqual([true, 5000, "b"]);
+  class MyOptions extends InvalidHarnessOptions {}
+  expect(() =>
+    optionReader("Kit CLI", { nope: 1 }, names, (o, p) => new MyOptions("Kit CLI", o, p)),
+  ).toThrow(MyOptions);
+});
+
+test("agentCredentials: a provider's key, else the agent's rule for names, else the login", () => {
+  const provider = {
+    name: "p",
+    baseUrl: "http://127.0.0.1:1",
+    wireApi: "responses" as const,
+    envKey: "K",
+  };
+  const named = (names: readonly string[]) =>
+    names.includes("KIT_KEY")
+      ? ({ status: "ready" } as const)
+      : ({ status: "unavailable", reason: "map KIT_KEY" } as const);
+  const noLogin = { usable: false, reason: "no login at ~/.kit" };
+  expect(agentCredentials(provider, [], { named, login: noLogin })).toMatchObject({
+    status: "unavailable",
+  });
+  expect(agentCredentials(provider, ["K"], { named, login: noLogin })).toEqual({ status: "ready" });
+  expect(agentCredentials(undefined, ["OTHER"], { named, login: noLogin })).toEqual({
+    status: "unavailable",
+    reason: "map KIT_KEY",
+  });
+  expect(agentCredentials(undefined, [], { named, login: noLogin })).toEqual({
+    status: "unavailable",
+    reason: "no provider and no credentials given, and no login at ~/.kit",
+  });
+  expect(agentCredentials(undefined, [], { named, login: { usable: true } })).toEqual({
+    status: "ready",
+  });
+});
+
+test("elicitationRequest: url mode only when said, the rest only when given", () => {
+  expect(
+    elicitationRequest({
+      server: "desk",
+      mode: "url",
+      url: "https://127.0.0.1/x",
+      elicitationId: 7,
+    }),
+  ).toEqual({
+    server: "desk",
+    mode: "url",
+    message: "",
+    url: "https://127.0.0.1/x",
+  });
+  const schema = { type: "object", properties: {} };
+  expect(
+    elicitationRequest({ server: "desk", message: "Seat?", requestedSchema: schema, url: null }),
+  ).toEqual({
+    server: "desk",
+    mode: "form",
+    message: "Seat?",
+    requestedSchema: schema,
   });
 });

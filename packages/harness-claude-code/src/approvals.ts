@@ -1,4 +1,4 @@
-import { toolDecision } from "@jest-m3/core/adapter-kit";
+import { elicitationRequest, toolDecision } from "@jest-m3/core/adapter-kit";
 import type { ElicitationAnswer, HarnessLaunch } from "@jest-m3/core/harness";
 import type { ResolvedClaudeCodeOptions } from "./options.js";
 import type {
@@ -17,18 +17,19 @@ export async function answerElicitation(
   launch: HarnessLaunch,
   ask: ElicitationControlRequest,
 ): Promise<Json> {
-  const mode = ask.mode === "url" ? "url" : "form";
   const responder = launch.elicitation;
   let answer: ElicitationAnswer = { action: "decline" };
   if (responder) {
-    ({ answer } = await responder.answer({
-      server: ask.mcp_server_name,
-      mode,
-      message: ask.message ?? "",
-      ...(ask.requested_schema ? { requestedSchema: ask.requested_schema } : {}),
-      ...(typeof ask.url === "string" ? { url: ask.url } : {}),
-      ...(typeof ask.elicitation_id === "string" ? { elicitationId: ask.elicitation_id } : {}),
-    }));
+    ({ answer } = await responder.answer(
+      elicitationRequest({
+        server: ask.mcp_server_name,
+        mode: ask.mode,
+        message: ask.message,
+        requestedSchema: ask.requested_schema,
+        url: ask.url,
+        elicitationId: ask.elicitation_id,
+      }),
+    ));
   } else {
     launch.record({
       kind: "approval",

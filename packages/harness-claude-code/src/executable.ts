@@ -3,18 +3,16 @@ import {
   isRunnableFile,
   parseVersion,
   readVersion,
-  resolveAgentExecutable,
+  executableResolver,
   runIsolated as runInThrowawayHome,
   runnable,
   type AgentVersion,
-  type ExecutableLookup,
   type InstalledBinary,
   type IsolatedRun,
   type VersionProbe,
 } from "@jest-m3/core/adapter-kit";
 import { statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { SelectionSpec } from "@jest-m3/core/harness";
 
 /** The Claude Code version this adapter was tested with. Older is refused; newer is untested. */
 export const TESTED_CLAUDE_CODE_VERSION = "2.1.332";
@@ -76,25 +74,14 @@ export function installedClaudeBinary(): InstalledBinary {
  * `@anthropic-ai/claude-code`, else `claude` on `PATH`. An explicit path that is wrong is
  * reported, never silently replaced.
  */
-export function resolveClaudeExecutable(
-  selection: Pick<SelectionSpec, "executable">,
-  config: Readonly<Record<string, string | undefined>>,
-  pathVariable: string | undefined = process.env.PATH,
-): ExecutableLookup {
-  return resolveAgentExecutable(
-    {
-      agent: "Claude Code",
-      variable: EXECUTABLE_VARIABLE,
-      packageName: "@anthropic-ai/claude-code",
-      binName: "claude",
-      installVersion: TESTED_CLAUDE_CODE_VERSION,
-      installed: installedClaudeBinary,
-    },
-    selection.executable,
-    config,
-    pathVariable,
-  );
-}
+export const resolveClaudeExecutable = executableResolver({
+  agent: "Claude Code",
+  variable: EXECUTABLE_VARIABLE,
+  packageName: "@anthropic-ai/claude-code",
+  binName: "claude",
+  installVersion: TESTED_CLAUDE_CODE_VERSION,
+  installed: installedClaudeBinary,
+});
 
 /** Parses the first `x.y.z[-pre]` in `--version` output, or returns null (core's rule). */
 export const parseClaudeVersion: (output: string) => ClaudeCodeVersion | null = parseVersion;

@@ -23,7 +23,8 @@
  * @packageDocumentation
  */
 import { defineHarness, type HarnessDefinition } from "@jest-m3/core/harness";
-import { claudeCodeReadiness, claudeCodeReadinessKey, HARNESS_NAME } from "./readiness.js";
+import { HARNESS_NAME } from "./launch-facts.js";
+import { claudeCodeReadiness, claudeCodeReadinessKey } from "./readiness.js";
 import { openClaudeCodeSession } from "./open.js";
 
 /**
@@ -41,7 +42,8 @@ export const claudeCodeHarness: HarnessDefinition = defineHarness({
 
 export default claudeCodeHarness;
 
-export { claudeCodeReadiness, credentialsCapability } from "./readiness.js";
+export { claudeCodeReadiness } from "./readiness.js";
+export { credentialsCapability } from "./launch-facts.js";
 export { openClaudeCodeSession } from "./open.js";
 export { ClaudeCodeSession } from "./session.js";
 export {

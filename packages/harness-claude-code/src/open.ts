@@ -8,7 +8,7 @@ import { claudeArgs, denyRules, mcpServers, normalizeName } from "./config.js";
 import { claudeEnvironment, copyHostLogin, createHomes, type ClaudeHomes } from "./home.js";
 import { resolveClaudeCodeOptions, type ResolvedClaudeCodeOptions } from "./options.js";
 import type { McpServerStatus } from "./protocol.js";
-import { credentialsCapability, HARNESS_NAME, launchFacts } from "./readiness.js";
+import { credentialsCapability, HARNESS_NAME, launchFacts } from "./launch-facts.js";
 import { CLAUDE_NAMES, ClaudeCodeSession } from "./session.js";
 import { StreamJsonClient } from "./stream-json-client.js";
 import { acquireWarmClaude, mcpLogFiles, type WarmLease } from "./warm-pool.js";

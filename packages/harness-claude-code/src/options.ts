@@ -1,3 +1,4 @@
+import { optionReader } from "@jest-m3/core/adapter-kit";
 import { InvalidClaudeCodeOptions } from "./errors.js";
 
 /**
@@ -70,17 +71,6 @@ const OPTION_NAMES = [
   "warm",
 ];
 
-function milliseconds(value: unknown, option: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 1000) {
-    throw new InvalidClaudeCodeOptions(
-      option,
-      `must be a number of milliseconds of at least 1000, got ${JSON.stringify(value)}.`,
-    );
-  }
-  return value;
-}
-
 function builtinTools(value: unknown): readonly string[] | "default" {
   if (value === undefined) return [];
   if (value === "default") return "default";
@@ -104,39 +94,14 @@ function builtinTools(value: unknown): readonly string[] | "default" {
 export function resolveClaudeCodeOptions(
   options: Readonly<Record<string, unknown>>,
 ): ResolvedClaudeCodeOptions {
-  for (const key of Object.keys(options)) {
-    if (!OPTION_NAMES.includes(key)) {
-      throw new InvalidClaudeCodeOptions(
-        key,
-        `is unknown; the options are ${OPTION_NAMES.join(", ")}.`,
-      );
-    }
-  }
-  const { exposeDisallowedTools, maxRetries } = options;
-  if (exposeDisallowedTools !== undefined && typeof exposeDisallowedTools !== "boolean") {
-    throw new InvalidClaudeCodeOptions(
-      "exposeDisallowedTools",
-      `must be true or false, got ${JSON.stringify(exposeDisallowedTools)}.`,
-    );
-  }
-  if (
-    maxRetries !== undefined &&
-    (typeof maxRetries !== "number" || !Number.isInteger(maxRetries) || maxRetries < 0)
-  ) {
-    throw new InvalidClaudeCodeOptions(
-      "maxRetries",
-      `must be a whole number of at least 0, got ${JSON.stringify(maxRetries)}.`,
-    );
-  }
-  const { warm } = options;
-  if (warm !== undefined && typeof warm !== "boolean") {
-    throw new InvalidClaudeCodeOptions(
-      "warm",
-      `must be true or false, got ${JSON.stringify(warm)}.`,
-    );
-  }
+  const read = optionReader("Claude Code", options, OPTION_NAMES, (option, problem) => {
+    return new InvalidClaudeCodeOptions(option, problem);
+  });
+  const exposeDisallowedTools = read.boolean("exposeDisallowedTools", false);
+  const maxRetries = read.wholeNumber("maxRetries", 0);
+  const warm = read.boolean("warm", false);
   const tools = builtinTools(options.builtinTools);
-  if (warm === true && (tools === "default" || tools.length > 0)) {
+  if (warm && (tools === "default" || tools.length > 0)) {
     throw new InvalidClaudeCodeOptions(
       "warm",
       `cannot be combined with builtinTools (${JSON.stringify(tools)}): a warm Claude Code process has one working directory for every session it serves, so one session's files would be another's. Leave builtinTools out, or warm.`,
@@ -144,10 +109,10 @@ export function resolveClaudeCodeOptions(
   }
   return {
     builtinTools: tools,
-    exposeDisallowedTools: exposeDisallowedTools ?? false,
-    startupTimeoutMs: milliseconds(options.startupTimeoutMs, "startupTimeoutMs", 30_000),
-    toolTimeoutMs: milliseconds(options.toolTimeoutMs, "toolTimeoutMs", 300_000),
-    maxRetries: maxRetries ?? 0,
-    warm: warm === true,
+    exposeDisallowedTools,
+    startupTimeoutMs: read.milliseconds("startupTimeoutMs", 30_000),
+    toolTimeoutMs: read.milliseconds("toolTimeoutMs", 300_000),
+    maxRetries,
+    warm,
   };
 }

@@ -3,53 +3,25 @@ import {
   cachedVersionProbe,
   fileIdentity,
   probeCache,
-  providerCredentials,
   sessionCapabilities,
   worst,
-  type ExecutableLookup,
 } from "@jest-m3/core/adapter-kit";
 import {
   readinessOf,
   type Capability,
-  type ModelProvider,
   type Readiness,
   type ReadinessContext,
-  type SelectionSpec,
 } from "@jest-m3/core/harness";
-import {
-  readClaudeVersion,
-  resolveClaudeExecutable,
-  runIsolated,
-  TESTED_CLAUDE_CODE_VERSION,
-} from "./executable.js";
-import { findHostLogin, hostClaudeConfig, KEY_VARIABLES, type HostLogin } from "./home.js";
+import { readClaudeVersion, runIsolated, TESTED_CLAUDE_CODE_VERSION } from "./executable.js";
+import { hostClaudeConfig } from "./home.js";
+import { credentialsCapability, HARNESS_NAME, launchFacts } from "./launch-facts.js";
 import { resolveClaudeCodeOptions } from "./options.js";
 import { PROTOCOL_SURFACE } from "./protocol.js";
-
-/** The harness's name, as selections give it. */
-export const HARNESS_NAME = "claude-code";
-
-/** What readiness found out that `open()` needs again (the launch carries no configuration). */
-export interface LaunchFacts {
-  readonly executable: ExecutableLookup;
-  readonly login: HostLogin;
-}
 
 /** `claude --version`, once per binary. */
 const probeVersion = cachedVersionProbe((executable) => readClaudeVersion(executable.path));
 /** The `--help` check, once per binary and version while it succeeds. */
 const cliProbe = probeCache<Capability>((result) => result.status === "ready");
-
-/** The executable and the user's login for a session, from the kit's configuration. */
-export function launchFacts(
-  selection: SelectionSpec,
-  config: Readonly<Record<string, string | undefined>>,
-): LaunchFacts {
-  return {
-    executable: resolveClaudeExecutable(selection, config),
-    login: findHostLogin(config),
-  };
-}
 
 /**
  * Runs `claude --help` in an isolated home and checks it names the stream-json mode and
@@ -68,35 +40,6 @@ async function checkCli(executable: string): Promise<Capability> {
     : {
         status: "unavailable",
         reason: `\`${executable} --help\` does not mention ${missing.join(", ")}, which the adapter relies on`,
-      };
-}
-
-/**
- * Whether the session has something to authenticate with: a provider (with its key
- * variable mapped, when it names one), else a mapped Anthropic key or token, else the
- * user's Claude Code login.
- */
-export function credentialsCapability(
-  provider: ModelProvider | undefined,
-  credentialNames: readonly string[],
-  login: HostLogin,
-): Capability {
-  const explicit = providerCredentials(provider, credentialNames);
-  if (explicit) return explicit;
-  if (credentialNames.length > 0) {
-    if (credentialNames.some((name) => KEY_VARIABLES.includes(name))) return { status: "ready" };
-    return {
-      status: "unavailable",
-      reason:
-        `credentials (${credentialNames.join(", ")}) were given without a provider, but Claude Code reads ` +
-        `its key from ${KEY_VARIABLES.join(", ")}; map one of those, e.g. credentialEnv: { ANTHROPIC_API_KEY: "${credentialNames[0]}" }`,
-    };
-  }
-  return login.usable
-    ? { status: "ready" }
-    : {
-        status: "unavailable",
-        reason: `no provider and no credentials given, and ${login.reason}`,
       };
 }
 

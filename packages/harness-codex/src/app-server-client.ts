@@ -59,6 +59,17 @@ export class AppServerClient {
     return this.rpc.request(method, params, options);
   }
 
+  /** The handshake: `initialize` with the adapter's identity, then `initialized`. */
+  async initialize(options: RequestOptions): Promise<void> {
+    const clientInfo = { name: "jest-m3", title: "jest-m3", version: "0.1.0" };
+    await this.request(
+      "initialize",
+      { clientInfo, capabilities: { experimentalApi: true } },
+      options,
+    );
+    this.notify("initialized");
+  }
+
   /** Sends a notification (no answer). */
   notify(method: string, params?: Json): void {
     this.rpc.notify(method, params);

@@ -1,4 +1,4 @@
-import { toolDecision } from "@jest-m3/core/adapter-kit";
+import { elicitationRequest, toolDecision } from "@jest-m3/core/adapter-kit";
 import type { HarnessLaunch } from "@jest-m3/core/harness";
 import type {
   ElicitationRequestParams,
@@ -24,27 +24,19 @@ export function fromPlan(launch: HarnessLaunch, request: ServerRequest): Promise
   if (!responder || request.method !== "mcpServer/elicitation/request") return undefined;
   const params = request.params as unknown as ElicitationRequestParams;
   if (params._meta?.codex_approval_kind !== undefined) return undefined;
-  const mode = params.mode === "url" ? "url" : "form";
-  return responder
-    .answer({
-      server: params.serverName,
-      mode,
-      message: params.message ?? "",
-      ...(params.requestedSchema ? { requestedSchema: params.requestedSchema } : {}),
-      ...(typeof params.url === "string" ? { url: params.url } : {}),
-      ...(typeof params.elicitationId === "string" ? { elicitationId: params.elicitationId } : {}),
-    })
-    .then(({ answer }): Json => {
-      const response: ElicitationResponse = {
-        action: answer.action,
-        content:
-          answer.action === "accept" && mode === "form"
-            ? ((answer.content ?? {}) as ElicitationResponse["content"])
-            : null,
-        _meta: null,
-      };
-      return { ...response };
-    });
+  const ask = elicitationRequest({ ...params, server: params.serverName });
+  const mode = ask.mode;
+  return responder.answer(ask).then(({ answer }): Json => {
+    const response: ElicitationResponse = {
+      action: answer.action,
+      content:
+        answer.action === "accept" && mode === "form"
+          ? ((answer.content ?? {}) as ElicitationResponse["content"])
+          : null,
+      _meta: null,
+    };
+    return { ...response };
+  });
 }
 
 /**

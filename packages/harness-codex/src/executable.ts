@@ -3,15 +3,13 @@ import {
   isRunnableFile,
   parseVersion,
   readVersion,
-  resolveAgentExecutable,
+  executableResolver,
   runnable,
   type AgentVersion,
-  type ExecutableLookup,
   type InstalledBinary,
   type VersionProbe,
 } from "@jest-m3/core/adapter-kit";
 import { dirname, join } from "node:path";
-import type { SelectionSpec } from "@jest-m3/core/harness";
 
 /** The Codex version this adapter was tested with. Older is refused; newer is untested. */
 export const TESTED_CODEX_VERSION = "0.171.0";
@@ -75,25 +73,14 @@ export function installedCodexBinary(): InstalledBinary {
  * `M3_CODEX_EXECUTABLE`, else the native binary of an installed `@openai/codex`, else
  * `codex` on `PATH`. An explicit path that is wrong is reported, never silently replaced.
  */
-export function resolveCodexExecutable(
-  selection: Pick<SelectionSpec, "executable">,
-  config: Readonly<Record<string, string | undefined>>,
-  pathVariable: string | undefined = process.env.PATH,
-): ExecutableLookup {
-  return resolveAgentExecutable(
-    {
-      agent: "Codex",
-      variable: EXECUTABLE_VARIABLE,
-      packageName: "@openai/codex",
-      binName: "codex",
-      installVersion: TESTED_CODEX_VERSION,
-      installed: installedCodexBinary,
-    },
-    selection.executable,
-    config,
-    pathVariable,
-  );
-}
+export const resolveCodexExecutable = executableResolver({
+  agent: "Codex",
+  variable: EXECUTABLE_VARIABLE,
+  packageName: "@openai/codex",
+  binName: "codex",
+  installVersion: TESTED_CODEX_VERSION,
+  installed: installedCodexBinary,
+});
 
 /** Parses the first `x.y.z[-pre]` in `--version` output, or returns null (core's rule). */
 export const parseCodexVersion: (output: string) => AgentVersion | null = parseVersion;

@@ -13,7 +13,7 @@ import { AppServerExited, CodexRpcError } from "./errors.js";
 import { codexEnvironment, copyHostLogin, createHomes, findHostLogin } from "./home.js";
 import { resolveCodexOptions, type ResolvedCodexOptions } from "./options.js";
 import type { McpStartupStatus } from "./protocol.js";
-import { CLIENT_INFO, credentialsCapability, launchFacts } from "./readiness.js";
+import { credentialsCapability, launchFacts } from "./launch-facts.js";
 import { CLOSE_GRACE_MS, CODEX_NAMES, CodexSession } from "./session.js";
 import { acquireWarm, type WarmAppServer } from "./warm-pool.js";
 
@@ -187,12 +187,7 @@ export async function openCodexSession(launch: HarnessLaunch): Promise<CodexSess
   const names = launch.servers.map((server) => server.name);
   try {
     await child.spawned;
-    await client.request(
-      "initialize",
-      { clientInfo: CLIENT_INFO, capabilities: { experimentalApi: true } },
-      { timeoutMs: options.startupTimeoutMs, signal: launch.signal },
-    );
-    client.notify("initialized");
+    await client.initialize({ timeoutMs: options.startupTimeoutMs, signal: launch.signal });
     const threadId = await startThread(client, launch, options);
     await serversReady(client, statuses, names, options.startupTimeoutMs, launch.signal);
     return new CodexSession(client, launch, threadId);

@@ -1,3 +1,4 @@
+import { optionReader } from "@jest-m3/core/adapter-kit";
 import { InvalidCodexOptions } from "./errors.js";
 import type { SandboxMode } from "./protocol.js";
 
@@ -51,17 +52,6 @@ const OPTION_NAMES = [
   "warm",
 ];
 
-function milliseconds(value: unknown, option: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 1000) {
-    throw new InvalidCodexOptions(
-      option,
-      `must be a number of milliseconds of at least 1000, got ${JSON.stringify(value)}.`,
-    );
-  }
-  return value;
-}
-
 /**
  * Checks a selection's options for the Codex harness and applies the defaults.
  *
@@ -70,35 +60,16 @@ function milliseconds(value: unknown, option: string, fallback: number): number 
 export function resolveCodexOptions(
   options: Readonly<Record<string, unknown>>,
 ): ResolvedCodexOptions {
-  for (const key of Object.keys(options)) {
-    if (!OPTION_NAMES.includes(key)) {
-      throw new InvalidCodexOptions(key, `is unknown; the options are ${OPTION_NAMES.join(", ")}.`);
-    }
-  }
-  const { sandbox, exposeDisallowedTools } = options;
-  if (sandbox !== undefined && sandbox !== "read-only" && sandbox !== "workspace-write") {
-    throw new InvalidCodexOptions(
-      "sandbox",
-      `must be "read-only" or "workspace-write", got ${JSON.stringify(sandbox)}.`,
-    );
-  }
-  if (exposeDisallowedTools !== undefined && typeof exposeDisallowedTools !== "boolean") {
-    throw new InvalidCodexOptions(
-      "exposeDisallowedTools",
-      `must be true or false, got ${JSON.stringify(exposeDisallowedTools)}.`,
-    );
-  }
-  if (options.warm !== undefined && typeof options.warm !== "boolean") {
-    throw new InvalidCodexOptions(
-      "warm",
-      `must be true or false, got ${JSON.stringify(options.warm)}.`,
-    );
-  }
+  const read = optionReader("Codex", options, OPTION_NAMES, (option, problem) => {
+    return new InvalidCodexOptions(option, problem);
+  });
+  const sandbox = read.oneOf("sandbox", ["read-only", "workspace-write"], "read-only");
+  const exposeDisallowedTools = read.boolean("exposeDisallowedTools", false);
   return {
-    warm: options.warm === true,
-    sandbox: sandbox ?? "read-only",
-    exposeDisallowedTools: exposeDisallowedTools ?? false,
-    startupTimeoutMs: milliseconds(options.startupTimeoutMs, "startupTimeoutMs", 30_000),
-    toolTimeoutMs: milliseconds(options.toolTimeoutMs, "toolTimeoutMs", 300_000),
+    warm: read.boolean("warm", false),
+    sandbox,
+    exposeDisallowedTools,
+    startupTimeoutMs: read.milliseconds("startupTimeoutMs", 30_000),
+    toolTimeoutMs: read.milliseconds("toolTimeoutMs", 300_000),
   };
 }

@@ -7,49 +7,26 @@ import {
   cachedVersionProbe,
   ManagedProcess,
   probeCache,
-  providerCredentials,
   sessionCapabilities,
   worst,
-  type ExecutableLookup,
 } from "@jest-m3/core/adapter-kit";
 import {
   readinessOf,
   type Capability,
-  type ModelProvider,
   type Readiness,
   type ReadinessContext,
-  type SelectionSpec,
 } from "@jest-m3/core/harness";
 import { AppServerClient } from "./app-server-client.js";
 import { APP_SERVER_ARGS } from "./config.js";
-import { readCodexVersion, resolveCodexExecutable, TESTED_CODEX_VERSION } from "./executable.js";
-import { findHostLogin, hostCodexHome, type HostLogin } from "./home.js";
+import { readCodexVersion, TESTED_CODEX_VERSION } from "./executable.js";
+import { findHostLogin } from "./home.js";
+import { credentialsCapability, launchFacts } from "./launch-facts.js";
 import { resolveCodexOptions } from "./options.js";
-
-/** The client identity the adapter gives Codex. */
-export const CLIENT_INFO = { name: "jest-m3", title: "jest-m3", version: "0.1.0" } as const;
-
-/** What readiness found out that `open()` needs again (the launch carries no configuration). */
-export interface LaunchFacts {
-  readonly executable: ExecutableLookup;
-  readonly hostHome: string;
-}
 
 /** `codex --version`, once per binary. */
 const probeVersion = cachedVersionProbe((executable) => readCodexVersion(executable.path));
 /** The app-server check, once per binary and version while it succeeds. */
 const appServerProbe = probeCache<Capability>((result) => result.status === "ready");
-
-/** The executable and login home for a session, resolved from the kit's configuration. */
-export function launchFacts(
-  selection: SelectionSpec,
-  config: Readonly<Record<string, string | undefined>>,
-): LaunchFacts {
-  return {
-    executable: resolveCodexExecutable(selection, config),
-    hostHome: hostCodexHome(config),
-  };
-}
 
 /** Starts `codex app-server` in a throw-away home and checks that it answers `initialize`. */
 async function checkAppServer(executable: string, timeoutMs: number): Promise<Capability> {
@@ -65,12 +42,7 @@ async function checkAppServer(executable: string, timeoutMs: number): Promise<Ca
   });
   const client = new AppServerClient(child);
   try {
-    await client.request(
-      "initialize",
-      { clientInfo: CLIENT_INFO, capabilities: { experimentalApi: true } },
-      { timeoutMs },
-    );
-    client.notify("initialized");
+    await client.initialize({ timeoutMs });
     return { status: "ready" };
   } catch (error) {
     return {
@@ -81,35 +53,6 @@ async function checkAppServer(executable: string, timeoutMs: number): Promise<Ca
     await client.close(1000);
     await rm(home, { recursive: true, force: true });
   }
-}
-
-/**
- * Whether the session has something to authenticate with: a provider (with its key
- * variable mapped, when it needs one), else the user's Codex login.
- */
-export function credentialsCapability(
-  provider: ModelProvider | undefined,
-  credentialNames: readonly string[],
-  login: HostLogin,
-): Capability {
-  const explicit = providerCredentials(provider, credentialNames);
-  if (explicit) return explicit;
-  if (credentialNames.length > 0) {
-    return {
-      status: "unavailable",
-      reason:
-        `credentials (${credentialNames.join(", ")}) were given without a provider, but codex app-server ` +
-        `reads no API key from its environment for the built-in OpenAI provider. Give a provider that ` +
-        `names the key, e.g. provider: { name: "openai-key", baseUrl: "https://api.openai.com/v1", ` +
-        `wireApi: "responses", envKey: "${credentialNames[0]}" }, or drop credentialEnv to use your Codex login`,
-    };
-  }
-  return login.usable
-    ? { status: "ready" }
-    : {
-        status: "unavailable",
-        reason: `no provider and no credentials given, and ${login.reason}`,
-      };
 }
 
 /**

@@ -18,7 +18,6 @@ import {
 import { AppServerClient } from "./app-server-client.js";
 import { APP_SERVER_ARGS } from "./config.js";
 import { copyHostLogin, codexEnvironment, type CodexHomes } from "./home.js";
-import { CLIENT_INFO } from "./readiness.js";
 
 /** How long an unused warm app-server stays up before it is stopped. */
 const IDLE_MS = 20_000;
@@ -67,12 +66,7 @@ async function start(key: WarmKey): Promise<WarmAppServer> {
   const warm: WarmAppServer = { client: new AppServerClient(child), root };
   try {
     await child.spawned;
-    await warm.client.request(
-      "initialize",
-      { clientInfo: CLIENT_INFO, capabilities: { experimentalApi: true } },
-      { timeoutMs: key.timeoutMs },
-    );
-    warm.client.notify("initialized");
+    await warm.client.initialize({ timeoutMs: key.timeoutMs });
   } catch (error) {
     stopNow(warm);
     throw error;

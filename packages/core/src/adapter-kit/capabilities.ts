@@ -2,24 +2,19 @@
  * Readiness builders: the capabilities every process-driving adapter reports, built from
  * facts only its agent knows. `worst()` combines capabilities; `agentChecks()` is the
  * executable → version → start chain (each step only when the one before allows it);
- * `providerCredentials()` the rule for an explicit provider's key; `sessionCapabilities()`
+ * `sessionCapabilities()`
  * the capabilities a session gates on, from the harness's and the credentials' state; and
  * `probeOnce()` keeps a successful probe for the process's life.
  *
  * @example
  * ```ts
  * const checks = await agentChecks({ agent: "My CLI", executable, version: rule, probeVersion, start: { name: "cli", probe: checkCli } });
- * const credentials = providerCredentials(provider, credentialNames) ?? loginCapability;
+ * const credentials = agentCredentials(provider, credentialNames, { named, login });
  * const capabilities = sessionCapabilities(worst(checks.executable, checks.version, checks.start), credentials);
  * ```
  */
 import { statSync } from "node:fs";
-import type {
-  Capabilities,
-  Capability,
-  CapabilityStatus,
-  ModelProvider,
-} from "../harness/contract.js";
+import type { Capabilities, Capability, CapabilityStatus } from "../harness/contract.js";
 import { errorMessage } from "./agent-errors.js";
 import type { ExecutableLookup, FoundExecutable } from "./executables.js";
 import {
@@ -155,25 +150,6 @@ export async function agentChecks(spec: AgentCheckSpec): Promise<AgentChecks> {
     start,
     versionText: probe.ok ? probe.version.text : null,
   };
-}
-
-/**
- * The credentials of an explicit provider: ready, unless it names a key variable the
- * selection's `credentialEnv` does not map. Undefined without a provider (the agent's own
- * rules decide: a login, a key variable).
- */
-export function providerCredentials(
-  provider: ModelProvider | undefined,
-  credentialNames: readonly string[],
-): Capability | undefined {
-  if (!provider) return undefined;
-  if (provider.envKey !== undefined && !credentialNames.includes(provider.envKey)) {
-    return {
-      status: "unavailable",
-      reason: `provider "${provider.name}" reads its key from ${provider.envKey}, which is not mapped; add credentialEnv: { ${provider.envKey}: "<PARENT_VARIABLE>" }`,
-    };
-  }
-  return { status: "ready" };
 }
 
 /**

@@ -146,3 +146,18 @@ export function resolveAgentExecutable(
       `(npm install --save-dev ${search.packageName}@${search.installVersion}) or set ${search.variable}.`,
   };
 }
+
+/**
+ * A harness's own lookup: {@link resolveAgentExecutable} with `search` fixed, taking the
+ * selection (for its `executable`) and the kit's configuration.
+ */
+export function executableResolver(
+  search: ExecutableSearch,
+): (
+  selection: { readonly executable?: string },
+  config: Readonly<Record<string, string | undefined>>,
+  pathVariable?: string,
+) => ExecutableLookup {
+  return (selection, config, pathVariable = process.env.PATH) =>
+    resolveAgentExecutable(search, selection.executable, config, pathVariable);
+}
