@@ -9,6 +9,7 @@
  * npx jest-m3 doctor
  * npx jest-m3 diff --baseline last-green
  * npx jest-m3 merge-reports shard-1/.m3/runs/* shard-2/.m3/runs/*
+ * npx jest-m3 show-history --runs 30
  * ```
  */
 import { createInterface } from "node:readline/promises";
@@ -18,6 +19,7 @@ import { doctor } from "./doctor.js";
 import { init } from "./init.js";
 import { parseMergeArgs, runMergeReports } from "./merge-reports.js";
 import { findReport, openInBrowser, ReportNotFound, serveReport } from "./show-report.js";
+import { parseShowHistoryArgs, runShowHistory } from "./show-history.js";
 
 /** Each command's own help (`jest-m3 <command> --help`), in the order of the overview. */
 const COMMAND_HELP: Readonly<Record<string, string>> = {
@@ -55,6 +57,17 @@ const COMMAND_HELP: Readonly<Record<string, string>> = {
       --results <dir> where the merged run goes (default: resultsDir of m3.config.json)
       --no-history    do not record the merged run in the history
       exit code       0 merged and passed, 1 merged and failed, 2 nothing merged
+`,
+  "show-history": `  show-history        write one self-contained HTML page of the history (history.sqlite):
+                      pass rate per test and agent over the last runs as small charts, flaky
+                      tests (flip rate), the slowest tests, each run linked to its report
+      --runs <n>      the last n runs (default 30)
+      --results <dir> the results folder (default: resultsDir of m3.config.json, else .m3)
+      --out <file>    where to write it (default: history.html in the results folder)
+      --no-open       only print the path
+      --serve         serve it (and the runs' reports) on 127.0.0.1 instead of opening it
+      --port <n>      the port to serve on (default: any free port)
+      exit code       0 written, 1 no history to show, 2 a usage mistake
 `,
   doctor: `  doctor              versions, model providers, the stdio relay a run will use, and every
                       installed harness's readiness, with the fix for each problem
@@ -214,6 +227,14 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       return 2;
     }
     return runMergeReports(args, io);
+  }
+  if (command === "show-history") {
+    const args = parseShowHistoryArgs(rest);
+    if (typeof args === "string") {
+      io.err(`jest-m3 show-history: ${args}\n\n${commandHelp("show-history")}`);
+      return 2;
+    }
+    return runShowHistory(args, io);
   }
   if (command !== "show-report") {
     io.err(`jest-m3: unknown command "${command}".\n\n${USAGE}`);

@@ -24,7 +24,7 @@ export function jsonForScript(value: unknown): string {
 }
 
 /** `value` as text safe in HTML content and in quoted attributes. */
-const escapeHtml = (value: unknown): string =>
+export const escapeHtml = (value: unknown): string =>
   String(value ?? "").replace(
     /[&<>"']/g,
     (char) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[char]!,
