@@ -95,6 +95,9 @@ export class Workspace {
 
   private static async make(spec: WorkspaceSpec, path: string): Promise<void> {
     if (spec.kind === "gitWorktree") {
+      // A run killed before it removed its worktree left an entry whose folder the sweep
+      // deleted; pruning forgets it, so the repository does not collect them.
+      await gitAsync(["worktree", "prune"], spec.source);
       await gitAsync(["worktree", "add", "--detach", path, spec.commit!], spec.source);
     } else {
       await cp(spec.source, path, {
