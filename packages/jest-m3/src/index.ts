@@ -15,6 +15,8 @@ export type { M3Matchers } from "./types.js";
 export type { ToolCallOptions } from "./matchers/to-have-tool-call.js";
 export type { ToolCallsOptions } from "./matchers/to-have-tool-calls.js";
 export type { DurationOptions } from "./matchers/to-have-duration.js";
+export type { TokenBudget, TokenBudgetOptions } from "./matchers/to-stay-within-tokens.js";
+export type { ModelRequestsOptions } from "./matchers/to-have-model-requests.js";
 export type { ElicitationOptions } from "./matchers/to-have-elicitation.js";
 export type { PassJudgeOptions } from "./matchers/to-pass-judge.js";
 export type { TrajectoryStep, TrajectoryMode } from "@jest-m3/core/runner";

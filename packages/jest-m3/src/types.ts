@@ -3,6 +3,8 @@ import type { CapabilityStatus } from "@jest-m3/core/harness";
 import type { ChangedFileStep, TrajectoryStep } from "@jest-m3/core/runner";
 import type { ChangedFilesOptions } from "./matchers/to-have-changed-files.js";
 import type { DurationOptions } from "./matchers/to-have-duration.js";
+import type { TokenBudget, TokenBudgetOptions } from "./matchers/to-stay-within-tokens.js";
+import type { ModelRequestsOptions } from "./matchers/to-have-model-requests.js";
 import type { ToolCallOptions } from "./matchers/to-have-tool-call.js";
 import type { ToolCallsOptions } from "./matchers/to-have-tool-calls.js";
 import type { ElicitationOptions } from "./matchers/to-have-elicitation.js";
@@ -104,6 +106,25 @@ export interface M3Matchers<R> {
    * ```
    */
   toHaveDurationBetween(minMs: number, maxMs: number): R;
+  /**
+   * The tokens the provider reported for a session (or one turn) stay within the budget.
+   * Unavailable usage fails (with `.not` too).
+   *
+   * @example
+   * ```ts
+   * expect(result).toStayWithinTokens({ input: 50_000, output: 2_000 }, { turn: 1 });
+   * ```
+   */
+  toStayWithinTokens(budget: TokenBudget, options?: TokenBudgetOptions): R;
+  /**
+   * How many requests the agent sent its model, in a session or one turn.
+   *
+   * @example
+   * ```ts
+   * expect(first).toHaveModelRequests({ max: 3 });
+   * ```
+   */
+  toHaveModelRequests(options: ModelRequestsOptions): R;
   /**
    * A turn's reply (or a tool result's text) is exactly `expected`.
    *

@@ -96,6 +96,22 @@ test("Codex through the tap: records equal the journal, per turn, and no key is 
     expect(isUnavailable(result.usage)).toBe(false);
     expect(session_.requests).toBe(result.modelRequests!.filter((r) => r.generation).length);
 
+    // The matchers read the same numbers: a budget at the total passes, one token less fails.
+    expect(result).toStayWithinTokens({ total: session_.totalTokens });
+    expect(() => expect(result).toStayWithinTokens({ total: session_.totalTokens - 1 })).toThrow(
+      /over: total/,
+    );
+    const firstInput = (first.usage as TokenUsage).inputTokens;
+    expect(result).toStayWithinTokens({ input: firstInput }, { turn: 1 });
+    expect(() =>
+      expect(result).toStayWithinTokens({ input: firstInput - 1 }, { turn: first }),
+    ).toThrow(/turn 1's tokens/);
+    const roundTrips = first.modelRequests!.length;
+    expect(first).toHaveModelRequests({ min: roundTrips, max: roundTrips });
+    expect(() => expect(result).toHaveModelRequests({ max: roundTrips - 1, turn: 1 })).toThrow(
+      /asked for shipping_quote/,
+    );
+
     // The catalog as Codex offered it: deferred behind tool_search, then the allow-listed
     // tool only, in its namespace, loaded by the search.
     const catalog = catalogCostOf(result);

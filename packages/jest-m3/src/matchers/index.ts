@@ -17,6 +17,8 @@ import { toHaveToolCalls } from "./to-have-tool-calls.js";
 import { toHaveTrace } from "./to-have-trace.js";
 import { toMatchTrajectorySnapshot } from "./to-match-trajectory-snapshot.js";
 import { toPassJudge } from "./to-pass-judge.js";
+import { toStayWithinTokens } from "./to-stay-within-tokens.js";
+import { toHaveModelRequests } from "./to-have-model-requests.js";
 
 /** Every jest-m3 matcher, for `expect.extend(m3Matchers)`. */
 export const m3Matchers = {
@@ -41,6 +43,8 @@ export const m3Matchers = {
   toHaveTrace,
   toHaveElicitation,
   toPassJudge,
+  toStayWithinTokens,
+  toHaveModelRequests,
   toHaveChangedFiles,
   toHaveFileContent,
 };
