@@ -114,10 +114,12 @@ export class PiTurn implements SlotTurn {
     });
   }
 
+  /** The last assistant message of this turn: after the turn's prompt (the last user message). */
   private lastAssistantMessage(): PiMessage | undefined {
     const messages = this.lastEnd?.messages ?? [];
     for (let index = messages.length - 1; index >= 0; index--) {
       const message = messages[index];
+      if (message?.role === "user") return undefined;
       if (message?.role === "assistant") return message;
     }
     return undefined;

@@ -20,6 +20,7 @@ beforeAll(async () => {
   model = await startScriptedModel({
     rules: [
       { name: "hang", when: { user: "hang" }, steps: [{ hang: true }] },
+      { name: "first", when: { user: "first" }, steps: [{ reply: "The first reply." }] },
       {
         name: "quote",
         when: { user: "quote" },
@@ -119,4 +120,24 @@ test("a turn past its budget during a slow MCP call: Pi aborts the call, the ser
   );
   expect(methods).toContain("notifications/cancelled");
   expect([...pids, ...processTree(kit)].filter(isRunning)).toEqual([]);
+});
+
+test("a second turn that times out keeps no reply of the first", async () => {
+  await using kit = new MCPTestKit({ env: {} });
+  const [agent] = kit.agents([
+    { harness: "pi", models: ["scripted-model"], provider: model.providerFor("responses") },
+  ]);
+  const session = agent!.session({
+    server: shippingServer(join(logs, "second.jsonl")),
+    timeout: 90_000,
+  });
+  let first, second;
+  {
+    await using open = await session.open();
+    first = await open.send("The first turn.");
+    second = await open.send("Please hang.", { timeout: 2000 });
+  }
+  expect(first.response?.text).toBe("The first reply.");
+  expect(second.snapshot.outcome).toBe(TurnOutcome.TIMED_OUT);
+  expect(second.response).toBeNull();
 });
