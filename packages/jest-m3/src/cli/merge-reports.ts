@@ -23,6 +23,7 @@ import { HISTORY_FILE } from "../store/history.js";
 import { recordRunInStore } from "../store/record.js";
 import { runsFolder } from "./show-report.js";
 import type { CliIo } from "./io.js";
+import { appendJobSummary } from "../report/ci-summary.js";
 
 /** The options of `jest-m3 merge-reports`. */
 export interface MergeArgs {
@@ -95,6 +96,14 @@ export async function runMergeReports(args: MergeArgs, io: CliIo): Promise<numbe
       );
     }
     if (args.history) io.out(`Recorded in ${store} (npx jest-m3 diff)\n`);
+    // In GitHub Actions: the merged run's job summary, with the diff against the previous run.
+    io.err(
+      await appendJobSummary(
+        report,
+        args.history ? store : null,
+        "Merged with --no-history: no diff.",
+      ),
+    );
     return report.success ? 0 : 1;
   } catch (error) {
     if (staging) rmSync(staging, { recursive: true, force: true });

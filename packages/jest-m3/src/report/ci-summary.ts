@@ -220,3 +220,25 @@ export async function writeJobSummary(
   appendFileSync(file, jobSummaryMarkdown(report, diff, why));
   return file;
 }
+
+/**
+ * {@link writeJobSummary} for a command line: never throws; returns the line to print (empty
+ * when `GITHUB_STEP_SUMMARY` is not set), saying where it went or why it did not.
+ *
+ * @example
+ * ```ts
+ * io.err(await appendJobSummary(report, store));
+ * ```
+ */
+export async function appendJobSummary(
+  report: RunReport,
+  store: string | null,
+  note?: string,
+): Promise<string> {
+  try {
+    const file = await writeJobSummary(report, store, process.env, note);
+    return file ? `jest-m3: job summary appended to ${file}\n` : "";
+  } catch (error) {
+    return `jest-m3: the job summary was NOT written: ${error instanceof Error ? error.message : String(error)}\n`;
+  }
+}
