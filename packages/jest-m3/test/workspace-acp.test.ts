@@ -1,0 +1,83 @@
+/**
+ * A workspace on the two ACP agents (Gemini CLI, OpenCode; real binaries, the scripted
+ * model): an MCP server started in the workspace (`cwd: "workspace"`) writes and deletes
+ * files through its tools, and `result.workspace` holds exactly what its log says it did.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { ExecutionOutcome, MCPTestKit, expect } from "jest-m3";
+import type { ProviderDialect } from "@jest-m3/core/harness";
+import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+
+jest.setTimeout(180_000);
+
+let model: ScriptedModel;
+beforeAll(async () => {
+  model = await startScriptedModel({
+    rules: [
+      {
+        name: "tidy",
+        when: { user: "tidy the project" },
+        steps: [
+          { call: "files:write_file", args: { path: "docs/summary.md", content: "# Summary\n" } },
+          { call: "files:delete_file", args: { path: "obsolete.txt" } },
+          { reply: "Tidied." },
+        ],
+      },
+    ],
+  });
+});
+afterAll(async () => {
+  await model.close();
+});
+
+describe.each([
+  ["gemini", "gemini"],
+  ["opencode", "chat-completions"],
+] as const)("a workspace on %s", (harness, dialect: ProviderDialect) => {
+  test("the server's writes in the workspace are the session's diff", async () => {
+    await using kit = new MCPTestKit({ env: {} });
+    const root = await kit.tempDir("m3-workspace-test-");
+    const source = join(root, "project");
+    mkdirSync(source);
+    writeFileSync(join(source, "obsolete.txt"), "old\n");
+    writeFileSync(join(source, "readme.md"), "stays\n");
+    const log = join(root, "files.jsonl");
+    const [agent] = kit.agents([
+      { harness, models: ["scripted-1"], provider: model.providerFor(dialect) },
+    ]);
+    const session = agent!.session({
+      server: {
+        name: "files",
+        command: process.execPath,
+        args: [join(__dirname, "fixtures", "workspace-files-server.mjs")],
+        env: { FILES_LOG: log },
+        cwd: "workspace",
+      },
+      workspace: { copy: source },
+      timeout: 120_000,
+    });
+    {
+      await using open = await session.open();
+      await open.send("Please tidy the project.", { timeout: 120_000 });
+    }
+    const result = session.result;
+    expect(result).toHaveOutcome(ExecutionOutcome.COMPLETED);
+    const workspace = result.workspace!;
+    const lines = readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { op: string; cwd: string; path: string });
+    expect(lines.map((line) => [line.op, line.cwd, relative(workspace.path, line.path)])).toEqual([
+      ["write_file", workspace.path, "docs/summary.md"],
+      ["delete_file", workspace.path, "obsolete.txt"],
+    ]);
+    expect(result).toHaveChangedFiles([
+      { path: "docs/summary.md", change: "added" },
+      { path: "obsolete.txt", change: "deleted" },
+    ]);
+    expect(result).toHaveFileContent("docs/summary.md", "# Summary\n");
+    expect(existsSync(join(source, "obsolete.txt"))).toBe(true);
+    expect(existsSync(workspace.path)).toBe(false);
+  });
+});
