@@ -62,7 +62,12 @@ export {
   type SlotTurn,
   type TurnSlotOptions,
 } from "./adapter-kit/turn-slot.js";
-export { unfinishedCall, type AgentNames } from "./adapter-kit/agent-names.js";
+export {
+  callOutcome,
+  unfinishedCall,
+  type AgentNames,
+  type CallResult,
+} from "./adapter-kit/agent-names.js";
 export {
   startFailure,
   tornDown,

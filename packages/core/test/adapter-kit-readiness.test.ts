@@ -13,6 +13,7 @@ import {
   agentCredentials,
   elicitationRequest,
   cachedVersionProbe,
+  callOutcome,
   executableResolver,
   InvalidHarnessOptions,
   optionReader,
@@ -409,5 +410,28 @@ test("elicitationRequest: url mode only when said, the rest only when given", ()
     mode: "form",
     message: "Seat?",
     requestedSchema: schema,
+  });
+});
+
+test("callOutcome: unfinished without a result, success, else what the agent's rule reads in the text", () => {
+  const names = { agent: "Kit CLI" };
+  const unfinished = { status: "cancelled" as const, reason: "the turn was interrupted" };
+  const failed = (text: string) => (/denied/.test(text) ? "policy_denied" : "tool_error") as const;
+  expect(callOutcome(names, undefined, unfinished, failed)).toEqual({
+    status: "cancelled",
+    error: "the turn was interrupted",
+  });
+  expect(callOutcome(names, { isError: false, text: "9 USD" }, unfinished, failed)).toEqual({
+    status: "success",
+  });
+  expect(
+    callOutcome(names, { isError: true, text: "denied by policy" }, unfinished, failed),
+  ).toEqual({
+    status: "policy_denied",
+    error: "denied by policy",
+  });
+  expect(callOutcome(names, { isError: true, text: "" }, unfinished, failed)).toEqual({
+    status: "tool_error",
+    error: "Kit CLI reported an error without a message",
   });
 });

@@ -1,4 +1,4 @@
-import { isPolicyDenialMessage } from "@jest-m3/core/adapter-kit";
+import { callOutcome, isPolicyDenialMessage } from "@jest-m3/core/adapter-kit";
 import { unavailable, type ReportedToolCall, type ToolCallStatus } from "@jest-m3/core/harness";
 import { normalizeName } from "./config.js";
 import type { Json, ToolResultMeta, ToolUseMeta } from "./protocol.js";
@@ -115,18 +115,12 @@ export function reportedToolCall(
   unfinished: { readonly status: ToolCallStatus; readonly reason: string },
 ): ReportedToolCall {
   const { result } = call;
-  let status: ToolCallStatus;
-  let error: string | undefined;
-  if (result === undefined) {
-    status = unfinished.status;
-    error = unfinished.reason;
-  } else if (!result.isError) {
-    status = "success";
-  } else {
-    const text = textOf(result.content);
-    status = failedStatus(call, text, allowed);
-    error = text || "Claude Code reported an error without a message";
-  }
+  const { status, error } = callOutcome(
+    { agent: "Claude Code" },
+    result && { isError: result.isError, text: textOf(result.content) },
+    unfinished,
+    (text) => failedStatus(call, text, allowed),
+  );
   return {
     id: call.id,
     server: call.name.server,

@@ -1,6 +1,6 @@
 /**
- * The names an adapter's messages use for its agent, and the wording built from them that
- * every adapter shares (a tool call the agent did not finish reporting).
+ * The names an adapter's messages use for its agent, and what every adapter words the same
+ * with them: a tool call the agent did not finish reporting, and a reported call's status.
  *
  * @example
  * ```ts
@@ -8,6 +8,7 @@
  * const { status, reason } = unfinishedCall(names, "failed", "the agent exited");
  * ```
  */
+import type { ToolCallStatus } from "../evidence/trace.js";
 import type { AdapterTurnOutcome } from "../harness/contract.js";
 
 /** The names an adapter's messages use for its agent. */
@@ -39,4 +40,29 @@ export function unfinishedCall(
         reason: `the turn failed before ${missing}: ${error ?? "no reason given"}`,
       }
     : { status: "cancelled", reason: `the turn was interrupted before ${missing}` };
+}
+
+/** What an agent said of a finished call: whether it failed, and the result's text. */
+export interface CallResult {
+  readonly isError: boolean;
+  /** The result's text (its error message, when it failed). */
+  readonly text: string;
+}
+
+/**
+ * A reported call's status and error, by the rule every adapter shares: no result yet is
+ * `unfinished` (see {@link unfinishedCall}); a result that is not an error is a success;
+ * an error's status is what `failed` reads in its text (a policy denial, a timeout, ...),
+ * its error the text, or a sentence naming the agent when it gave none.
+ */
+export function callOutcome(
+  names: AgentNames,
+  result: CallResult | undefined,
+  unfinished: { readonly status: ToolCallStatus; readonly reason: string },
+  failed: (text: string) => ToolCallStatus,
+): { readonly status: ToolCallStatus; readonly error?: string } {
+  if (result === undefined) return { status: unfinished.status, error: unfinished.reason };
+  if (!result.isError) return { status: "success" };
+  const error = result.text || `${names.agent} reported an error without a message`;
+  return { status: failed(result.text), error };
 }
