@@ -1,5 +1,5 @@
 /**
- * A workspace on the two ACP agents (Gemini CLI, OpenCode; real binaries, the scripted
+ * A workspace on Gemini CLI, OpenCode (both over ACP) and Pi (real binaries, the scripted
  * model): an MCP server started in the workspace (`cwd: "workspace"`) writes and deletes
  * files through its tools, and `result.workspace` holds exactly what its log says it did.
  */
@@ -32,9 +32,10 @@ afterAll(async () => {
 });
 
 describe.each([
-  ["gemini", "gemini"],
-  ["opencode", "chat-completions"],
-] as const)("a workspace on %s", (harness, dialect: ProviderDialect) => {
+  ["gemini", "gemini", "scripted-1"],
+  ["opencode", "chat-completions", "scripted-1"],
+  ["pi", "responses", "scripted-model"],
+] as const)("a workspace on %s", (harness, dialect: ProviderDialect, modelName) => {
   test("the server's writes in the workspace are the session's diff", async () => {
     await using kit = new MCPTestKit({ env: {} });
     const root = await kit.tempDir("m3-workspace-test-");
@@ -44,7 +45,7 @@ describe.each([
     writeFileSync(join(source, "readme.md"), "stays\n");
     const log = join(root, "files.jsonl");
     const [agent] = kit.agents([
-      { harness, models: ["scripted-1"], provider: model.providerFor(dialect) },
+      { harness, models: [modelName], provider: model.providerFor(dialect) },
     ]);
     const session = agent!.session({
       server: {
