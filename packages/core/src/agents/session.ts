@@ -431,7 +431,8 @@ export class AgentSession implements AsyncDisposable {
     }
     if (this.workspace) {
       // After the harness and the servers stopped: every write is on disk by now.
-      const workspace = await this.workspace.finish();
+      // A file the server or agent wrote may quote a secret the kit handed out.
+      const workspace = this.services.runtime.scrubValue(await this.workspace.finish());
       this.workspaceResult = workspace;
       if (workspace.error) problems.push(`the workspace: ${workspace.error}`);
       if (workspace.kind === "readOnly" && workspace.changes.length > 0) {

@@ -125,8 +125,12 @@ export class Workspace {
     }
     const artifacts: WorkspaceArtifact[] = [];
     for (const named of this.spec.artifacts) {
-      for (const path of await filesUnder(this.path, named.replace(/\/+$/, ""))) {
-        artifacts.push(await artifactOf(this.path, path));
+      try {
+        for (const path of await filesUnder(this.path, named.replace(/\/+$/, ""))) {
+          artifacts.push(await artifactOf(this.path, path));
+        }
+      } catch (error) {
+        problems.push(`the artifact ${named} could not be read: ${(error as Error).message}`);
       }
     }
     if (!this.spec.keep)
