@@ -76,7 +76,7 @@ describe("every entry point refuses bad input with the field's path, the problem
       [
         () => agent!.session({ server: shipping, timeuot: 5 } as never),
         InvalidSessionOptions,
-        'Session option "timeuot" is unknown; the options are server, servers, tools, timeout, elicitation. Did you mean "timeout"?',
+        'Session option "timeuot" is unknown; the options are server, servers, tools, timeout, elicitation, workspace. Did you mean "timeout"?',
       ],
       [
         () => agent!.session({ servers: [{ ...shipping, enc: {} }] } as never),
@@ -102,7 +102,7 @@ describe("every entry point refuses bad input with the field's path, the problem
     // A key nothing resembles gets the list, and no guess.
     const error = refusal(() => agent!.session({ server: shipping, colour: "red" } as never));
     expect(error.message).toContain(
-      "the options are server, servers, tools, timeout, elicitation.",
+      "the options are server, servers, tools, timeout, elicitation, workspace.",
     );
     expect(error.message).not.toContain("Did you mean");
     expect(kit.processes).toEqual([]);
