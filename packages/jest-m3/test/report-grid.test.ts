@@ -257,3 +257,124 @@ test("a 500 × 8 grid opens, colours its cells, filters and clicks through in Ch
     expect([step, ms < SANITY_MS]).toEqual([step, true]);
   }
 }, 180_000);
+
+/** Markup that runs script if a page writes it raw, each setting `window.__m3pwned`. */
+const PAYLOADS = [
+  "<img src=x onerror=\"window.__m3pwned='img'\">",
+  '"><svg onload="window.__m3pwned=\'svg\'">',
+  "</script><script>window.__m3pwned='script'</script>",
+  "' onmouseover='window.__m3pwned=\"attr\"' x='",
+  '<iframe srcdoc="<script>parent.__m3pwned=1</script>"></iframe>',
+];
+const ALL = PAYLOADS.join(" ");
+
+test("the grid writes markup in names, agents, servers, tools and number fields as text, and runs none of it", async () => {
+  const hostile = (field: string): string => `${field}:${ALL}`;
+  const session: TranscriptRecord = {
+    testPath: `/project/${hostile("file")}.test.ts`,
+    testName: `${hostile("describe")} ${hostile("title")}`,
+    executionId: "e-1",
+    agent: hostile("agent"),
+    model: hostile("model"),
+    harness: hostile("harness"),
+    version: hostile("version"),
+    sessionId: "s-1",
+    catalogs: [
+      { server: hostile("server"), tools: [{ name: hostile("listed"), schemaHash: "h" }] },
+    ],
+    outcome: "completed",
+    error: null,
+    gaps: [],
+    outsideTurns: 0,
+    turns: [
+      {
+        number: 1,
+        outcome: "completed",
+        prompt: "p",
+        reply: "r",
+        error: null,
+        durationMs: 10,
+        toolCalls: [
+          {
+            id: "call-1",
+            server: hostile("server"),
+            tool: hostile("tool"),
+            arguments: "{}",
+            status: "success",
+            evidence: "both",
+          },
+        ],
+      },
+    ],
+  };
+  const built = buildRunReport({
+    rootDir: "/project",
+    run: { runId: "hostile-grid" },
+    files: [
+      {
+        testFilePath: session.testPath,
+        testResults: [
+          {
+            fullName: session.testName,
+            title: hostile("title"),
+            status: "failed",
+            failureMessages: ["boom"],
+          },
+        ],
+      },
+    ],
+    sessions: [session],
+    success: false,
+    startedAt: Date.now(),
+    secrets: [],
+  });
+  // Number fields carrying markup, as a hand-made blob would.
+  const report = {
+    ...built,
+    tests: built.tests.map((test) => ({
+      ...test,
+      stats: (test.stats ?? []).map((row) => ({
+        ...row,
+        trials: {
+          ...row.trials,
+          passed: hostile("passed") as unknown as number,
+          run: hostile("run") as unknown as number,
+          interval: [hostile("low"), hostile("high")] as unknown as [number, number],
+        },
+      })),
+    })),
+  };
+  folder ??= mkdtempSync(join(tmpdir(), "m3-report-grid-"));
+  const file = join(folder, "hostile.html");
+  writeFileSync(file, renderReportHtml(report));
+  await withChromium(async (browser) => {
+    const page = await browser.newPage();
+    const events: string[] = [];
+    page.on("dialog", (dialog) => {
+      events.push(`dialog ${dialog.message()}`);
+      void dialog.dismiss();
+    });
+    page.on("pageerror", (error) => events.push(`error ${error.message}`));
+    page.on("console", (message) => events.push(`console ${message.text()}`));
+    await page.goto(`${pathToFileURL(file).href}#grid`);
+    await page.locator("#grid-tests tr.test-row").waitFor();
+    await page.locator("#grid td.cell").first().hover();
+    const grid = page.locator("#grid");
+    expect(await grid.locator("img, svg, iframe, script").count()).toBe(0);
+    const text = (await grid.textContent()) ?? "";
+    for (const field of ["describe", "title", "server", "tool", "listed", "passed", "run"]) {
+      expect([field, text.includes(hostile(field))]).toEqual([field, true]);
+    }
+    expect(await page.locator("#grid-tests thead th").nth(2).textContent()).toBe(
+      `${hostile("harness")} ${hostile("version")} · ${hostile("model")}`,
+    );
+    // A click on the hostile cell still opens the test on that agent.
+    await page.locator("#grid-tests td.cell").first().click();
+    await page.locator("#detail h2").waitFor();
+    expect(await page.locator("#detail .session").count()).toBe(1);
+    expect(
+      await page.evaluate(() => (globalThis as { __m3pwned?: unknown }).__m3pwned),
+    ).toBeUndefined();
+    expect(events).toEqual([]);
+  });
+}, 120_000);
