@@ -5,6 +5,9 @@
  * - In a worker: when Jest's main process dies without tearing down (SIGINT outside watch
  *   mode, a crash), its workers lose their parent and would keep running their sessions.
  *   On that disconnect the guard stops every process this worker's kits started and exits.
+ *   On SIGINT or SIGTERM (Ctrl-C in a terminal signals Jest's whole process group, workers
+ *   included) it stops them too, with their process groups, removes the kits' folders and
+ *   ends by the signal.
  * - In Jest's main process (`--runInBand`, or a single test file): Jest has no handler for
  *   SIGINT or SIGTERM outside watch mode, so the process would die at once, leaving behind
  *   whatever its kits started (a server that ignores EOF and SIGTERM keeps running) and
@@ -18,8 +21,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import NodeEnvironment from "jest-environment-node";
-import { signalIfSame, stillSame } from "@jest-m3/core/lean";
-import { markWriterExited, readRecords, removeLeftoverDirs } from "./run-ledger.js";
+import { markWriterExited, stopRecordedSync } from "./run-ledger.js";
 import {
   ENVIRONMENT_MARK,
   FILE_DONE_HOOK,
@@ -36,24 +38,12 @@ export const RUN_INTERRUPTED = "interrupted.json";
 let guarded = false;
 
 /**
- * Stops every process this process's kits started (SIGTERM, a short grace, then SIGKILL)
- * and removes their temporary folders. Synchronous on purpose: the process exits right
- * after. Returns what it stopped and removed.
+ * Stops every process this process's kits started, with their process groups (SIGTERM, a
+ * short grace, then SIGKILL) and removes their temporary folders. Synchronous on purpose:
+ * the process exits right after. Returns what it stopped and removed.
  */
 function cleanUpThisProcess(dir: string): { stopped: number[]; removed: string[] } {
-  const ours = readRecords<{ pid: number; startTicks?: string | null }>(
-    dir,
-    "processes",
-    process.pid,
-  ).map((entry) => ({ pid: entry.pid, startTime: entry.startTicks }));
-  const stopped = signalIfSame(ours, "SIGTERM");
-  const deadline = Date.now() + 300;
-  while (Date.now() < deadline && ours.some(stillSame)) {
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
-  }
-  // Processes first: one still running could write into a folder being removed.
-  signalIfSame(ours, "SIGKILL");
-  return { stopped, removed: removeLeftoverDirs(dir, process.pid) };
+  return stopRecordedSync(dir, [process.pid]);
 }
 
 function guardWorker(): void {
@@ -68,6 +58,18 @@ function guardWorker(): void {
     process.exit(1);
   }, 250);
   check.unref();
+  // Ctrl-C in a terminal signals Jest's whole process group, its workers too, but not the
+  // kits' processes (each leads its own group): an agent that does not exit on the end of
+  // its stdin while a call is pending (Claude Code) would run on, with its relay and server.
+  // The worker stops them and removes its kits' folders, then ends by the signal.
+  const onSignal = (signal: NodeJS.Signals): void => {
+    for (const name of ["SIGINT", "SIGTERM"] as const) process.removeListener(name, onSignal);
+    const dir = process.env[RUN_ENV.runDir];
+    if (dir) cleanUpThisProcess(dir);
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   // A worker that ends normally says so; one that was killed cannot, and Jest's main process
   // then cleans up after it (run-guard.ts).
   process.once("exit", () => {

@@ -19,7 +19,13 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isProcessAlive, processStartTime, signalIfSame, stillSame } from "@jest-m3/core/lean";
-import { readRecords, removeLeftoverDirs, WRITERS } from "./run-ledger.js";
+import {
+  ledgerWriters,
+  readRecords,
+  removeLeftoverDirs,
+  stopRecordedSync,
+  WRITERS,
+} from "./run-ledger.js";
 import { SHARED_SERVICES } from "./shared-services.js";
 
 /** The run folder's record of the process that owns it. */
@@ -64,20 +70,6 @@ export function recordRunEnded(runDir: string): void {
     return; // a run folder without an owner (a test's own): nothing to record against
   }
   writeFileSync(file, JSON.stringify({ ...owner, ended: new Date().toISOString() }));
-}
-
-/** The writers of a run's ledgers (one file per process, named by its pid). */
-function ledgerWriters(runDir: string): number[] {
-  const pids = new Set<number>();
-  for (const ledger of ["processes", "dirs"]) {
-    const folder = join(runDir, ledger);
-    if (!existsSync(folder)) continue;
-    for (const file of readdirSync(folder)) {
-      const pid = Number(file.replace(/\.jsonl$/, ""));
-      if (Number.isInteger(pid) && pid > 0) pids.add(pid);
-    }
-  }
-  return [...pids];
 }
 
 /**
@@ -229,4 +221,33 @@ export function guardRun(runsDir: string, currentRun: string): void {
   sweepStaleRuns(runsDir, currentRun);
   const stop = watchWorkers(currentRun);
   SHARED_SERVICES.push(stop);
+  guardRunSignals(currentRun);
+}
+
+/**
+ * Jest's main process ends at once on SIGINT or SIGTERM outside watch mode, before its
+ * global teardown: with workers, whatever their kits started and recorded would outlive the
+ * run (a worker signalled with it cleans up after itself, one that was not cannot). On the
+ * signal, every process the workers' ledgers recorded is stopped with its process group and
+ * their folders removed, with one line saying so; then the process ends by the signal. This
+ * process's own ledger is the environment's signal guard's (an in-band run).
+ */
+function guardRunSignals(runDir: string): void {
+  const onSignal = (signal: NodeJS.Signals): void => {
+    for (const name of ["SIGINT", "SIGTERM"] as const) process.removeListener(name, onSignal);
+    try {
+      const workers = ledgerWriters(runDir).filter((pid) => pid !== process.pid);
+      const { stopped, removed } = stopRecordedSync(runDir, workers);
+      if (stopped.length + removed.length > 0) {
+        process.stderr.write(
+          `\njest-m3: ${signal}: stopped ${stopped.length} process(es) the workers' kits started and removed ${removed.length} temporary folder(s).\n`,
+        );
+      }
+    } catch {
+      // The run folder is gone: nothing recorded to stop.
+    }
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
 }

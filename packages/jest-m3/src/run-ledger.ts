@@ -14,7 +14,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { processStartTime } from "@jest-m3/core/lean";
+import { processStartTime, stillSame } from "@jest-m3/core/lean";
 
 /** The ledgers of a run folder. */
 export type Ledger = "processes" | "dirs" | "executions" | "trials" | "verdicts";
@@ -143,4 +143,63 @@ export function removeLeftoverDirs(dir: string, worker?: number): string[] {
     removed.push(absolute);
   }
   return removed;
+}
+
+/** The pids of the processes that wrote a run's `processes/` or `dirs/` ledger. */
+export function ledgerWriters(dir: string): number[] {
+  const pids = new Set<number>();
+  for (const ledger of ["processes", "dirs"]) {
+    const folder = join(dir, ledger);
+    if (!existsSync(folder)) continue;
+    for (const file of readdirSync(folder)) {
+      const pid = Number(file.replace(/\.jsonl$/, ""));
+      if (Number.isInteger(pid) && pid > 0) pids.add(pid);
+    }
+  }
+  return [...pids];
+}
+
+/** Sends `signal` to the process group `pid` leads (each kit child leads its own), else to `pid`. */
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+/**
+ * For a process about to end by a signal: synchronously stops every process the ledger of
+ * each writer in `writers` recorded that is still the very one recorded (start time), with
+ * its process group (an agent's own helpers, a relay's server): SIGTERM, up to `graceMs` for
+ * them to go, then SIGKILL. Then removes those writers' temporary folders. Returns the pids
+ * signalled and the folders removed.
+ */
+export function stopRecordedSync(
+  dir: string,
+  writers: readonly number[],
+  graceMs = 300,
+): { stopped: number[]; removed: string[] } {
+  const recorded = writers.flatMap((writer) =>
+    readRecords<{ pid: number; startTicks?: string | null }>(dir, "processes", writer).map(
+      (entry) => ({ pid: entry.pid, startTime: entry.startTicks }),
+    ),
+  );
+  const live = recorded.filter(stillSame);
+  for (const { pid } of live) signalGroup(pid, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && live.some(stillSame)) {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+  }
+  // Processes first: one still running could write into a folder being removed. A group
+  // whose leader went on SIGTERM may keep members: the group is signalled all the same.
+  for (const { pid } of live) signalGroup(pid, "SIGKILL");
+  return {
+    stopped: live.map((entry) => entry.pid),
+    removed: writers.flatMap((writer) => removeLeftoverDirs(dir, writer)),
+  };
 }

@@ -1,0 +1,152 @@
+/**
+ * Ctrl-C in a run with Jest workers (issue 29, item 4): SIGINT to Jest's whole process group,
+ * as a terminal sends it, while two workers each hold a Claude Code session in the middle
+ * of a tool call that never answers (the server ignores EOF, SIGTERM and SIGINT). Jest's
+ * main process and its workers all get the signal; the kits' processes (each in its own
+ * process group) do not. Within 3 s of Jest's exit not one process the run's ledger
+ * (`processes/`) recorded may run, the stubborn servers included (by the pids they wrote
+ * themselves), and not one folder of its `dirs/` ledger may exist.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  cleanUpChildRun,
+  isRunning,
+  jsonLines,
+  ledgerProcesses,
+  makeUserProject,
+  REPO,
+  runFolder,
+  startTicks,
+  waitUntil,
+  type JestRun,
+  type RunningJest,
+} from "../support/user-project";
+
+const FIXTURE = join(__dirname, "..", "fixtures", "faults");
+const SESSION = JSON.stringify(join(FIXTURE, "fault-session"));
+const GONE_WITHIN_MS = 3000;
+
+const midTurnTest = (name: string): string => `import { MCPTestKit } from "jest-m3";
+import { shippingSession } from ${SESSION};
+
+test(${JSON.stringify(name)}, async () => {
+  await using kit = new MCPTestKit({ env: {} });
+  await using open = await shippingSession(kit).open();
+  await open.send("wait on shipping for 600 seconds");
+});
+`;
+
+/** Jest as a terminal runs it: the leader of its own process group. */
+function startJestGroup(dir: string, env: Record<string, string>): RunningJest {
+  const started = Date.now();
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: "0", ...env };
+  for (const name of ["M3_RUN_ID", "M3_RUN_DIR", "M3_SCRIPTED_PROVIDER", "M3_PROVIDER"]) {
+    delete childEnv[name];
+  }
+  delete childEnv.JEST_WORKER_ID;
+  const jest = spawn(
+    process.execPath,
+    [
+      join(REPO, "node_modules", "jest", "bin", "jest.js"),
+      "--ci",
+      "--colors=false",
+      "--maxWorkers=2",
+    ],
+    { cwd: dir, env: childEnv, stdio: ["ignore", "pipe", "pipe"], detached: true },
+  );
+  let output = "";
+  jest.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  jest.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  const timer = setTimeout(() => jest.kill("SIGKILL"), 150_000);
+  let exited = false;
+  jest.once("exit", () => (exited = true));
+  const done = new Promise<JestRun>((resolve) => {
+    jest.once("close", (status, signal) => {
+      clearTimeout(timer);
+      resolve({ status, signal, output, durationMs: Date.now() - started });
+    });
+  });
+  if (jest.pid === undefined) throw new Error("Jest could not be started");
+  return {
+    pid: jest.pid,
+    done,
+    get exited() {
+      return exited;
+    },
+    output: () => output,
+  };
+}
+
+let dir: string | undefined;
+let out: string | undefined;
+let child: RunningJest | undefined;
+let leftovers: { pid: number; ticks: string | null }[] = [];
+let leftoverDirs: string[] = [];
+afterEach(async () => {
+  await cleanUpChildRun({ jest: child, leftovers, folders: [...leftoverDirs, dir, out] });
+});
+
+test("SIGINT to the process group of a run with two workers mid-call on Claude Code: nothing recorded runs 3 s after Jest exits, no recorded folder exists", async () => {
+  dir = makeUserProject({
+    "m3.config.json": JSON.stringify({
+      harnesses: ["claude-code"],
+      scriptedModel: { script: join(FIXTURE, "model-script.json") },
+    }),
+    "first.test.ts": midTurnTest("first, interrupted mid-call"),
+    "second.test.ts": midTurnTest("second, interrupted mid-call"),
+  });
+  out = mkdtempSync(join(tmpdir(), "m3-group-signal-out-"));
+  child = startJestGroup(dir, {
+    M3_FAULT_OUT: out,
+    M3_FAULT_AGENT: "claude-code:claude-sonnet-5-5",
+    M3_FAULT_STUBBORN: "1",
+  });
+  const serverPids = (): number[] =>
+    existsSync(join(out!, "server.pids"))
+      ? readFileSync(join(out!, "server.pids"), "utf8").split("\n").filter(Boolean).map(Number)
+      : [];
+  // Both calls arrived (the server's own log) and both servers said who they are.
+  const midCall = await waitUntil(
+    () => jsonLines(join(out!, "calls.jsonl")).length >= 2 && serverPids().length >= 2,
+    120_000,
+  );
+  if (!midCall) throw new Error(`the turns never reached their tool calls:\n${child.output()}`);
+  const folder = runFolder(dir);
+  const recorded = [
+    ...ledgerProcesses(folder),
+    ...serverPids().map((pid) => ({ pid, label: "stubborn server (its own pid file)" })),
+  ].map((entry) => ({ ...entry, ticks: startTicks(entry.pid) }));
+  leftovers = recorded.map(({ pid, ticks }) => ({ pid, ticks }));
+  const dirsFolder = join(folder, "dirs");
+  const recordedDirs = readdirSync(dirsFolder).flatMap((file) =>
+    jsonLines<{ path: string }>(join(dirsFolder, file)).map((entry) => entry.path),
+  );
+  leftoverDirs = recordedDirs;
+  // Two workers' kits: Claude Code, its relay and the server each, all running; their folders there.
+  expect(readdirSync(join(folder, "processes"))).toHaveLength(2);
+  expect(recorded.filter((entry) => !isRunning(entry.pid))).toEqual([]);
+  expect(recordedDirs.length).toBeGreaterThanOrEqual(4);
+  expect(recordedDirs.filter((path) => !existsSync(path))).toEqual([]);
+
+  process.kill(-child.pid, "SIGINT");
+  const run = await child.done;
+  // Jest ends as Ctrl-C ends it, after the guards cleaned up.
+  expect([run.status, run.signal]).toEqual([null, "SIGINT"]);
+  const exitedAt = Date.now();
+
+  const same = (entry: { pid: number; ticks: string | null }): boolean =>
+    entry.ticks !== null && startTicks(entry.pid) === entry.ticks && isRunning(entry.pid);
+  await waitUntil(
+    () => !recorded.some(same) && recordedDirs.every((path) => !existsSync(path)),
+    GONE_WITHIN_MS,
+  );
+  const waitedMs = Date.now() - exitedAt;
+  expect({
+    running: recorded.filter(same).map((entry) => `${entry.label} (pid ${entry.pid})`),
+    folders: recordedDirs.filter((path) => existsSync(path)),
+  }).toEqual({ running: [], folders: [] });
+  expect(waitedMs).toBeLessThanOrEqual(GONE_WITHIN_MS + 200);
+}, 240_000);
