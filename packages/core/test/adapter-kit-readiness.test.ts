@@ -416,7 +416,8 @@ test("elicitationRequest: url mode only when said, the rest only when given", ()
 test("callOutcome: unfinished without a result, success, else what the agent's rule reads in the text", () => {
   const names = { agent: "Kit CLI" };
   const unfinished = { status: "cancelled" as const, reason: "the turn was interrupted" };
-  const failed = (text: string) => (/denied/.test(text) ? "policy_denied" : "tool_error") as const;
+  const failed = (text: string): "policy_denied" | "tool_error" =>
+    /denied/.test(text) ? "policy_denied" : "tool_error";
   expect(callOutcome(names, undefined, unfinished, failed)).toEqual({
     status: "cancelled",
     error: "the turn was interrupted",
