@@ -1,4 +1,9 @@
-import type { ExitInfo, ManagedProcess } from "@jest-m3/core/harness";
+import {
+  AgentProcess,
+  PendingRequests,
+  type ManagedProcess,
+  type RequestOptions,
+} from "@jest-m3/core/adapter-kit";
 import type {
   ClientConnection,
   AgentRequestMethod,
@@ -14,13 +19,7 @@ import type {
 import { loadAcpSdk } from "./sdk.js";
 import { stdioStream, type StdoutProblem } from "./stdio-stream.js";
 
-/** Options of {@link AcpClient.request}. */
-export interface RequestOptions {
-  /** Reject with {@link AgentTimeout} when there is no answer in time. */
-  readonly timeoutMs?: number;
-  /** Reject with the signal's reason when it aborts (the request is not withdrawn). */
-  readonly signal?: AbortSignal;
-}
+export type { RequestOptions };
 
 /** What the client does with what the agent sends on its own. */
 export interface AcpClientHandlers {
@@ -34,16 +33,6 @@ export interface AcpClientHandlers {
 
 /** How the agent is stopped: closing stdin (OpenCode) or SIGTERM (Gemini CLI). */
 export type StopSignal = "stdin" | "sigterm";
-
-// Agents color their logs even into a pipe.
-// eslint-disable-next-line no-control-regex -- the pattern is exactly the ANSI escape
-const ANSI_COLOR = /\u001b\[[0-9;]*m/g;
-
-function describeExit(exit: ExitInfo, spawnError: Error | undefined): string {
-  if (spawnError) return `could not be started: ${spawnError.message}`;
-  if (exit.signal) return `signal ${exit.signal}`;
-  return `code ${exit.code ?? "unknown"}`;
-}
 
 /** A JSON-RPC error as the SDK (in whatever realm it was loaded) throws it. */
 function rpcError(error: unknown): { code: number; message: string; data?: unknown } | undefined {
@@ -70,13 +59,17 @@ export class AcpClient {
   /** Lines on stdout that were not ACP messages (kept for diagnosis). */
   readonly problems: StdoutProblem[] = [];
   private connection: ClientConnection | undefined;
-  private readonly exitListeners = new Set<(exit: string) => void>();
+  /** The process's exit and stderr, as the adapter kit tracks them for every agent. */
+  private readonly agentProcess: AgentProcess;
+  /** The requests waiting for an answer: deadline, abort, rejected all when the agent exits. */
+  private readonly pending = new PendingRequests<unknown>({
+    timeout: (what, timeoutMs) => new AgentTimeout(this.agent, what, timeoutMs),
+  });
+  private requests = 0;
   private readonly problemListeners = new Set<(problem: StdoutProblem) => void>();
   private handlers: AcpClientHandlers | undefined;
   /** Handlers of the sessions of a shared (warm) agent, by ACP session id. */
   private readonly sessions = new Map<string, AcpClientHandlers>();
-  private spawnError: Error | undefined;
-  private exit: string | undefined;
   private closing: Promise<void> | undefined;
   /**
    * Resolves when the agent itself has exited. `process.exited` waits for its stdio to
@@ -92,10 +85,13 @@ export class AcpClient {
     readonly agent: string,
     readonly process: ManagedProcess,
   ) {
-    process.spawned.catch((error: unknown) => {
-      this.spawnError = error instanceof Error ? error : new Error(String(error));
+    this.agentProcess = new AgentProcess(process);
+    this.agentProcess.onExit((exit) => {
+      this.pending.rejectAll(
+        (what) => new AgentExited(this.agent, `while waiting for ${what}`, exit, this.stderrTail()),
+      );
+      this.connection?.close();
     });
-    void process.exited.then((info) => this.exited(describeExit(info, this.spawnError)));
     this.agentExited = new Promise<void>((resolve) => {
       process.child.once("exit", () => resolve());
       process.child.once("error", () => resolve());
@@ -159,22 +155,17 @@ export class AcpClient {
 
   /** How the process ended (`code 0`, `signal SIGKILL`, ...), or undefined while it runs. */
   get exitDescription(): string | undefined {
-    return this.exit;
+    return this.agentProcess.exitDescription;
   }
 
   /** The last lines of the agent's stderr, without terminal colors. */
   stderrTail(lines = 20): string {
-    return this.process.stderrTail(lines).replace(ANSI_COLOR, "");
+    return this.agentProcess.stderrTail(lines);
   }
 
   /** Calls `listener` once the process has exited, with how it ended. */
   onExit(listener: (exit: string) => void): () => void {
-    if (this.exit !== undefined) {
-      listener(this.exit);
-      return () => undefined;
-    }
-    this.exitListeners.add(listener);
-    return () => this.exitListeners.delete(listener);
+    return this.agentProcess.onExit(listener);
   }
 
   /** Calls `listener` with every stdout line that was not an ACP message. */
@@ -196,58 +187,36 @@ export class AcpClient {
   ): Promise<AgentRequestResponsesByMethod[M]> {
     const connection = this.connection;
     if (!connection) return Promise.reject(new Error("AcpClient.connect() was not called"));
-    if (this.exit !== undefined) {
+    const exit = this.exitDescription;
+    if (exit !== undefined) {
       return Promise.reject(
-        new AgentExited(this.agent, `before ${method} could be sent`, this.exit, this.stderrTail()),
+        new AgentExited(this.agent, `before ${method} could be sent`, exit, this.stderrTail()),
       );
     }
-    return new Promise<AgentRequestResponsesByMethod[M]>((resolve, reject) => {
-      const stops: (() => void)[] = [];
-      let settled = false;
-      const settle = (error: unknown, result?: AgentRequestResponsesByMethod[M]): void => {
-        if (settled) return;
-        settled = true;
-        for (const stop of stops) stop();
-        if (error === undefined) resolve(result as AgentRequestResponsesByMethod[M]);
-        else reject(error);
-      };
-      const { signal, timeoutMs } = options;
-      if (signal) {
-        const onAbort = (): void => settle(signal.reason ?? new Error(`${method} was aborted`));
-        if (signal.aborted) return onAbort();
-        signal.addEventListener("abort", onAbort, { once: true });
-        stops.push(() => signal.removeEventListener("abort", onAbort));
-      }
-      if (timeoutMs !== undefined) {
-        const timer = setTimeout(
-          () => settle(new AgentTimeout(this.agent, method, timeoutMs)),
-          timeoutMs,
-        );
-        stops.push(() => clearTimeout(timer));
-      }
-      stops.push(
-        this.onExit((exit) =>
-          settle(
-            new AgentExited(this.agent, `while waiting for ${method}`, exit, this.stderrTail()),
-          ),
-        ),
-      );
-      connection.agent.request(method, params).then(
-        (result) => settle(undefined, result),
-        (error: unknown) => {
-          const rpc = rpcError(error);
-          if (rpc) {
-            settle(new AcpRpcError(this.agent, method, rpc.code, rpc.message, rpc.data));
-            return;
-          }
-          // The connection closes when stdout does, a moment before the process is reaped:
-          // wait for the exit (whose listener settles first), so the error says how it ended.
-          void Promise.race([this.process.exited, delay(EXIT_WAIT_MS)]).then(() =>
-            settle(error instanceof Error ? error : new Error(String(error))),
+    const id = ++this.requests;
+    const answer = this.pending.add(id, method, options);
+    connection.agent.request(method, params).then(
+      (result) => this.pending.resolve(id, result),
+      (error: unknown) => {
+        const rpc = rpcError(error);
+        if (rpc) {
+          this.pending.reject(
+            id,
+            () => new AcpRpcError(this.agent, method, rpc.code, rpc.message, rpc.data),
           );
-        },
-      );
-    });
+          return;
+        }
+        // The connection closes when stdout does, a moment before the process is reaped:
+        // wait for the exit (which rejects every waiting request first), so the error says
+        // how it ended.
+        void Promise.race([this.process.exited, delay(EXIT_WAIT_MS)]).then(() =>
+          this.pending.reject(id, () =>
+            error instanceof Error ? error : new Error(String(error)),
+          ),
+        );
+      },
+    );
+    return answer as Promise<AgentRequestResponsesByMethod[M]>;
   }
 
   /** Sends a notification (no answer); a closed connection drops it. */
@@ -262,7 +231,7 @@ export class AcpClient {
    */
   close(stop: StopSignal, graceMs = 2000): Promise<void> {
     this.closing ??= (async () => {
-      if (this.exit === undefined) {
+      if (this.exitDescription === undefined) {
         if (stop === "sigterm" && this.process.pid !== undefined) {
           try {
             process.kill(this.process.pid, "SIGTERM");
@@ -278,12 +247,5 @@ export class AcpClient {
       await this.process.stop(graceMs);
     })();
     return this.closing;
-  }
-
-  private exited(description: string): void {
-    this.exit = description;
-    for (const listener of [...this.exitListeners]) listener(description);
-    this.exitListeners.clear();
-    this.connection?.close();
   }
 }

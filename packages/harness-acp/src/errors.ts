@@ -1,65 +1,47 @@
+import {
+  AgentExited as KitAgentExited,
+  AgentProtocolError,
+  AgentTimeout as KitAgentTimeout,
+  InvalidHarnessOptions,
+} from "@jest-m3/core/adapter-kit";
 import { M3Error } from "@jest-m3/core/harness";
 
-/** The agent answered an ACP request with a JSON-RPC error. */
-export class AcpRpcError extends M3Error {
-  override readonly code = "M3_ACP_RPC";
-  /** The method that failed, e.g. `session/new`. */
-  readonly method: string;
-  /** The JSON-RPC error code. */
-  readonly rpcCode: number;
-  /** The error's data, if the agent sent any. */
-  readonly data: unknown;
+/**
+ * The agent answered an ACP request with a JSON-RPC error (`M3_AGENT_PROTOCOL_ERROR`, the
+ * code every harness gives it).
+ */
+export class AcpRpcError extends AgentProtocolError {
   constructor(agent: string, method: string, code: number, message: string, data?: unknown) {
     const detail =
       data === undefined || data === null ? "" : ` ${JSON.stringify(data).slice(0, 500)}`;
-    super(`${agent} answered ${method} with error ${code}: ${message}${detail}`);
-    this.method = method;
-    this.rpcCode = code;
-    this.data = data;
+    super(`${agent} answered ${method} with error ${code}: ${message}${detail}`, {
+      method,
+      rpcCode: code,
+      data,
+    });
   }
 }
 
-/** The agent exited (or could not be started) while a request was waiting. */
-export class AgentExited extends M3Error {
-  override readonly code = "M3_HARNESS_DIED";
-  /** How it ended, e.g. `code 1` or `signal SIGKILL`. */
-  readonly exit: string;
-  /** The last lines it wrote to stderr. */
-  readonly stderrTail: string;
-  constructor(agent: string, what: string, exit: string, stderrTail: string) {
-    const tail = stderrTail ? `\n--- ${agent} stderr (last lines) ---\n${stderrTail}` : "";
-    super(`${agent} exited (${exit}) ${what}.${tail}`);
-    this.exit = exit;
-    this.stderrTail = stderrTail;
-  }
-}
+/** The agent exited (or could not be started) while a request was waiting (`M3_HARNESS_DIED`). */
+export class AgentExited extends KitAgentExited {}
 
-/** The agent did not answer a request in time. */
-export class AgentTimeout extends M3Error {
-  override readonly code = "M3_OPERATION_TIMEOUT";
+/** The agent did not answer a request in time (`M3_AGENT_TIMEOUT`, retryable). */
+export class AgentTimeout extends KitAgentTimeout {
+  /** The ACP method that was not answered, e.g. `session/new`. */
   readonly method: string;
-  readonly timeoutMs: number;
   constructor(agent: string, method: string, timeoutMs: number) {
-    super(
-      `${agent} did not answer ${method} within ${timeoutMs} ms. It may be stuck starting (a slow ` +
-        `machine, a hung MCP server); raise the option startupTimeoutMs if it is just slow.`,
-    );
+    super(agent, method, timeoutMs);
     this.method = method;
-    this.timeoutMs = timeoutMs;
   }
 }
 
-/** The selection's `options` for an ACP harness are malformed. */
-export class InvalidAcpOptions extends M3Error {
-  override readonly code = "M3_INVALID_SELECTION";
+/** The selection's `options` for an ACP harness are malformed (`M3_INVALID_SELECTION`). */
+export class InvalidAcpOptions extends InvalidHarnessOptions {
   /** The harness kind (`acp`, `gemini`, `opencode`). */
   readonly harness: string;
-  /** The offending option, e.g. `command`. */
-  readonly option: string;
   constructor(harness: string, option: string, problem: string) {
-    super(`${harness} harness option "${option}" ${problem}`);
+    super(harness, option, problem);
     this.harness = harness;
-    this.option = option;
   }
 }
 

@@ -1,5 +1,5 @@
-// The lookup order, version parsing and `--version` probe are core's (the same for every
-// harness); this package uses them as they are.
+// The lookup order, version parsing and `--version` probe are the adapter kit's (the same
+// for every harness); this package uses them as they are.
 export {
   compareVersions,
   installedBin,
@@ -13,5 +13,6 @@ export {
   type ExecutableLookup,
   type ExecutableSearch,
   type ExecutableSource,
+  type FoundExecutable,
   type VersionProbe,
-} from "@jest-m3/core/harness";
+} from "@jest-m3/core/adapter-kit";

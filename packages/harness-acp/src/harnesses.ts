@@ -5,7 +5,7 @@ import { geminiProfile } from "./profiles/gemini.js";
 import { opencodeProfile } from "./profiles/opencode.js";
 import type { AcpProfile } from "./profiles/profile.js";
 import { acpReadiness, acpReadinessKey } from "./readiness.js";
-import { openAcpSession } from "./session.js";
+import { openAcpSession } from "./open.js";
 
 /**
  * Turns a launch profile into a harness definition: the same ACP adapter (client,

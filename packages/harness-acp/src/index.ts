@@ -40,7 +40,8 @@ export {
 import { acpHarness } from "./harnesses.js";
 export default acpHarness;
 
-export { openAcpSession, AcpSession } from "./session.js";
+export { openAcpSession } from "./open.js";
+export { AcpSession } from "./session.js";
 export { stopWarmAcpAgents } from "./warm-pool.js";
 export {
   acpReadiness,

@@ -1,4 +1,5 @@
-import { isSecretName, PROVIDER_DIALECTS, type ProviderDialect } from "@jest-m3/core/harness";
+import { isSecretName, optionReader, type OptionReader } from "@jest-m3/core/adapter-kit";
+import { PROVIDER_DIALECTS, type ProviderDialect } from "@jest-m3/core/harness";
 import { InvalidAcpOptions } from "./errors.js";
 import type { StopSignal } from "./acp-client.js";
 
@@ -156,60 +157,40 @@ export function expandPlaceholders(text: string, values: PlaceholderValues, wher
   });
 }
 
-function checkKeys(
+/** Reads `options` of `harness`, refusing a name not in `known`, in this package's error. */
+function reader(
   harness: string,
   options: Readonly<Record<string, unknown>>,
-  known: string[],
-): void {
-  for (const key of Object.keys(options)) {
-    if (!known.includes(key)) {
-      throw new InvalidAcpOptions(harness, key, `is unknown; the options are ${known.join(", ")}.`);
-    }
-  }
+  known: readonly string[],
+): OptionReader {
+  return optionReader(
+    harness,
+    options,
+    known,
+    (option, problem) => new InvalidAcpOptions(harness, option, problem),
+  );
 }
 
 function common(
   harness: string,
   options: Readonly<Record<string, unknown>>,
+  read: OptionReader,
 ): ResolvedCommonOptions {
-  const { exposeDisallowedTools, startupTimeoutMs, warm, builtinTools } = options;
-  if (exposeDisallowedTools !== undefined && typeof exposeDisallowedTools !== "boolean") {
-    throw new InvalidAcpOptions(
-      harness,
-      "exposeDisallowedTools",
-      `must be true or false, got ${describe(exposeDisallowedTools)}.`,
-    );
-  }
-  if (
-    startupTimeoutMs !== undefined &&
-    (typeof startupTimeoutMs !== "number" ||
-      !Number.isFinite(startupTimeoutMs) ||
-      startupTimeoutMs < 1000)
-  ) {
-    throw new InvalidAcpOptions(
-      harness,
-      "startupTimeoutMs",
-      `must be a number of milliseconds of at least 1000, got ${describe(startupTimeoutMs)}.`,
-    );
-  }
-  if (warm !== undefined && typeof warm !== "boolean") {
-    throw new InvalidAcpOptions(harness, "warm", `must be true or false, got ${describe(warm)}.`);
-  }
+  const { builtinTools } = options;
   if (
     builtinTools !== undefined &&
     (!Array.isArray(builtinTools) ||
       builtinTools.some((name) => typeof name !== "string" || !/^[A-Za-z0-9_.-]+$/.test(name)))
   ) {
-    throw new InvalidAcpOptions(
-      harness,
+    throw read.error(
       "builtinTools",
       `must be an array of the agent's tool names (letters, digits, _ . -; no wildcards), got ${describe(builtinTools)}.`,
     );
   }
   return {
-    exposeDisallowedTools: exposeDisallowedTools ?? false,
-    startupTimeoutMs: startupTimeoutMs ?? 60_000,
-    warm: warm === true,
+    exposeDisallowedTools: read.boolean("exposeDisallowedTools", false),
+    startupTimeoutMs: read.milliseconds("startupTimeoutMs", 60_000),
+    warm: read.boolean("warm", false),
     builtinTools: [...new Set((builtinTools as string[] | undefined) ?? [])],
   };
 }
@@ -224,8 +205,7 @@ export function resolveProfileOptions(
   harness: string,
   options: Readonly<Record<string, unknown>>,
 ): ResolvedCommonOptions {
-  checkKeys(harness, options, PROFILE);
-  return common(harness, options);
+  return common(harness, options, reader(harness, options, PROFILE));
 }
 
 /**
@@ -253,8 +233,8 @@ export function resolveAgentOptions(
       "is offered for the gemini and opencode harnesses only: the acp harness cannot turn an agent's own tools on or off (it refuses every permission request that is not for an allowed MCP tool).",
     );
   }
-  checkKeys(harness, options, AGENT);
-  const { command, args, env, dialects, stop, selectModel } = options;
+  const read = reader(harness, options, AGENT);
+  const { command, args, env, dialects } = options;
   if (typeof command !== "string" || command.trim() === "") {
     throw new InvalidAcpOptions(
       harness,
@@ -312,27 +292,13 @@ export function resolveAgentOptions(
       `must be a non-empty array of ${PROVIDER_DIALECTS.map((entry) => `"${entry}"`).join(", ")}, got ${describe(dialects)}.`,
     );
   }
-  if (stop !== undefined && stop !== "stdin" && stop !== "sigterm") {
-    throw new InvalidAcpOptions(
-      harness,
-      "stop",
-      `must be "stdin" or "sigterm", got ${describe(stop)}.`,
-    );
-  }
-  if (selectModel !== undefined && typeof selectModel !== "boolean") {
-    throw new InvalidAcpOptions(
-      harness,
-      "selectModel",
-      `must be true or false, got ${describe(selectModel)}.`,
-    );
-  }
   return {
-    ...common(harness, options),
+    ...common(harness, options, read),
     command,
     args: argList,
     env: envMap as Record<string, string>,
     dialects: (dialects as ProviderDialect[] | undefined) ?? PROVIDER_DIALECTS,
-    stop: stop ?? "stdin",
-    selectModel: selectModel ?? true,
+    stop: read.oneOf("stop", ["stdin", "sigterm"], "stdin"),
+    selectModel: read.boolean("selectModel", true),
   };
 }

@@ -1,12 +1,17 @@
-import { statSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   childEnvironment,
+  errorMessage,
+  fileIdentity,
   ManagedProcess,
+  probeOnce,
+  sessionCapabilities,
+  worst,
+} from "@jest-m3/core/adapter-kit";
+import {
   readinessOf,
-  type Capabilities,
   type Capability,
   type HarnessLaunch,
   type ProbeCache,
@@ -49,6 +54,12 @@ export interface InitializeCheck {
   readonly mcpHttp: Capability;
 }
 
+/** An `initialize` check that could not be made, for `reason`. */
+function notChecked(reason: string): InitializeCheck {
+  const capability: Capability = { status: "unavailable", reason };
+  return { acp: capability, mcpStdio: capability, mcpHttp: capability };
+}
+
 /** Reads what a session needs out of an `initialize` answer. */
 export function checkInitialize(agent: string, answer: InitializeResponse): InitializeCheck {
   const acp: Capability =
@@ -74,15 +85,6 @@ export function checkInitialize(agent: string, answer: InitializeResponse): Init
 
 const versionProbes = new Map<string, Promise<VersionProbe>>();
 const initializeProbes = new Map<string, Promise<InitializeCheck>>();
-
-function fileIdentity(path: string): string {
-  try {
-    const stat = statSync(path);
-    return `${path}\0${stat.mtimeMs}\0${stat.size}`;
-  } catch {
-    return path;
-  }
-}
 
 const STATUSES: readonly string[] = ["ready", "degraded", "unsupported", "unavailable"];
 
@@ -121,28 +123,49 @@ export function probeCacheKey(probe: string, path: string, ...rest: unknown[]): 
   return identity === path ? undefined : JSON.stringify([`acp:${probe}`, identity, ...rest]);
 }
 
+/**
+ * A probe run once per key in this process (kept while it succeeds), and across runs through
+ * the runner's {@link ProbeCache} under `cacheKey` when there is one.
+ */
+function cachedProbe<T>(
+  memory: Map<string, Promise<T>>,
+  key: string,
+  across: {
+    cache: ProbeCache | undefined;
+    key: string | undefined;
+    read(value: unknown): T | undefined;
+  },
+  ok: (result: T) => boolean,
+  run: () => Promise<T>,
+): Promise<T> {
+  const cacheKey = across.cache ? across.key : undefined;
+  const cached = cacheKey === undefined ? undefined : across.read(across.cache?.get(cacheKey));
+  return probeOnce(
+    memory,
+    key,
+    () => (cached ? Promise.resolve(cached) : run()),
+    (result) => {
+      if (ok(result) && !cached && cacheKey !== undefined) across.cache?.set(cacheKey, result);
+      return ok(result);
+    },
+  );
+}
+
 function probeVersion(
   executable: FoundExecutable,
   cache: ProbeCache | undefined,
 ): Promise<VersionProbe> {
-  const key = fileIdentity(executable.path);
-  let probe = versionProbes.get(key);
-  if (!probe) {
-    const cacheKey = cache && probeCacheKey("version", executable.path);
-    const cached = cacheKey === undefined ? undefined : cachedVersion(cache?.get(cacheKey));
-    probe = cached
-      ? Promise.resolve(cached)
-      : readVersion(executable).catch((error: unknown): VersionProbe => ({
-          ok: false,
-          reason: `\`${executable.path} --version\` could not run: ${error instanceof Error ? error.message : String(error)}`,
-        }));
-    versionProbes.set(key, probe);
-    void probe.then((result) => {
-      if (!result.ok) versionProbes.delete(key);
-      else if (!cached && cacheKey !== undefined) cache?.set(cacheKey, result);
-    });
-  }
-  return probe;
+  return cachedProbe(
+    versionProbes,
+    fileIdentity(executable.path),
+    { cache, key: probeCacheKey("version", executable.path), read: cachedVersion },
+    (result) => result.ok,
+    () =>
+      readVersion(executable).catch((error: unknown): VersionProbe => ({
+        ok: false,
+        reason: `\`${executable.path} --version\` could not run: ${errorMessage(error)}`,
+      })),
+  );
 }
 
 /** The version capability: in the tested range ready, older unavailable, newer degraded. */
@@ -215,12 +238,7 @@ async function checkAgent<O extends ResolvedCommonOptions>(
       });
       return checkInitialize(profile.agent, answer);
     } catch (error) {
-      const reason = `${profile.agent} did not answer initialize: ${error instanceof Error ? error.message : String(error)}`;
-      return {
-        acp: { status: "unavailable", reason },
-        mcpStdio: { status: "unavailable", reason },
-        mcpHttp: { status: "unavailable", reason },
-      };
+      return notChecked(`${profile.agent} did not answer initialize: ${errorMessage(error)}`);
     } finally {
       await client.close(profile.stop(options), 1000);
     }
@@ -237,46 +255,23 @@ function probeAgent<O extends ResolvedCommonOptions>(
   cache: ProbeCache | undefined,
   signal: AbortSignal,
 ): Promise<InitializeCheck> {
-  // The binary's identity stands for its version (the version probe keys on it too).
-  const key = JSON.stringify([profile.name, fileIdentity(executable.path), options]);
-  let probe = initializeProbes.get(key);
-  if (!probe) {
-    // Across runs only for a binary of a tested package: an agent given by command may be a
-    // script whose answer changes without its interpreter changing.
-    const cacheKey =
-      cache && profile.tested
+  // The binary's identity stands for its version (the version probe keys on it too). Across
+  // runs only for a binary of a tested package: an agent given by command may be a script
+  // whose answer changes without its interpreter changing. A failed start may be the
+  // machine's moment, not the binary's: it is tried again next time.
+  return cachedProbe(
+    initializeProbes,
+    JSON.stringify([profile.name, fileIdentity(executable.path), options]),
+    {
+      cache,
+      key: profile.tested
         ? probeCacheKey("initialize", executable.path, profile.name, options)
-        : undefined;
-    const cached = cacheKey === undefined ? undefined : cachedInitialize(cache?.get(cacheKey));
-    probe = cached
-      ? Promise.resolve(cached)
-      : checkAgent(profile, selection, options, executable, signal);
-    initializeProbes.set(key, probe);
-    // A failed start may be the machine's moment, not the binary's: try again next time.
-    void probe.then((result) => {
-      if (result.acp.status !== "ready") initializeProbes.delete(key);
-      else if (!cached && cacheKey !== undefined) cache?.set(cacheKey, result);
-    });
-  }
-  return probe;
-}
-
-const RANK: Readonly<Record<Capability["status"], number>> = {
-  ready: 0,
-  degraded: 1,
-  unsupported: 2,
-  unavailable: 3,
-};
-
-/** The worst of several capabilities, with every reason that is not ready. */
-export function worst(...capabilities: Capability[]): Capability {
-  const rank = Math.max(...capabilities.map((capability) => RANK[capability.status]));
-  if (rank === 0) return { status: "ready" };
-  const status = capabilities.find((capability) => RANK[capability.status] === rank)?.status;
-  const reasons = capabilities
-    .filter((capability) => capability.status !== "ready" && capability.reason)
-    .map((capability) => capability.reason);
-  return { status: status ?? "unavailable", reason: [...new Set(reasons)].join("; ") };
+        : undefined,
+      read: cachedInitialize,
+    },
+    (result) => result.acp.status === "ready",
+    () => checkAgent(profile, selection, options, executable, signal),
+  );
 }
 
 /**
@@ -334,12 +329,7 @@ export function acpReadiness<O extends ResolvedCommonOptions>(
         status: "unavailable",
         reason: `no ${profile.agent} executable to ask for its version`,
       };
-      const reason = `no ${profile.agent} executable to start`;
-      initialize = {
-        acp: { status: "unavailable", reason },
-        mcpStdio: { status: "unavailable", reason },
-        mcpHttp: { status: "unavailable", reason },
-      };
+      initialize = notChecked(`no ${profile.agent} executable to start`);
     } else {
       executableCapability = { status: "ready" };
       // The agent is asked `initialize` while its version is read (each takes seconds: a
@@ -367,12 +357,7 @@ export function acpReadiness<O extends ResolvedCommonOptions>(
       if (version.status === "unavailable") {
         withdraw.abort(new Error("the version check failed"));
         await asked; // the probe's agent is stopped and its folder removed
-        const reason = "not checked: the version check failed";
-        initialize = {
-          acp: { status: "unavailable", reason },
-          mcpStdio: { status: "unavailable", reason },
-          mcpHttp: { status: "unavailable", reason },
-        };
+        initialize = notChecked("not checked: the version check failed");
       } else {
         initialize = await asked;
       }
@@ -384,21 +369,14 @@ export function acpReadiness<O extends ResolvedCommonOptions>(
       options,
     );
     const harness = worst(executableCapability, version, initialize.acp, initialize.mcpStdio);
-    const capabilities: Capabilities = {
-      multiTurn: worst(harness, credentials),
-      toolPolicy: harness,
-      wireEvidence: harness,
-      reportedEvidence: harness,
-      cancellation: harness,
-      approvals: harness,
+    const capabilities = sessionCapabilities(harness, credentials, {
       elicitation: profile.elicitation,
-      credentials,
       executable: executableCapability,
       version,
       acp: initialize.acp,
       mcpStdio: initialize.mcpStdio,
       mcpHttp: initialize.mcpHttp,
-    };
+    });
     return readinessOf(
       {
         name: profile.name,

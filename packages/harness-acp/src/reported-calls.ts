@@ -1,5 +1,5 @@
+import { isPolicyDenialMessage } from "@jest-m3/core/adapter-kit";
 import {
-  isPolicyDenialMessage,
   unavailable,
   type ReportedToolCall,
   type ToolCallStatus,

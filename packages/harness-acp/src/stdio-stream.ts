@@ -1,5 +1,5 @@
 import { ReadableStream, WritableStream } from "node:stream/web";
-import type { ManagedProcess } from "@jest-m3/core/harness";
+import type { ManagedProcess } from "@jest-m3/core/adapter-kit";
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk" with {
   "resolution-mode": "import",
 };

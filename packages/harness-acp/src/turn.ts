@@ -31,8 +31,6 @@ function isNonEmptyObject(value: unknown): boolean {
 export class TurnCollector {
   /** The turn as the adapter reports it; resolves exactly once. */
   readonly done: Promise<AdapterTurn>;
-  /** Set once `session/cancel` was sent for this turn. */
-  cancelRequested = false;
   private readonly events: unknown[] = [];
   private readonly calls = new Map<string, ObservedCall>();
   private readonly segments: string[] = [""];

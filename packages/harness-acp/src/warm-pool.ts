@@ -14,10 +14,12 @@ import {
   isProcessAlive,
   killProcessGroup,
   ManagedProcess,
-  registerWarmPool,
+  stopSessionServers,
+  WarmPool,
   warmStartKey,
-} from "@jest-m3/core/harness";
+} from "@jest-m3/core/adapter-kit";
 import { AcpClient, type StopSignal } from "./acp-client.js";
+import type { HarnessLaunch } from "@jest-m3/core/harness";
 import type { AgentHome } from "./home.js";
 import type { InitializeResponse } from "./protocol.js";
 import { INITIALIZE_PARAMS } from "./readiness.js";
@@ -26,6 +28,8 @@ import { INITIALIZE_PARAMS } from "./readiness.js";
 const IDLE_MS = 20_000;
 /** How long a warm agent gets to exit on its own when it is stopped. */
 const STOP_GRACE_MS = 1000;
+/** How long leaving a warm agent's session waits for `session/close`, and for its servers. */
+const CLOSE_GRACE_MS = 2000;
 
 /** Everything one warm agent process is started with (see {@link warmKey}). */
 export interface WarmStart {
@@ -46,13 +50,7 @@ interface Warm {
   readonly root: string;
   readonly initialize: InitializeResponse;
   readonly stop: StopSignal;
-  users: number;
-  idle: NodeJS.Timeout | undefined;
 }
-
-const pool = new Map<string, Promise<Warm>>();
-const live = new Set<Warm>();
-let exitHook = false;
 
 /**
  * The key of a warm agent: everything it is started with, the home's folder written as
@@ -70,34 +68,27 @@ export function warmKey(start: WarmStart): Promise<string> {
   });
 }
 
-function setRef(warm: Warm, ref: boolean): void {
-  holdProcess(warm.client.process.child, ref);
-}
-
 /** Kills the agent's whole process group at once and removes its home (worker exit). */
-function killNow(warm: Warm): void {
-  live.delete(warm);
+function killNow(warm: Pick<Warm, "client" | "root">): void {
   killProcessGroup(warm.client.process.pid);
   rmSync(warm.root, { recursive: true, force: true });
 }
 
 /** Stops the agent as its profile says, then whatever is left of its group; removes its home. */
 async function stopWarm(warm: Warm): Promise<void> {
-  if (warm.idle) clearTimeout(warm.idle);
   await warm.client.close(warm.stop, STOP_GRACE_MS);
   killNow(warm);
 }
 
-function forget(warm: Warm): void {
-  for (const [name, entry] of pool) {
-    void entry.then(
-      (found) => found === warm && pool.get(name) === entry && pool.delete(name),
-      () => undefined,
-    );
-  }
+function running(warm: Warm): boolean {
+  const child = warm.client.process.child;
+  if (child.exitCode !== null || child.signalCode !== null) return false;
+  // A process killed a moment ago may not be reaped yet: ask the system too.
+  const pid = child.pid;
+  return pid === undefined || process.platform !== "linux" || isProcessAlive(pid);
 }
 
-async function start(spec: WarmStart, timeoutMs: number): Promise<Warm> {
+async function start(spec: WarmStart & { readonly timeoutMs: number }): Promise<Warm> {
   const cwd = join(spec.home.root, "cwd");
   await mkdir(cwd, { recursive: true, mode: 0o700 });
   const child = new ManagedProcess({
@@ -110,37 +101,37 @@ async function start(spec: WarmStart, timeoutMs: number): Promise<Warm> {
   // In the run's process ledger, so an interrupted run stops it too.
   announceWarmProcess({ pid: child.pid, label: child.launch.label, command: child.launch.command });
   const client = new AcpClient(spec.agent, child);
-  const placeholder = {
-    client,
-    root: spec.home.root,
-    stop: spec.stop,
-    users: 0,
-    idle: undefined,
-  };
-  live.add(placeholder as Warm);
-  if (!exitHook) {
-    exitHook = true;
-    // Nothing outlives the worker: every warm agent (and its group) goes with it.
-    process.once("exit", () => [...live].forEach(killNow));
-  }
+  // Until the pool holds it, nothing else would stop it when the worker exits.
+  const onExit = (): void => killNow({ client, root: spec.home.root });
+  process.once("exit", onExit);
   try {
     await child.spawned;
     await client.connect();
-    const initialize = await client.request("initialize", INITIALIZE_PARAMS, { timeoutMs });
-    const warm: Warm = Object.assign(placeholder, { initialize });
-    // A warm agent that dies takes its group and home with it; the next session starts anew.
-    child.child.once("exit", () => {
-      forget(warm);
-      if (live.has(warm)) void stopWarm(warm);
+    const initialize = await client.request("initialize", INITIALIZE_PARAMS, {
+      timeoutMs: spec.timeoutMs,
     });
+    const warm: Warm = { client, root: spec.home.root, initialize, stop: spec.stop };
+    // A warm agent that dies takes its group and home with it; the next session starts anew.
+    child.child.once("exit", () => void pool.discard(warm));
     return warm;
   } catch (error) {
-    live.delete(placeholder as Warm);
     await client.close(spec.stop, 300);
     rmSync(spec.home.root, { recursive: true, force: true });
     throw error;
+  } finally {
+    process.removeListener("exit", onExit);
   }
 }
+
+const pool = new WarmPool<WarmStart & { readonly timeoutMs: number }, Warm>({
+  lease: "shared",
+  idleMs: IDLE_MS,
+  start,
+  alive: running,
+  stop: stopWarm,
+  kill: killNow,
+  hold: (warm, ref) => holdProcess(warm.client.process.child, ref),
+});
 
 /** A session's hold on a warm agent; `release()` once its ACP session is left. */
 export interface WarmLease {
@@ -152,14 +143,6 @@ export interface WarmLease {
   release(): void;
 }
 
-function running(warm: Warm): boolean {
-  const child = warm.client.process.child;
-  if (!live.has(warm) || child.exitCode !== null || child.signalCode !== null) return false;
-  // A process killed a moment ago may not be reaped yet: ask the system too.
-  const pid = child.pid;
-  return pid === undefined || process.platform !== "linux" || isProcessAlive(pid);
-}
-
 /**
  * The warm agent for `spec`'s key, started (and initialized) on first use; `spec.home`
  * becomes its home, or is removed when a live process of the same key already runs. A
@@ -167,53 +150,10 @@ function running(warm: Warm): boolean {
  * its own ACP session.
  */
 export async function acquireWarmAgent(spec: WarmStart, timeoutMs: number): Promise<WarmLease> {
-  const name = await warmKey(spec);
-  let warm: Warm | undefined;
-  let entry: Promise<Warm> | undefined;
-  let started = false;
-  while (!warm) {
-    entry = pool.get(name);
-    if (!entry) {
-      started = true;
-      const fresh = start(spec, timeoutMs);
-      entry = fresh;
-      pool.set(name, fresh);
-      fresh.catch(() => pool.get(name) === fresh && pool.delete(name));
-      warm = await fresh;
-      break;
-    }
-    const found = await entry.catch(() => undefined);
-    if (found && running(found)) {
-      warm = found;
-      await rm(spec.home.root, { recursive: true, force: true });
-    } else if (pool.get(name) === entry) {
-      pool.delete(name); // it died or never started: the next round starts a new one
-    }
-  }
-  const held = warm;
-  const heldEntry = entry;
-  held.users++;
-  if (held.idle) clearTimeout(held.idle);
-  held.idle = undefined;
-  setRef(held, true);
-  let released = false;
-  return {
-    client: held.client,
-    initialize: held.initialize,
-    started,
-    release: () => {
-      if (released) return;
-      released = true;
-      held.users--;
-      if (held.users > 0) return;
-      setRef(held, false);
-      held.idle = setTimeout(() => {
-        if (pool.get(name) === heldEntry) pool.delete(name);
-        void stopWarm(held);
-      }, IDLE_MS);
-      held.idle.unref();
-    },
-  };
+  const lease = await pool.acquire(await warmKey(spec), { ...spec, timeoutMs });
+  if (!lease.started) await rm(spec.home.root, { recursive: true, force: true });
+  const { client, initialize } = lease.warm;
+  return { client, initialize, started: lease.started, release: () => void lease.release() };
 }
 
 /**
@@ -227,11 +167,33 @@ export async function acquireWarmAgent(spec: WarmStart, timeoutMs: number): Prom
  * afterAll(() => stopWarmAcpAgents());
  * ```
  */
-export async function stopWarmAcpAgents(): Promise<void> {
-  const all = [...live];
-  pool.clear();
-  await Promise.all(all.map(stopWarm));
+export function stopWarmAcpAgents(): Promise<void> {
+  return pool.stopAll();
 }
 
-// Stopped by the runner when its pools can serve no later session (the end of a test file).
-registerWarmPool(stopWarmAcpAgents);
+/** Whether the agent advertised `session/close` in its `initialize` answer. */
+function closesSessions(lease: WarmLease): boolean {
+  const capabilities = lease.initialize.agentCapabilities?.sessionCapabilities as
+    { close?: unknown } | null | undefined;
+  return capabilities?.close !== undefined && capabilities.close !== null;
+}
+
+/**
+ * Leaves an ACP session of a warm agent so that nothing of it keeps running:
+ * `session/close` where the agent offers it, then its MCP servers stopped (the agents keep
+ * them either way), then the lease released.
+ */
+export async function leaveWarmSession(
+  client: AcpClient,
+  lease: WarmLease,
+  sessionId: string | undefined,
+  launch: HarnessLaunch,
+): Promise<void> {
+  if (sessionId !== undefined && closesSessions(lease) && client.exitDescription === undefined) {
+    await client
+      .request("session/close", { sessionId }, { timeoutMs: CLOSE_GRACE_MS })
+      .catch(() => undefined);
+  }
+  await stopSessionServers(client.process.pid, launch.servers, CLOSE_GRACE_MS);
+  lease.release();
+}

@@ -107,7 +107,7 @@ describe.each([
     ]);
     expect(events).toContainEqual({
       kind: "approval",
-      detail: "refused ledger:erase_ledger (not in the session's allow-list)",
+      detail: "declined ledger:erase_ledger (not in the session's allow-list)",
     });
     const allowed = await runTurn(session, capture, "turn-2", "Please quote.");
     expect(allowed.toolCalls.map((call) => [call.server, call.tool, call.status])).toEqual([

@@ -156,8 +156,8 @@ test("permission requests: refused outside the allow-list, allowed inside, each 
     .filter((event) => event.kind === "approval")
     .map((event) => event.detail);
   expect(approvals).toEqual([
-    "refused shipping:erase_everything (not in the session's allow-list)",
-    "allowed shipping:shipping_quote (in the session's allow-list)",
+    "declined shipping:erase_everything (not in the session's allow-list)",
+    "accepted shipping:shipping_quote (in the session's allow-list)",
   ]);
 });
 

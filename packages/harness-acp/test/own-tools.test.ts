@@ -235,7 +235,7 @@ test("any ACP agent (Gemini CLI by command, its own tools on): a shell call whos
   expect(events).toContainEqual({
     kind: "approval",
     detail: expect.stringMatching(
-      /^refused "touch m3-shell-ran # \(shipping MCP Server\)" \(not an MCP tool/,
+      /^declined "touch m3-shell-ran # \(shipping MCP Server\)" \(not an MCP tool/,
     ),
   });
   expect(turn.toolCalls).toEqual([]);

@@ -1,6 +1,7 @@
 import { writeFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Capability, ModelProvider, ToolPolicy } from "@jest-m3/core/harness";
+import { providerCredentials } from "@jest-m3/core/adapter-kit";
 import { allowedTools } from "../config.js";
 import { resolveAgentExecutable } from "../executable.js";
 import { agentEnvironment } from "../home.js";
@@ -164,15 +165,8 @@ export const geminiProfile: AcpProfile<ResolvedCommonOptions> = {
       config,
     ),
   credentials(provider: ModelProvider | undefined, names: readonly string[]): Capability {
-    if (provider) {
-      if (provider.envKey !== undefined && !names.includes(provider.envKey)) {
-        return {
-          status: "unavailable",
-          reason: `provider "${provider.name}" reads its key from ${provider.envKey}, which is not mapped; add credentialEnv: { ${provider.envKey}: "<PARENT_VARIABLE>" }`,
-        };
-      }
-      return { status: "ready" };
-    }
+    const viaProvider = providerCredentials(provider, names);
+    if (viaProvider) return viaProvider;
     if (names.includes(KEY_VARIABLE)) return { status: "ready" };
     return {
       status: "unavailable",

@@ -1,6 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Capability, ModelProvider, ToolPolicy } from "@jest-m3/core/harness";
+import { providerCredentials } from "@jest-m3/core/adapter-kit";
 import { allowedTools } from "../config.js";
 import { resolveAgentExecutable } from "../executable.js";
 import { agentEnvironment } from "../home.js";
@@ -149,15 +150,8 @@ export const opencodeProfile: AcpProfile<ResolvedCommonOptions> = {
       config,
     ),
   credentials(provider, names, model): Capability {
-    if (provider) {
-      if (provider.envKey !== undefined && !names.includes(provider.envKey)) {
-        return {
-          status: "unavailable",
-          reason: `provider "${provider.name}" reads its key from ${provider.envKey}, which is not mapped; add credentialEnv: { ${provider.envKey}: "<PARENT_VARIABLE>" }`,
-        };
-      }
-      return { status: "ready" };
-    }
+    const viaProvider = providerCredentials(provider, names);
+    if (viaProvider) return viaProvider;
     if (!model.includes("/")) {
       return {
         status: "unavailable",

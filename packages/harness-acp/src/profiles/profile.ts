@@ -7,15 +7,14 @@ import {
   type SelectionSpec,
 } from "@jest-m3/core/harness";
 import type { AcpClient, StopSignal } from "../acp-client.js";
-import type { ExecutableLookup } from "../executable.js";
+import type { ExecutableLookup, FoundExecutable } from "../executable.js";
 import type { AgentHome } from "../home.js";
 import type { ResolvedCommonOptions } from "../options.js";
 import type { NewSessionResponse, SessionConfigOption } from "../protocol.js";
 import type { AgentToolCall, SessionTools } from "../reported-calls.js";
 import type { ToolIdentity, ToolNaming } from "../tool-names.js";
 
-/** An executable that was found. */
-export type FoundExecutable = Extract<ExecutableLookup, { found: true }>;
+export type { FoundExecutable } from "../executable.js";
 
 /** The versions a profile is tested with: from `min` (inclusive) up to `below` (exclusive). */
 export interface TestedRange {
