@@ -157,6 +157,12 @@ test("an echoed credential or header value is in no file of the project and not 
     calls: ["keys:reveal success", "web:reveal success", "keys:refuse tool_error"],
   });
   expect({ status: run.status, tail: run.output.slice(-3000) }).toMatchObject({ status: 1 });
+  // Nowhere: not in a file of the project, not in what Jest printed.
+  expect(filesContaining(dir, [KEY, HEADER])).toEqual([]);
+  expect(run.output.includes(KEY)).toBe(false);
+  expect(run.output.includes(HEADER)).toBe(false);
+
+  // What the run wrote, with only names in place of the values.
   expect(run.output).toMatch(/Tests: +2 failed, 2 total/);
   expect(run.output).toContain("1 snapshot written");
   const results = JSON.parse(readFileSync(join(dir, "jest-results.json"), "utf8")) as {
@@ -171,9 +177,7 @@ test("an echoed credential or header value is in no file of the project and not 
   expect(jsonLines(join(run0, "trials", readdirSync(join(run0, "trials"))[0]!))).toHaveLength(1);
   const journal = readFileSync(join(run0, "model-journal.json"), "utf8");
   expect(journal).toContain("the key is <redacted:");
-
-  // Nowhere: not in a file of the project, not in what Jest printed.
-  expect(filesContaining(dir, [KEY, HEADER])).toEqual([]);
-  expect(run.output.includes(KEY)).toBe(false);
-  expect(run.output.includes(HEADER)).toBe(false);
+  const snapshot = readFileSync(join(dir, "__snapshots__", "echo.test.ts.snap"), "utf8");
+  expect(snapshot).toContain("the key is [redacted: M3_ECHO_SOURCE]");
+  expect(snapshot).toContain("the key is [redacted: web header X-Api-Key]");
 }, 400_000);
