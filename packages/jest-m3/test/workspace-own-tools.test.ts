@@ -1,6 +1,7 @@
 /**
- * The agent's own file tool in a workspace, on Gemini CLI and Pi (real binaries,
- * the scripted model): with `options: { builtinTools: [<its write tool>] }` the agent writes
+ * The agent's own file tool in a workspace, on Gemini CLI, OpenCode and Pi (real binaries,
+ * the scripted model): with `options: { builtinTools: [<its write tool>] }` (OpenCode's
+ * `write` tool is turned on by its permission name, `edit`) the agent writes
  * a file itself, in its working directory (the session's workspace), and the write is in
  * `result.workspace` while no MCP call is recorded for it. (Claude Code's Edit is in
  * workspace-claude-code.test.ts.)
@@ -20,6 +21,7 @@ beforeAll(async () => {
       ...(
         [
           ["gemini", "builtin:write_file", { file_path: "CHANGELOG.md", content: "## 1.0\n" }],
+          ["opencode", "builtin:write", { filePath: "CHANGELOG.md", content: "## 1.0\n" }],
           ["pi", "builtin:write", { path: "CHANGELOG.md", content: "## 1.0\n" }],
         ] as const
       ).map(([agent, call, args]) => ({
@@ -36,6 +38,7 @@ afterAll(async () => {
 
 test.each([
   ["gemini", "gemini", "scripted-1", "write_file"],
+  ["opencode", "chat-completions", "scripted-1", "edit"],
   ["pi", "responses", "scripted-model", "write"],
 ] as const)(
   "%s's own write tool edits the workspace; the diff has it, the trace has no MCP call",
