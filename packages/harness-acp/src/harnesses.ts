@@ -2,6 +2,7 @@ import { defineHarness, type HarnessDefinition } from "@jest-m3/core/harness";
 import type { ResolvedCommonOptions } from "./options.js";
 import { agentProfile } from "./profiles/agent.js";
 import { geminiProfile } from "./profiles/gemini.js";
+import { kiloProfile } from "./profiles/kilo.js";
 import { opencodeProfile } from "./profiles/opencode.js";
 import type { AcpProfile } from "./profiles/profile.js";
 import { acpReadiness, acpReadinessKey } from "./readiness.js";
@@ -37,9 +38,13 @@ export const geminiHarness: HarnessDefinition = defineAcpHarness(geminiProfile);
 /** `harness: "opencode"`: OpenCode (`opencode acp`) in the `chat-completions` dialect. */
 export const opencodeHarness: HarnessDefinition = defineAcpHarness(opencodeProfile);
 
+/** `harness: "kilo"`: Kilo Code CLI (`kilo acp`) in the `chat-completions` dialect. */
+export const kiloHarness: HarnessDefinition = defineAcpHarness(kiloProfile);
+
 /** Every harness kind of this package, for the registry (`"jest-m3": { "harnesses": [...] }`). */
 export const harnesses: readonly HarnessDefinition[] = Object.freeze([
   acpHarness,
   geminiHarness,
   opencodeHarness,
+  kiloHarness,
 ]);

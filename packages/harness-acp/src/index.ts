@@ -35,6 +35,7 @@ export {
   acpHarness,
   geminiHarness,
   opencodeHarness,
+  kiloHarness,
   defineAcpHarness,
 } from "./harnesses.js";
 import { acpHarness } from "./harnesses.js";
@@ -131,6 +132,13 @@ export {
   OPENCODE_TESTED,
   OPENCODE_EXECUTABLE_VARIABLE,
 } from "./profiles/opencode.js";
+export {
+  kiloProfile,
+  kiloPermissions,
+  installedKiloBinary,
+  KILO_TESTED,
+  KILO_EXECUTABLE_VARIABLE,
+} from "./profiles/kilo.js";
 export { ACP_PROTOCOL_VERSION, CLIENT_INFO, PROTOCOL_SURFACE } from "./protocol.js";
 export {
   AcpRpcError,

@@ -1,0 +1,159 @@
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { Capability } from "@jest-m3/core/harness";
+import { providerCredentials } from "@jest-m3/core/adapter-kit";
+import { resolveAgentExecutable, type InstalledBinary } from "@jest-m3/core/adapter-kit";
+import { InvalidAcpOptions } from "../errors.js";
+import { agentEnvironment } from "../home.js";
+import { resolveProfileOptions, type ResolvedCommonOptions } from "../options.js";
+import { opencodeNaming } from "../tool-names.js";
+import { identifyOpencodeCall, opencodeConfig, opencodePermissions } from "./opencode.js";
+import type { AcpProfile } from "./profile.js";
+
+/** The Kilo Code CLI versions this profile is tested with. */
+export const KILO_TESTED = {
+  min: "7.7.7",
+  below: "7.8.0",
+  packageName: "@kilocode/cli",
+} as const;
+
+/** The configuration variable naming the Kilo Code executable. */
+export const KILO_EXECUTABLE_VARIABLE = "M3_KILO_EXECUTABLE";
+
+/**
+ * The native binary of an installed `@kilocode/cli`: its platform package
+ * (`@kilocode/cli-<platform>-<arch>[-baseline][-musl]`), spawned directly rather than
+ * through the package's Node launcher.
+ */
+export function installedKiloBinary(): InstalledBinary {
+  const platform = process.platform === "win32" ? "windows" : process.platform;
+  const file = process.platform === "win32" ? "kilo.exe" : "kilo";
+  const tried: string[] = [];
+  for (const variant of ["", "-baseline", "-musl", "-baseline-musl"]) {
+    const name = `@kilocode/cli-${platform}-${process.arch}${variant}`;
+    for (const base of [process.cwd(), __dirname]) {
+      try {
+        const manifest = require.resolve(`${name}/package.json`, { paths: [base] });
+        const binary = join(dirname(manifest), "bin", file);
+        if (existsSync(binary)) return { path: binary };
+        tried.push(binary);
+      } catch {
+        // Not installed from this base.
+      }
+    }
+  }
+  if (tried.length === 0) tried.push(`${KILO_TESTED.packageName} (no platform package installed)`);
+  return { tried: [...new Set(tried)] };
+}
+
+/**
+ * Kilo Code's permission map: OpenCode's (Kilo is an OpenCode fork with the same
+ * configuration schema and the same `<server>_<tool>` names), with Kilo's name in the
+ * message of a `builtinTools` entry that reads as an MCP tool.
+ */
+export function kiloPermissions(
+  ...args: Parameters<typeof opencodePermissions>
+): ReturnType<typeof opencodePermissions> {
+  const [, servers, , builtinTools = []] = args;
+  for (const name of builtinTools) {
+    const mcp = servers.find((server) => name.startsWith(opencodeNaming.prefix(server)));
+    if (mcp !== undefined) {
+      throw new InvalidAcpOptions(
+        "kilo",
+        "builtinTools",
+        `lists "${name}", which Kilo Code would read as a tool of the server "${mcp}": builtinTools turns on Kilo Code's own tools (read, glob, bash, ...); MCP tools are chosen by the session's tools.`,
+      );
+    }
+  }
+  return opencodePermissions(...args);
+}
+
+/**
+ * Kilo Code CLI (`kilo acp`, `@kilocode/cli` 7.7): the OpenCode profile with Kilo's names.
+ * The configuration is OpenCode's (the provider as an OpenAI-compatible one whose key is
+ * referenced as `{env:NAME}`, never its value; the allow-list as the permission map),
+ * given inline in `KILO_CONFIG_CONTENT`, project configuration, model fetches, updates,
+ * sharing, session ingest and default plugins off; stopped by closing stdin.
+ *
+ * @example
+ * ```ts
+ * const [kilo] = kit.agents([
+ *   { harness: "kilo", models: ["scripted-1"], provider: model.providerFor("chat-completions") },
+ * ]);
+ * ```
+ */
+export const kiloProfile: AcpProfile<ResolvedCommonOptions> = {
+  name: "kilo",
+  agent: "Kilo Code",
+  dialects: ["chat-completions"],
+  tested: KILO_TESTED,
+  elicitation: {
+    status: "unsupported",
+    reason:
+      "Kilo Code 7.7 is an OpenCode fork whose MCP client declares no elicitation capability, so an MCP server's elicitation/create never reaches ACP",
+  },
+  resolveOptions: (options) => resolveProfileOptions("kilo", options),
+  executable: (selection, config) =>
+    resolveAgentExecutable(
+      {
+        agent: "Kilo Code",
+        variable: KILO_EXECUTABLE_VARIABLE,
+        packageName: KILO_TESTED.packageName,
+        binName: "kilo",
+        installVersion: KILO_TESTED.min,
+        installed: installedKiloBinary,
+      },
+      selection.executable,
+      config,
+    ),
+  credentials(provider, names, model): Capability {
+    const viaProvider = providerCredentials(provider, names);
+    if (viaProvider) return viaProvider;
+    if (!model.includes("/")) {
+      return {
+        status: "unavailable",
+        reason: `without a provider, Kilo Code needs a model as "<provider>/<model>", got "${model}"`,
+      };
+    }
+    if (names.length === 0) {
+      return {
+        status: "unavailable",
+        reason:
+          "no provider and no credentials: Kilo Code's own login is not copied into the isolated home. " +
+          "Map the provider's key with credentialEnv, " +
+          'or give a provider (the scripted model\'s providerFor("chat-completions"))',
+      };
+    }
+    return { status: "ready" };
+  },
+  plan({ launch, home, options }) {
+    const permission = kiloPermissions(
+      launch.toolPolicy,
+      launch.servers.map((server) => server.name),
+      options.exposeDisallowedTools,
+      options.builtinTools,
+    );
+    const { $schema: _schema, ...config } = opencodeConfig(
+      launch.provider,
+      launch.model,
+      permission,
+    );
+    return Promise.resolve({
+      args: ["acp", "--pure"],
+      env: agentEnvironment(launch.env, home, {
+        KILO_CONFIG_CONTENT: JSON.stringify(config),
+        KILO_DISABLE_PROJECT_CONFIG: "true",
+        KILO_DISABLE_MODELS_FETCH: "true",
+        KILO_DISABLE_AUTOUPDATE: "true",
+        KILO_DISABLE_SHARE: "true",
+        KILO_DISABLE_SESSION_INGEST: "true",
+        KILO_DISABLE_DEFAULT_PLUGINS: "true",
+        KILO_DISABLE_LSP_DOWNLOAD: "true",
+        KILO_DISABLE_CLAUDE_CODE: "true",
+      }),
+    });
+  },
+  stop: () => "stdin",
+  naming: opencodeNaming,
+  identify: identifyOpencodeCall,
+};
