@@ -1,9 +1,9 @@
+import { unfinishedCall } from "@jest-m3/core/adapter-kit";
 import {
   monotonicNow,
   type AdapterTurn,
   type AdapterTurnOutcome,
   type ReportedToolCall,
-  type ToolCallStatus,
 } from "@jest-m3/core/harness";
 import type { SessionNotification, ToolCall, ToolCallUpdate } from "./protocol.js";
 import {
@@ -118,24 +118,17 @@ export class TurnCollector {
   }
 
   /**
-   * Ends the turn now with `outcome`. Calls still running are reported with `unfinished`
-   * as their status.
+   * Ends the turn now with `outcome`. Calls still running are reported `incomplete` (a
+   * failed turn) or `cancelled`, in every harness's wording.
    */
-  finish(
-    outcome: AdapterTurnOutcome,
-    error: string | null,
-    unfinished: ToolCallStatus = outcome === "failed" ? "incomplete" : "cancelled",
-  ): void {
+  finish(outcome: AdapterTurnOutcome, error: string | null): void {
     if (this.finished) return;
     this.finished = true;
-    const reason =
-      outcome === "failed"
-        ? `the turn failed before ${this.agent} reported the end of this call: ${error ?? "no reason given"}`
-        : `the turn ended (${outcome}) before ${this.agent} reported the end of this call`;
+    const unfinished = unfinishedCall({ agent: this.agent }, outcome, error, "the end");
     const toolCalls = [...this.calls.values()]
       .map((call) => {
         if (call.identity && !this.allowed(call.identity)) call.outsideAllowList = true;
-        return reportedToolCall(call, this.agent, { status: unfinished, reason });
+        return reportedToolCall(call, this.agent, unfinished);
       })
       .filter((call): call is ReportedToolCall => call !== undefined);
     const text = [...this.segments].reverse().find((segment) => segment.trim() !== "");
