@@ -330,6 +330,26 @@ describe("workspaces on a real Codex session", () => {
     expect(existsSync(result.workspace!.path)).toBe(false);
   });
 
+  test("a session that fails to open still removes its workspace, and says what it was", async () => {
+    const source = project();
+    const session = agent().session({
+      server: {
+        name: "broken",
+        command: process.execPath,
+        args: ["-e", "process.exit(3)"],
+        cwd: "workspace",
+      },
+      workspace: { copy: source },
+      timeout: 60_000,
+    });
+    await expect(session.open()).rejects.toThrow();
+    const result = session.result;
+    expect(result.snapshot.outcome).toBe(ExecutionOutcome.FAILED);
+    expect(result.workspace?.changes).toEqual([]);
+    expect(existsSync(result.workspace!.path)).toBe(false);
+    expect(existsSync(join(source, "keep.txt"))).toBe(true);
+  });
+
   test("a kept workspace outlives the kit; a link out of it is copied as a link and not followed", async () => {
     const source = project();
     const outside = join(root, "outside.txt");
