@@ -56,7 +56,7 @@ const TEST = `
 import { spawn } from "node:child_process";
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { MCPTestKit, expect, secretFromEnv, trials } from "jest-m3";
+import { MCPTestKit, TrialsFailed, expect, secretFromEnv, trials } from "jest-m3";
 
 const SERVER = ${JSON.stringify(SERVER)};
 let url = "";
@@ -78,7 +78,8 @@ beforeAll(async () => {
 afterAll(() => http?.kill("SIGKILL"));
 
 test("servers echo the key to a real agent", async () => {
-  await trials(1, async () => {
+  let result: unknown;
+  const trial = trials(1, async () => {
     await using kit = new MCPTestKit({ env: {} });
     const [agent] = kit.agents([
       { harness: "codex", models: ["gpt-5.5"], credentialEnv: { SCRIPTED_API_KEY: "M3_ECHO_SOURCE" } },
@@ -109,9 +110,13 @@ test("servers echo the key to a real agent", async () => {
       calls: session.result.turns.flatMap((turn) => turn.toolCalls).map((call) => call.server + ":" + call.tool + " " + call.status),
     }) + "\\n");
     expect(session.result).toMatchTrajectorySnapshot();
-    // Fails on purpose: its message lists the calls, their results and errors.
-    expect(session.result).toHaveToolCall("reveal", { arguments: { nope: 1 } });
+    result = session.result;
+    // Fails on purpose (the trial, in the trials ledger): the refused call with its error text.
+    expect(session.result).toHaveToolCall("refuse", { status: "success" });
   });
+  await expect(trial).rejects.toThrow(TrialsFailed);
+  // Fails on purpose (the test, in Jest's output and reporters), with the same text.
+  expect(result).toHaveToolCall("refuse", { status: "success" });
 });
 
 test("a direct call fails with an error that quotes the key", async () => {
@@ -171,10 +176,16 @@ test("an echoed credential or header value is in no file of the project and not 
   const failures = results.testResults.flatMap((file) =>
     file.assertionResults.flatMap((test) => test.failureMessages),
   );
-  expect(failures.join("\n")).toContain("toHaveToolCall");
+  // The test's own failure (not the trial's, already scrubbed in the ledger): a matcher's.
+  expect(failures.join("\n")).toContain("Error: expect(received).toHaveToolCall");
+  expect(failures.join("\n")).toContain("refused key [redacted: M3_ECHO_SOURCE]");
   expect(failures.join("\n")).toContain("[cause]");
   const run0 = runFolder(dir);
-  expect(jsonLines(join(run0, "trials", readdirSync(join(run0, "trials"))[0]!))).toHaveLength(1);
+  const trials = readdirSync(join(run0, "trials")).map((file) =>
+    readFileSync(join(run0, "trials", file), "utf8"),
+  );
+  expect(trials).toHaveLength(1);
+  expect(trials[0]).toContain("refused key [redacted: M3_ECHO_SOURCE]");
   const journal = readFileSync(join(run0, "model-journal.json"), "utf8");
   expect(journal).toContain("the key is <redacted:");
   const snapshot = readFileSync(join(dir, "__snapshots__", "echo.test.ts.snap"), "utf8");
