@@ -114,6 +114,24 @@ const COMMON = ["exposeDisallowedTools", "startupTimeoutMs"];
 const PROFILE = [...COMMON, "warm", "builtinTools"];
 const AGENT = [...COMMON, "command", "args", "env", "dialects", "stop", "selectModel"];
 
+/**
+ * Variables the harness sets to the session's isolated home and temp folder: an `env` that
+ * replaced one would point the agent at the host's own files, or at folders nobody removes.
+ */
+const ISOLATION_VARIABLES = new Set([
+  "HOME",
+  "USERPROFILE",
+  "TMPDIR",
+  "TMP",
+  "TEMP",
+  "XDG_CONFIG_HOME",
+  "XDG_DATA_HOME",
+  "XDG_CACHE_HOME",
+  "XDG_STATE_HOME",
+  "APPDATA",
+  "LOCALAPPDATA",
+]);
+
 /** The placeholders `args` and `env` of the `acp` harness may use. */
 export const PLACEHOLDERS = [
   "model",
@@ -269,6 +287,13 @@ export function resolveAgentOptions(
         harness,
         `env.${name}`,
         `must be a string, got ${describe(value)}.`,
+      );
+    }
+    if (ISOLATION_VARIABLES.has(name.toUpperCase())) {
+      throw new InvalidAcpOptions(
+        harness,
+        `env.${name}`,
+        "is set by the harness: the agent runs in a fresh temporary home and temp folder that the kit removes after the session. Leave it out (files the agent needs go in the session's workspace).",
       );
     }
     if (isSecretName(name)) {
