@@ -112,7 +112,7 @@ export interface ModelRequest {
   };
   readonly response: {
     readonly bytes: number;
-    /** Whether the answer ended as its dialect ends one (a cut stream did not). */
+    /** Whether a successful answer ended as its dialect ends one (a cut stream, an error did not). */
     readonly complete: boolean;
   };
   /** Usage as the provider reported it in this answer, or why there is none. */

@@ -217,13 +217,14 @@ export class ProviderTap {
           res.end();
           resolve(null);
         });
-        answer.once("aborted", () => {
+        answer.once("close", () => {
+          if (answer.complete) return;
           res.destroy();
           resolve("the provider cut the answer before it ended");
         });
-        answer.once("error", (problem: Error) => {
+        answer.once("error", () => {
           res.destroy();
-          resolve(`the provider's answer failed: ${problem.message}`);
+          resolve("the provider cut the answer before it ended");
         });
       });
       outgoing.once("error", (problem: Error) => {
@@ -272,7 +273,10 @@ export class ProviderTap {
         tools: read.tools,
         toolBytes: read.tools.reduce((sum, tool) => sum + tool.bytes, 0),
       },
-      response: { bytes: responseBytes, complete: error === null && (answer?.complete ?? false) },
+      response: {
+        bytes: responseBytes,
+        complete: error === null && (status ?? 500) < 400 && (answer?.complete ?? false),
+      },
       usage: !generation
         ? unavailable(`a ${req.method ?? "GET"} ${path} request generates nothing`)
         : (answer?.usage ??

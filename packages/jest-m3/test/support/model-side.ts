@@ -44,8 +44,12 @@ export async function startVendor(upstream: ModelProvider): Promise<{
             back.push(chunk);
             res.write(chunk);
           });
-          answer.on("end", () => {
-            res.end();
+          let recorded = false;
+          const record = (cut: boolean) => {
+            if (recorded) return;
+            recorded = true;
+            if (cut) res.destroy();
+            else res.end();
             seen.push({
               method: req.method ?? "GET",
               path: (req.url ?? "/").split("?")[0] ?? "/",
@@ -55,7 +59,10 @@ export async function startVendor(upstream: ModelProvider): Promise<{
               status: answer.statusCode ?? 0,
               answer: Buffer.concat(back).toString("utf8"),
             });
-          });
+          };
+          answer.on("end", () => record(false));
+          answer.on("error", () => record(true));
+          answer.on("close", () => record(!answer.complete));
         },
       );
       out.on("error", () => res.destroy());
