@@ -360,13 +360,25 @@ export const REPORT_SCRIPT = String.raw`
     });
   })();
   function pct(v) { return Math.round(v * 100) + '%'; }
+  // describeAgents' ' [<agent>]' after its name is left out: the same test on every agent is one row.
   function describeOf(t) {
+    if (t._describe !== undefined) return t._describe;
     var end = t.fullName.length - t.title.length;
-    return end > 0 && t.fullName.slice(end) === t.title ? t.fullName.slice(0, end).trim() : '';
+    var blocks = end > 0 && t.fullName.slice(end) === t.title ? t.fullName.slice(0, end).trim() : '';
+    var agent = / \[([^\]]*)\]$/.exec(blocks), harnesses = [];
+    (t.stats || []).forEach(function (r) { harnesses.push(r.agent.harness); });
+    t.sessions.forEach(function (s) { harnesses.push(s.harness || s.agent); });
+    if (agent && harnesses.some(function (h) { return agent[1].indexOf(h + ' ') === 0; })) blocks = blocks.slice(0, agent.index);
+    t._describe = blocks;
+    return blocks;
   }
-  function gridCell(t, a) {
-    var r = null;
-    (t.stats || []).forEach(function (row) { if (statsLabel(row.agent) === a) r = row; });
+  function testOn(row, a) {
+    for (var i = 0; i < row.tests.length; i += 1) if (row.tests[i]._agents[a]) return row.tests[i];
+    return row.tests[0];
+  }
+  function gridCell(row, a) {
+    var t = testOn(row, a), r = null;
+    (t.stats || []).forEach(function (s) { if (statsLabel(s.agent) === a) r = s; });
     var link = ' data-test-id="' + esc(t.id) + '" data-agent="' + esc(a) + '"';
     if (!r) {
       if (!t._agents[a]) return '<td class="cell c-none"' + link + ' title="did not run on this agent">·</td>';
@@ -377,17 +389,30 @@ export const REPORT_SCRIPT = String.raw`
     return '<td class="cell c-' + outcome + '"' + link + ' title="' + esc(tr.passed + ' of ' + tr.run + ' passed on ' + a + ', ' + pct(tr.rate) + ', Wilson 95% interval ') + ci + '">' +
       esc(tr.passed) + '/' + esc(tr.run) + (tr.run > 1 ? ' ' + esc(pct(tr.rate)) + '<span class="ci">' + ci + '</span>' : '') + '</td>';
   }
+  var WEIGHT = { failed: 0, passed: 1, todo: 2, skipped: 3 };
+  function gridRowsOf(tests) {
+    var rows = [], byKey = {};
+    tests.forEach(function (t) {
+      var key = JSON.stringify([t.file, describeOf(t), t.title]);
+      var row = byKey[key];
+      if (!row) { row = byKey[key] = { key: key, tests: [], verdict: t.verdict }; rows.push(row); }
+      row.tests.push(t);
+      if ((WEIGHT[t.verdict] || 0) < (WEIGHT[row.verdict] || 0)) row.verdict = t.verdict;
+    });
+    return rows;
+  }
   function renderGrid() {
     var started = performance.now();
     var cols = state.agent ? [state.agent] : agentList;
     var head = '<tr><th class="name">test</th><th>verdict</th>' + cols.map(function (a) { return '<th>' + esc(a) + '</th>'; }).join('') + '</tr>';
     var html = '<table class="grid" id="grid-tests"><thead>' + head + '</thead><tbody>';
     var group = null, width = cols.length + 2;
-    visible.forEach(function (t) {
+    gridRowsOf(visible).forEach(function (row) {
+      var t = row.tests[0];
       var g = t.file + (describeOf(t) ? ' › ' + describeOf(t) : '');
       if (g !== group) { group = g; html += '<tr class="group"><th colspan="' + esc(width) + '">' + esc(g) + '</th></tr>'; }
-      html += '<tr class="test-row" data-test-id="' + esc(t.id) + '"><th class="name" title="' + esc(t.fullName) + '">' + esc(t.title) + '</th><td><span class="v v-' + esc(t.verdict) + '">' + esc(t.verdict) + '</span></td>' +
-        cols.map(function (a) { return gridCell(t, a); }).join('') + '</tr>';
+      html += '<tr class="test-row" data-test-id="' + esc(t.id) + '"><th class="name" title="' + esc(describeOf(t) ? describeOf(t) + ' ' + t.title : t.title) + '">' + esc(t.title) + '</th><td><span class="v v-' + esc(row.verdict) + '">' + esc(row.verdict) + '</span></td>' +
+        cols.map(function (a) { return gridCell(row, a); }).join('') + '</tr>';
     });
     html += '</tbody></table>';
     var shownTools = toolRows.filter(function (r) { return (!state.server || r.server === state.server) && (!state.tool || r.tool === state.tool); });

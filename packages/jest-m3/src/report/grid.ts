@@ -26,11 +26,13 @@ export interface GridCell {
   readonly outcome: CellOutcome;
 }
 
-/** One test's row. */
+/** One test's row (the same test of every agent's `describeAgents` block, merged). */
 export interface GridRow {
+  /** The row's first test. */
   readonly test: ReportTest;
   /** The describe blocks of the test: its full name less its title. */
   readonly describe: string;
+  /** The worst verdict of the row's tests. */
   readonly verdict: Verdict;
   /** Per column (same order as {@link TestGrid.agents}); null where it did not run there. */
   readonly cells: ReadonlyArray<GridCell | null>;
@@ -55,12 +57,26 @@ export interface TestGrid {
 const outcomeOf = (passed: number, run: number): CellOutcome =>
   passed === run ? "passed" : passed === 0 ? "failed" : "partial";
 
-/** The describe blocks of `test` (its full name without its own title at the end). */
+/**
+ * The describe blocks of `test` (its full name without its own title at the end), less the
+ * ` [<agent>]` that `describeAgents` puts after its name: the same test on every agent is one
+ * row of the grid.
+ */
 export function describeOf(test: ReportTest): string {
-  return test.fullName.endsWith(test.title)
+  const blocks = test.fullName.endsWith(test.title)
     ? test.fullName.slice(0, test.fullName.length - test.title.length).trim()
     : "";
+  const harnesses = [
+    ...(test.stats ?? []).map((row) => row.agent.harness),
+    ...test.sessions.map((session) => sessionAgent(session).harness),
+  ];
+  const agent = / \[([^\]]*)\]$/.exec(blocks);
+  return agent && harnesses.some((harness) => agent[1]!.startsWith(`${harness} `))
+    ? blocks.slice(0, agent.index)
+    : blocks;
 }
+
+const VERDICT_WEIGHT: Record<Verdict, number> = { failed: 0, passed: 1, todo: 2, skipped: 3 };
 
 /**
  * The test × agent grid of `report`.
@@ -82,19 +98,33 @@ export function testGrid(report: RunReport): TestGrid {
     for (const row of test.stats ?? []) column(agentLabel(row.agent));
     for (const session of test.sessions) column(agentLabel(sessionAgent(session)));
   }
-  const rows: GridRow[] = report.tests.map((test) => {
-    const cells: Array<GridCell | null> = agents.map(() => null);
-    for (const row of test.stats ?? []) {
-      cells[column(agentLabel(row.agent))] = {
-        passed: row.trials.passed,
-        run: row.trials.run,
-        rate: row.trials.rate,
-        interval: row.trials.interval,
-        outcome: outcomeOf(row.trials.passed, row.trials.run),
+  // One row per file, describe blocks (less describeAgents' agent) and title.
+  const byKey = new Map<
+    string,
+    { test: ReportTest; describe: string; verdict: Verdict; cells: Array<GridCell | null> }
+  >();
+  for (const test of report.tests) {
+    const describe = describeOf(test);
+    const key = JSON.stringify([test.file, describe, test.title]);
+    let row = byKey.get(key);
+    if (!row) {
+      row = { test, describe, verdict: test.verdict, cells: agents.map(() => null) };
+      byKey.set(key, row);
+    } else if (VERDICT_WEIGHT[test.verdict] < VERDICT_WEIGHT[row.verdict]) {
+      row.verdict = test.verdict;
+    }
+    for (const stats of test.stats ?? []) {
+      const at = column(agentLabel(stats.agent));
+      row.cells[at] ??= {
+        passed: stats.trials.passed,
+        run: stats.trials.run,
+        rate: stats.trials.rate,
+        interval: stats.trials.interval,
+        outcome: outcomeOf(stats.trials.passed, stats.trials.run),
       };
     }
-    return { test, describe: describeOf(test), verdict: test.verdict, cells };
-  });
+  }
+  const rows: GridRow[] = [...byKey.values()];
   const tools = new Map<
     string,
     { server: string; tool: string; listed: boolean; cells: { calls: number; succeeded: number }[] }
