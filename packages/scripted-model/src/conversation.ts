@@ -195,8 +195,8 @@ export function readConversation(
 
 /**
  * The names an agent may give the MCP tool `server:tool`, most specific first: Claude Code's
- * `mcp__server__tool`, Gemini CLI's `mcp_server_tool`, OpenCode's `server_tool`, then the
- * bare `tool`.
+ * `mcp__server__tool`, Gemini CLI's `mcp_server_tool`, OpenCode's `server_tool`, GitHub
+ * Copilot CLI's `server-tool`, then the bare `tool`.
  */
 export function toolNames(server: string, tool: string): string[] {
   return [...new Set([...qualifiedToolNames(server, tool), tool, sanitize(tool)])];
@@ -206,7 +206,7 @@ function qualifiedToolNames(server: string, tool: string): string[] {
   const names: string[] = [];
   for (const s of new Set([server, sanitize(server)])) {
     for (const t of new Set([tool, sanitize(tool)])) {
-      names.push(`mcp__${s}__${t}`, `mcp_${s}_${t}`, `${s}_${t}`, `${s}__${t}`);
+      names.push(`mcp__${s}__${t}`, `mcp_${s}_${t}`, `${s}_${t}`, `${s}__${t}`, `${s}-${t}`);
     }
   }
   return names;
