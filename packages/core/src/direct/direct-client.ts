@@ -1045,6 +1045,7 @@ export class DirectClient {
       if (operation.failure) throw operation.failure;
       throw this.translate(error, operationName, options?.timeoutMs ?? this.timeoutMs, tag);
     } finally {
+      this.recorder.release(tag);
       this.operations.splice(this.operations.indexOf(operation), 1);
       for (const [token, callback] of this.progressByToken) {
         if (callback === onProgress) this.progressByToken.delete(token);

@@ -51,7 +51,12 @@ export class TraceRecorder {
   private turn: string | null = null;
   /** Calls awaiting a response, by connection then JSON-RPC id. */
   private readonly pending = new Map<string, Map<JsonRpcId, Mutable<ToolCall>>>();
-  private readonly tagged = new WeakMap<object, Mutable<ToolCall>>();
+  /**
+   * Calls by the tag of the operation that sent them, until {@link TraceRecorder.release}.
+   * A Map, not a WeakMap: a weak entry per call cost the garbage collector more than the
+   * rest of the recording (issue 36); the operation releases its tag when it ends.
+   */
+  private readonly tagged = new Map<object, Mutable<ToolCall>>();
   private nextCall = 1;
   private readonly callWatchers = new Set<(call: ToolCall, phase: "started" | "ended") => void>();
 
@@ -213,6 +218,11 @@ export class TraceRecorder {
   /** The call sent under `tag`, if a `tools/call` was recorded with it. */
   callFor(tag: object): ToolCall | undefined {
     return this.tagged.get(tag);
+  }
+
+  /** Forgets the tag of an operation that has ended (the call stays recorded). */
+  release(tag: object): void {
+    this.tagged.delete(tag);
   }
 
   /**
