@@ -128,6 +128,7 @@ export {
   type ServerCatalogCost,
 } from "./provider-tap/usage.js";
 export { ProviderTap, type TapUpstream } from "./provider-tap/tap.js";
+export { requestedCalls, type RequestedCall } from "./provider-tap/requested-calls.js";
 export type { TapDialect } from "./provider-tap/dialect-reading.js";
 export {
   M3Error,

@@ -12,6 +12,7 @@ import {
   catalogCostOf,
   expect,
   isUnavailable,
+  requestedCalls,
   type TokenUsage,
 } from "jest-m3";
 import { expectTapAgreesWithGroundTruth, startVendor, usageInAnswer } from "./support/model-side";
@@ -122,6 +123,23 @@ test("Codex through the tap: records equal the journal, per turn, and no key is 
     ]);
     expect(own.bytes).toBeGreaterThan(100);
     expect(own.estimatedTokens).toBe(Math.ceil(own.bytes / 4));
+
+    // The calls the model asked for, each paired with the wire call it became; without the
+    // wire calls, each is visible as one that never reached the server.
+    const asked = requestedCalls(result);
+    expect(asked.map((c) => [c.server, c.tool, c.wire?.status])).toEqual([
+      ["shipping", "shipping_quote", "success"],
+      ["shipping", "shipping_quote", "success"],
+    ]);
+    expect(asked.map((c) => c.wire?.arguments)).toEqual([
+      { weight_kg: 2, zone: "local" },
+      { weight_kg: 3, zone: "regional" },
+    ]);
+    const lost = requestedCalls({ ...result, trace: { ...result.trace, toolCalls: [] } });
+    expect(lost.map((c) => [c.tool, c.wire])).toEqual([
+      ["shipping_quote", null],
+      ["shipping_quote", null],
+    ]);
 
     // The key went through the tap to the vendor, and is in nothing the kit returned.
     expect(vendor.seen.some((s) => String(s.headers.authorization).includes(SECRET))).toBe(true);
