@@ -52,7 +52,9 @@ const SCRIPT = JSON.stringify({
   ],
 });
 
-const TEST = `
+// Each file has its own runtime: the direct client's file knows the header only from its
+// own auth, not from the agent session's spec.
+const HEADER_PART = `
 import { spawn } from "node:child_process";
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
@@ -77,7 +79,9 @@ beforeAll(async () => {
 });
 afterAll(() => http?.kill("SIGKILL"));
 
-test("servers echo the key to a real agent", async () => {
+`;
+
+const AGENT_TEST = `${HEADER_PART}test("servers echo the key to a real agent", async () => {
   let result: unknown;
   const trial = trials(1, async () => {
     await using kit = new MCPTestKit({ env: {} });
@@ -119,6 +123,15 @@ test("servers echo the key to a real agent", async () => {
   expect(result).toHaveToolCall("refuse", { status: "success" });
 });
 
+`;
+
+const DIRECT_TEST = `${HEADER_PART}test("a direct call's result that quotes the key fails a plain matcher", async () => {
+  await using kit = new MCPTestKit({ env: {} });
+  const client = kit.direct({ name: "web", url }, { auth: { headers: { "X-Api-Key": secretFromEnv("M3_ECHO_HEADER") } } });
+  const result = await client.callTool("reveal", {});
+  expect(result.content).toEqual([]);
+});
+
 test("a direct call fails with an error that quotes the key", async () => {
   await using kit = new MCPTestKit({ env: {} });
   const client = kit.direct({ name: "web", url }, { auth: { headers: { "X-Api-Key": secretFromEnv("M3_ECHO_HEADER") } } });
@@ -133,7 +146,8 @@ test("an echoed credential or header value is in no file of the project and not 
   dir = makeUserProject({
     "m3.config.json": JSON.stringify({ scriptedModel: { script: "script.json" } }),
     "script.json": SCRIPT,
-    "echo.test.ts": TEST,
+    "echo.test.ts": AGENT_TEST,
+    "direct.test.ts": DIRECT_TEST,
   });
   const run = runJest(dir, {
     args: ["--ci=false", "--json", "--outputFile=jest-results.json"],
@@ -152,6 +166,7 @@ test("an echoed credential or header value is in no file of the project and not 
     "refuse",
     "reveal",
     "reveal",
+    "reveal",
   ]);
   const [evidence] = jsonLines<{ replyHadKey: boolean; replyHadHeader: boolean; calls: string[] }>(
     join(dir, "evidence.jsonl"),
@@ -168,7 +183,7 @@ test("an echoed credential or header value is in no file of the project and not 
   expect(run.output.includes(HEADER)).toBe(false);
 
   // What the run wrote, with only names in place of the values.
-  expect(run.output).toMatch(/Tests: +2 failed, 2 total/);
+  expect(run.output).toMatch(/Tests: +3 failed, 3 total/);
   expect(run.output).toContain("1 snapshot written");
   const results = JSON.parse(readFileSync(join(dir, "jest-results.json"), "utf8")) as {
     testResults: { assertionResults: { failureMessages: string[] }[] }[];
@@ -180,6 +195,7 @@ test("an echoed credential or header value is in no file of the project and not 
   expect(failures.join("\n")).toContain("Error: expect(received).toHaveToolCall");
   expect(failures.join("\n")).toContain("refused key [redacted: M3_ECHO_SOURCE]");
   expect(failures.join("\n")).toContain("[cause]");
+  expect(failures.join("\n")).toContain("the key is [redacted: M3_ECHO_HEADER]");
   const run0 = runFolder(dir);
   const trials = readdirSync(join(run0, "trials")).map((file) =>
     readFileSync(join(run0, "trials", file), "utf8"),

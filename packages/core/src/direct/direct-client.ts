@@ -1146,12 +1146,15 @@ export class DirectClient {
       const auth = resolveHttpAuth(this.server, this.auth, process.env);
       const secrets = new Map(auth.secrets);
       this.secrets = secrets;
+      // The runtime scrubs them too: a failure that quotes a result the server echoed them in.
+      for (const [value, name] of secrets) this.kit.registerSecret?.(name, value);
       const oauth = this.auth?.oauth;
       let authProvider: TestOAuthProvider | undefined;
       if (oauth) {
-        authProvider = new TestOAuthProvider(this.server, oauth, process.env, (value, name) =>
-          secrets.set(value, name),
-        );
+        authProvider = new TestOAuthProvider(this.server, oauth, process.env, (value, name) => {
+          secrets.set(value, name);
+          this.kit.registerSecret?.(name, value);
+        });
         await authorizeWithOAuth(authProvider, new URL(this.spec.url), oauth.scope, (text) =>
           redactText(text, secrets),
         );

@@ -19,4 +19,9 @@ export interface KitContext {
   own(resource: OwnedResource): () => void;
   /** Registers a child process so the kit can list and stop it. */
   trackProcess(process: ManagedProcess): void;
+  /**
+   * Remembers a secret value the kit handed out (a direct client's auth header), by the
+   * name it came from, so what the run writes or prints is scrubbed of it (the runtime's).
+   */
+  registerSecret?(name: string, value: string): void;
 }

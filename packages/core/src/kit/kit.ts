@@ -174,6 +174,7 @@ export class MCPTestKit implements AsyncDisposable {
       killGraceMs,
       connectionId: (server) => `${server}#${++this.connections}`,
       assertOpen: (what) => this.assertOpen(what),
+      registerSecret: (name, value) => this.runtime.registerSecret(name, value),
       own: (resource) => {
         this.resources.add(resource);
         return () => this.resources.delete(resource);
