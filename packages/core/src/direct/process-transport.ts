@@ -2,8 +2,47 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { TransportError } from "../errors.js";
 import type { ManagedProcess } from "../processes/managed-process.js";
-import { parseJsonRpcLine } from "../wire/json-rpc.js";
+import { parseJsonRpcLine, type ParsedLine } from "../wire/json-rpc.js";
 import { LineSplitter } from "../wire/line-splitter.js";
+
+/**
+ * True for exactly the values the SDK's `JSONRPCResultResponseSchema` accepts without a
+ * `_meta` in the result: `{ jsonrpc: "2.0", id, result }`, nothing else, `id` a string or an
+ * integer, `result` an object. Nearly every line a server writes is one; checked by hand it
+ * costs a fraction of the schema union, which other lines still go through.
+ */
+function isPlainResultResponse(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const message = value as Record<string, unknown>;
+  let keys = 0;
+  for (const key in message) {
+    if (key !== "jsonrpc" && key !== "id" && key !== "result") return false;
+    keys++;
+  }
+  const { id, result } = message;
+  return (
+    keys === 3 &&
+    message.jsonrpc === "2.0" &&
+    (typeof id === "string" || Number.isInteger(id)) &&
+    typeof result === "object" &&
+    result !== null &&
+    !Array.isArray(result) &&
+    (result as Record<string, unknown>)._meta === undefined
+  );
+}
+
+/** {@link parseJsonRpcLine}, with the common case (a plain result response) checked fast. */
+export function parseStdioLine(line: string): ParsedLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return parseJsonRpcLine(line);
+  }
+  return isPlainResultResponse(value)
+    ? { ok: true, message: value as JSONRPCMessage }
+    : parseJsonRpcLine(line);
+}
 
 /**
  * An MCP stdio transport over a {@link ManagedProcess}: newline-delimited JSON-RPC on the
@@ -32,7 +71,7 @@ export class ProcessTransport implements Transport {
     child.stdout.on("data", (chunk: Buffer) => {
       for (const line of this.lines.push(chunk)) {
         if (line.trim() === "") continue;
-        const parsed = parseJsonRpcLine(line);
+        const parsed = parseStdioLine(line);
         if (parsed.ok) this.onmessage?.(parsed.message);
         else {
           this.onmalformed?.(line, parsed.problem);
