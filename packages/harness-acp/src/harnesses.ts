@@ -1,6 +1,7 @@
 import { defineHarness, type HarnessDefinition } from "@jest-m3/core/harness";
 import type { ResolvedCommonOptions } from "./options.js";
 import { agentProfile } from "./profiles/agent.js";
+import { copilotProfile } from "./profiles/copilot.js";
 import { geminiProfile } from "./profiles/gemini.js";
 import { kiloProfile } from "./profiles/kilo.js";
 import { opencodeProfile } from "./profiles/opencode.js";
@@ -41,10 +42,14 @@ export const opencodeHarness: HarnessDefinition = defineAcpHarness(opencodeProfi
 /** `harness: "kilo"`: Kilo Code CLI (`kilo acp`) in the `chat-completions` dialect. */
 export const kiloHarness: HarnessDefinition = defineAcpHarness(kiloProfile);
 
+/** `harness: "copilot"`: GitHub Copilot CLI (`copilot --acp`) in the `chat-completions` dialect. */
+export const copilotHarness: HarnessDefinition = defineAcpHarness(copilotProfile);
+
 /** Every harness kind of this package, for the registry (`"jest-m3": { "harnesses": [...] }`). */
 export const harnesses: readonly HarnessDefinition[] = Object.freeze([
   acpHarness,
   geminiHarness,
   opencodeHarness,
   kiloHarness,
+  copilotHarness,
 ]);

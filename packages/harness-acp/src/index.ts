@@ -36,6 +36,7 @@ export {
   geminiHarness,
   opencodeHarness,
   kiloHarness,
+  copilotHarness,
   defineAcpHarness,
 } from "./harnesses.js";
 import { acpHarness } from "./harnesses.js";
@@ -139,6 +140,18 @@ export {
   KILO_TESTED,
   KILO_EXECUTABLE_VARIABLE,
 } from "./profiles/kilo.js";
+export {
+  copilotProfile,
+  copilotNaming,
+  copilotMcpConfig,
+  copilotToolFlags,
+  COPILOT_BUILTIN_TOOLS,
+  copilotDistDir,
+  identifyCopilotCall,
+  installedCopilotBinary,
+  COPILOT_TESTED,
+  COPILOT_EXECUTABLE_VARIABLE,
+} from "./profiles/copilot.js";
 export { ACP_PROTOCOL_VERSION, CLIENT_INFO, PROTOCOL_SURFACE } from "./protocol.js";
 export {
   AcpRpcError,
