@@ -32,7 +32,7 @@ import { runTurn, type RunningTurn } from "./turn-runner.js";
 import { bindWorkspace } from "../servers/spec.js";
 import type { WorkspaceResult } from "../workspace/result.js";
 import { Workspace, readOnlyViolation } from "../workspace/workspace.js";
-import { ProviderTap } from "../provider-tap/tap.js";
+import type { ProviderTap, TapAttachment } from "../provider-tap/tap.js";
 import { usageOf } from "../provider-tap/usage.js";
 import type { ModelRequest } from "../provider-tap/records.js";
 import { unavailable } from "../evidence/unavailable.js";
@@ -63,6 +63,7 @@ export class AgentSession implements AsyncDisposable {
   private workspace: Workspace | undefined;
   private workspaceResult: WorkspaceResult | undefined;
   private tap: ProviderTap | undefined;
+  private tapShare: TapAttachment | undefined;
   private readiness: Readiness | undefined;
   private running: RunningTurn | undefined;
   private closing: Promise<void> | undefined;
@@ -157,9 +158,12 @@ export class AgentSession implements AsyncDisposable {
       }
       // The model side is evidence too: the harness talks to its provider through a tap.
       const upstream = this.agent.spec.provider;
-      if (upstream) this.tap = await ProviderTap.start(upstream);
+      if (upstream) {
+        this.tap = await this.services.runtime.providerTap(upstream);
+        this.tapShare = this.tap.attach();
+      }
       if (this.finishing) {
-        await this.tap?.close();
+        await this.tapShare?.detach();
         this.stopIfClosedWhileOpening();
       }
       const launch = await buildLaunch(this.agent, this.services, {
@@ -247,7 +251,7 @@ export class AgentSession implements AsyncDisposable {
     this.state = Lifecycle.RUNNING_TURN;
     this.responder?.startTurn();
     capture.beginTurn(turnId);
-    this.tap?.beginTurn(turnId);
+    this.tapShare?.beginTurn(turnId);
     this.services.runtime.notify((observer) =>
       observer.turnStarted?.({
         ...this.progressOf(number),
@@ -257,7 +261,7 @@ export class AgentSession implements AsyncDisposable {
 
     const ending = await runTurn(harness, { text, turnId, timeoutMs }, cancelled);
     await capture.endTurn();
-    const modelRequests = this.tap ? await this.tap.endTurn() : undefined;
+    const modelSide = this.tapShare ? await this.tapShare.endTurn() : undefined;
     const built = buildTurnResult({
       turnId,
       sessionId: harness.id,
@@ -270,7 +274,10 @@ export class AgentSession implements AsyncDisposable {
       policy: this.spec.policy,
       nextReportedId: () => `reported-${++this.reportedIds}`,
     });
-    const result = this.scrubbed({ ...built, ...this.modelEvidence(modelRequests, "turn") });
+    const result = this.scrubbed({
+      ...built,
+      ...this.modelEvidence(modelSide?.requests, "turn", modelSide?.shared),
+    });
     this.turns.push(result);
     this.running = undefined;
     this.services.runtime.notify((observer) =>
@@ -291,6 +298,7 @@ export class AgentSession implements AsyncDisposable {
   private modelEvidence(
     requests: readonly ModelRequest[] | undefined,
     scope: "turn" | "session",
+    shared = 0,
   ): { modelRequests?: readonly ModelRequest[]; usage: TurnResult["usage"] & object } {
     if (requests === undefined) {
       return {
@@ -301,7 +309,12 @@ export class AgentSession implements AsyncDisposable {
     }
     return {
       modelRequests: requests,
-      usage: usageOf(requests, `no model request crossed the provider tap during this ${scope}`),
+      usage:
+        shared > 0
+          ? unavailable(
+              `${shared} model request(s) arrived while another session sharing this provider ran a turn, so they belong to neither (run those sessions one after the other)`,
+            )
+          : usageOf(requests, `no model request crossed the provider tap during this ${scope}`),
     };
   }
 
@@ -422,7 +435,7 @@ export class AgentSession implements AsyncDisposable {
         .close()
         .catch((error: unknown) => problems.push(`closing the harness: ${String(error)}`));
     }
-    await this.tap?.close();
+    await this.tapShare?.detach();
     if (this.capture) {
       await this.capture.flush(1000);
       await this.capture
@@ -488,7 +501,7 @@ export class AgentSession implements AsyncDisposable {
       error: this.error,
       ...(this.workspaceResult ? { workspace: this.workspaceResult } : {}),
       ...this.modelEvidence(
-        this.tap && this.services.runtime.scrubValue(this.tap.requests),
+        this.tapShare && this.services.runtime.scrubValue(this.tapShare.requests),
         "session",
       ),
     };

@@ -80,6 +80,7 @@ const inArrivalOrder = (list: readonly ModelRequest[]): ModelRequest[] =>
  */
 export class ProviderTap {
   private readonly list: ModelRequest[] = [];
+  private readonly attached = new Set<TapAttachment>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly sockets = new Set<Socket>();
   private turn: string | null = null;
@@ -120,6 +121,30 @@ export class ProviderTap {
     return tap as ProviderTap & { readonly provider: P };
   }
 
+  /**
+   * Lets a session share this tap (so an agent process kept warm across sessions keeps one
+   * base URL): the attachment gets the requests that arrive while it is the only attached
+   * session with a turn open (or, outside turns, the only attached session). A request that
+   * arrives while several attached sessions run turns belongs to none of them, and each of
+   * those turns counts it in {@link TapAttachment.shared}.
+   */
+  attach(): TapAttachment {
+    const attachment = new TapAttachment(
+      (waitMs) => this.settle(waitMs),
+      () => this.attached.delete(attachment),
+    );
+    this.attached.add(attachment);
+    return attachment;
+  }
+
+  /** Keeps the tap from holding the process open (for a tap that lives as long as it). */
+  unref(): this {
+    this.server.unref();
+    this.server.on("connection", (socket) => socket.unref());
+    for (const socket of this.sockets) socket.unref();
+    return this;
+  }
+
   /** Every request so far, in arrival order (a copy). */
   get requests(): readonly ModelRequest[] {
     return inArrivalOrder(this.list);
@@ -151,6 +176,18 @@ export class ProviderTap {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
+  /** The attachments a request arriving now belongs to, with their turn at arrival. */
+  private ownersNow(): [TapAttachment, string | null][] {
+    const all = [...this.attached];
+    const inTurn = all.filter((attachment) => attachment.turn !== null);
+    if (inTurn.length === 1) return [[inTurn[0]!, inTurn[0]!.turn]];
+    if (inTurn.length > 1) {
+      for (const attachment of inTurn) attachment.shared += 1;
+      return [];
+    }
+    return all.length === 1 ? [[all[0]!, null]] : [];
+  }
+
   private async settle(waitMs: number): Promise<void> {
     if (this.inFlight.size === 0) return;
     let timer: NodeJS.Timeout | undefined;
@@ -172,6 +209,7 @@ export class ProviderTap {
     const startedAt = monotonicNow();
     const turnId = this.turn;
     const id = `model-request-${++this.serial}`;
+    const owners = this.ownersNow();
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
@@ -250,7 +288,7 @@ export class ProviderTap {
       answerBody === null
         ? null
         : readAnswer(this.upstream.wireApi, contentType, answerBody.toString("utf8"));
-    this.list.push({
+    const record: ModelRequest = {
       id,
       turnId,
       dialect: this.upstream.wireApi,
@@ -284,6 +322,63 @@ export class ProviderTap {
             `the answer's content encoding (${String(contentEncoding)}) could not be read`,
           )),
       toolCalls: answer?.toolCalls ?? [],
-    });
+    };
+    this.list.push(record);
+    for (const [owner, turn] of owners) owner.add({ ...record, turnId: turn });
+  }
+}
+
+/**
+ * One session's share of a {@link ProviderTap} ({@link ProviderTap.attach}): its turns and
+ * the requests that belong to it.
+ */
+export class TapAttachment {
+  /** The turn open now, or null. @internal */
+  turn: string | null = null;
+  /** Requests of the current turn that could not be told apart from another session's. */
+  shared = 0;
+  private readonly list: ModelRequest[] = [];
+
+  /** @internal Made by {@link ProviderTap.attach}. */
+  constructor(
+    private readonly settle: (waitMs: number) => Promise<void>,
+    private readonly release: () => void,
+  ) {}
+
+  /** @internal The tap adds a request that belongs to this session. */
+  add(record: ModelRequest): void {
+    this.list.push(record);
+  }
+
+  /** This session's requests so far, in arrival order. */
+  get requests(): readonly ModelRequest[] {
+    return inArrivalOrder(this.list);
+  }
+
+  /** Requests arriving from now on belong to `turnId`. */
+  beginTurn(turnId: string): void {
+    this.turn = turnId;
+    this.shared = 0;
+  }
+
+  /**
+   * Ends the turn: waits (at most `waitMs`) for requests in flight, and returns the turn's
+   * requests and how many requests of the turn's window were shared with another session.
+   */
+  async endTurn(waitMs = 2000): Promise<{ requests: ModelRequest[]; shared: number }> {
+    const turn = this.turn;
+    await this.settle(waitMs);
+    this.turn = null;
+    return {
+      requests: inArrivalOrder(this.list).filter((entry) => entry.turnId === turn),
+      shared: this.shared,
+    };
+  }
+
+  /** Waits for requests in flight (at most `waitMs`), then stops taking requests. */
+  async detach(waitMs = 1000): Promise<void> {
+    this.turn = null;
+    await this.settle(waitMs);
+    this.release();
   }
 }

@@ -5,6 +5,7 @@
  * build its own and hand it to a kit (`new MCPTestKit({ runtime })`), so two kits with
  * different run settings coexist in one process.
  */
+import { ProviderTap, type TapUpstream } from "../provider-tap/tap.js";
 import type { ExecutionResult, TurnResult } from "../evidence/results.js";
 import type { ToolCall } from "../evidence/trace.js";
 import type {
@@ -95,9 +96,31 @@ export class M3Runtime {
   private runProvider: RunProvider | undefined;
   /** The run's one scrubber of secret values (see {@link SecretScrubber}). */
   private readonly scrubber = new SecretScrubber();
+  private readonly taps = new Map<string, Promise<ProviderTap>>();
 
   constructor(options: RuntimeOptions = {}) {
     this.runProvider = options.provider;
+  }
+
+  /**
+   * The provider tap in front of `upstream`, started once per runtime and provider and kept
+   * for the runtime's life (unref'd): a harness process kept warm across sessions keeps the
+   * base URL it was started with. Sessions share it through {@link ProviderTap.attach}.
+   */
+  providerTap(upstream: TapUpstream): Promise<ProviderTap> {
+    const key = JSON.stringify([
+      upstream.name,
+      upstream.wireApi,
+      upstream.baseUrl,
+      upstream.envKey,
+    ]);
+    let tap = this.taps.get(key);
+    if (!tap) {
+      tap = ProviderTap.start(upstream).then((started) => started.unref());
+      tap.catch(() => this.taps.delete(key));
+      this.taps.set(key, tap);
+    }
+    return tap;
   }
 
   /** Kits created with this runtime and not yet closed, oldest first. */
