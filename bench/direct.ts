@@ -1,7 +1,8 @@
 // tools/call round-trips through kit.direct() against a bare SDK Client, same server, same
-// process. Each round runs every client once, in an order that alternates round by round
-// (A-B-A-B), so machine noise hits all alike; the verdict is the median of the per-round
-// ratios, and a ratio below the floor fails the run (non-zero exit, one clear line).
+// process. Within each round the clients take turns in chunks of calls (A-B-A-B, the order
+// reversed every other chunk), so machine noise hits all alike; the verdict is the median
+// of the per-round ratios, and a ratio below the floor fails the run (non-zero exit, one
+// clear line).
 //
 // A third client tells the kit's own per-call cost apart from where its server runs: the
 // same bare SDK Client, over the SDK's own stdio framing, to a server started the way the
@@ -35,13 +36,35 @@ interface Rate {
   readonly cpuMicros: number;
 }
 
-async function measure(call: Call, calls: number): Promise<Rate> {
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  for (let index = 0; index < calls; index++) await call();
-  const seconds = (performance.now() - started) / 1000;
-  const used = process.cpuUsage(cpu);
-  return { callsPerSecond: calls / seconds, cpuMicros: (used.user + used.system) / calls };
+/**
+ * One round: `calls` calls per client, made in chunks of `chunk` that alternate between the
+ * clients (the order reversed every other chunk), so that a burst of load on the machine
+ * falls on every client alike instead of on whichever ran when it came.
+ */
+async function round(
+  clients: ReadonlyArray<readonly [string, Call]>,
+  calls: number,
+  chunk: number,
+): Promise<Map<string, Rate>> {
+  const time = new Map(clients.map(([name]) => [name, 0]));
+  const cpu = new Map(clients.map(([name]) => [name, 0]));
+  for (let done = 0, turn = 0; done < calls; done += chunk, turn++) {
+    const order = turn % 2 === 0 ? clients : [...clients].reverse();
+    for (const [name, call] of order) {
+      const usage = process.cpuUsage();
+      const started = performance.now();
+      for (let index = 0; index < chunk; index++) await call();
+      time.set(name, time.get(name)! + performance.now() - started);
+      const used = process.cpuUsage(usage);
+      cpu.set(name, cpu.get(name)! + used.user + used.system);
+    }
+  }
+  return new Map(
+    clients.map(([name]) => [
+      name,
+      { callsPerSecond: calls / (time.get(name)! / 1000), cpuMicros: cpu.get(name)! / calls },
+    ]),
+  );
 }
 
 /** The SDK's stdio framing over a child started in a session of its own (as the kit does). */
@@ -92,7 +115,7 @@ function row(label: string, rates: readonly Rate[], ratio?: number): string {
   return `  ${label.padEnd(44)} ${calls.toFixed(1).padStart(9)} calls/s  ${cpu.toFixed(1).padStart(6)} µs CPU/call  ${tail}`;
 }
 
-export async function benchDirect({ calls = 1000, rounds = 9 } = {}): Promise<void> {
+export async function benchDirect({ calls = 1000, rounds = 9, chunk = 50 } = {}): Promise<void> {
   const bare = new Client({ name: "bench", version: "1" });
   await bare.connect(new StdioClientTransport({ command: process.execPath, args: [script] }));
   const ownSession = new Client({ name: "bench", version: "1" });
@@ -108,10 +131,10 @@ export async function benchDirect({ calls = 1000, rounds = 9 } = {}): Promise<vo
   const rates = new Map<string, Rate[]>(clients.map(([name]) => [name, []]));
   const load = loadavg()[0]!;
   try {
-    for (const [, call] of clients) await measure(call, 300); // warm-up: JIT and the servers
-    for (let round = 0; round < rounds; round++) {
-      const order = round % 2 === 0 ? clients : [...clients].reverse();
-      for (const [name, call] of order) rates.get(name)!.push(await measure(call, calls));
+    await round(clients, 300, 50); // warm-up: JIT and the servers
+    for (let index = 0; index < rounds; index++) {
+      const measured = await round(clients, calls, chunk);
+      for (const [name] of clients) rates.get(name)!.push(measured.get(name)!);
     }
     const recorded = direct.trace.toolCalls.length;
     if (recorded !== 300 + rounds * calls) {
@@ -125,7 +148,7 @@ export async function benchDirect({ calls = 1000, rounds = 9 } = {}): Promise<vo
     const kitRatio = median(kitRatios);
     const ownRatio = median(ratios("own-session"));
     console.log(
-      `\ndirect: ${calls} sequential tools/call × ${rounds} interleaved rounds, shipping server over stdio (load average ${load.toFixed(2)} → ${loadavg()[0]!.toFixed(2)})`,
+      `\ndirect: ${calls} sequential tools/call × ${rounds} rounds (in interleaved chunks of ${chunk}), shipping server over stdio (load average ${load.toFixed(2)} → ${loadavg()[0]!.toFixed(2)})`,
     );
     console.log(row("bare SDK Client", rates.get("bare")!));
     console.log(row("kit.direct (recorded)", rates.get("kit")!, kitRatio));

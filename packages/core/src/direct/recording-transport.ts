@@ -101,10 +101,12 @@ export class RecordingTransport implements Transport {
 
   send(original: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const message = this.hooks.outgoing?.(original) ?? original;
-    this.recorder.record("to_server", this.hooks.redact?.(message) ?? message, {
-      ...this.where,
-      tag: operationTag.getStore(),
-    });
+    const tag = operationTag.getStore();
+    this.recorder.record(
+      "to_server",
+      this.hooks.redact?.(message) ?? message,
+      tag ? { ...this.where, tag } : this.where,
+    );
     return this.inner.send(message, options);
   }
 

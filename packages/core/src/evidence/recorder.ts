@@ -87,11 +87,20 @@ export class TraceRecorder {
 
   /** Records a parsed message and updates tool-call records. */
   record(direction: Direction, message: JSONRPCMessage, where: Observation): void {
-    const at = this.push(direction, where, {
+    // Built in one literal (same fields, same order as push()): this runs for every message.
+    const at = where.at ?? monotonicNow();
+    const entry: Mutable<TraceMessage> = {
+      seq: this.messages.length,
+      server: where.server,
+      connection: where.connection,
+      direction,
+      at,
+      turnId: this.turn,
       kind: kindOf(message),
       message,
-      ...(where.origin ? { origin: where.origin } : {}),
-    });
+    };
+    if (where.origin) entry.origin = where.origin;
+    this.messages.push(entry);
     if (direction === "to_server") this.observeRequestSide(message, where, at);
     else this.observeResponseSide(message, where, at);
   }
