@@ -157,6 +157,7 @@ class M3Reporter {
       files: this.files,
       sessions: transcripts(dir),
       trials: readRecords(dir, "trials"),
+      verdicts: readRecords(dir, "verdicts"),
       success: runSucceeded(results),
       startedAt: results.startTime ?? null,
       finishedAt: Date.now(),

@@ -1,5 +1,13 @@
 import { createHash } from "node:crypto";
-import type { ExecutionResult, ToolCall, TraceMessage } from "@jest-m3/core";
+import type {
+  ExecutionResult,
+  ModelRequest,
+  TokenUsage,
+  ToolCall,
+  TraceMessage,
+  Unavailable,
+  WorkspaceResult,
+} from "@jest-m3/core";
 import { isUnavailable, SecretScrubber } from "@jest-m3/core/lean";
 import { canonicalJson, toolCatalogs, toolErrorText } from "@jest-m3/core/lean";
 import { shortValue } from "./format/values.js";
@@ -62,6 +70,89 @@ export interface ServerCatalog {
   readonly tools: readonly CatalogTool[];
 }
 
+/** Tokens of a turn, a session or one model request, as the provider tap counted them. */
+export interface TranscriptUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly totalTokens: number;
+  /** Null when the provider did not say. */
+  readonly cachedInputTokens: number | null;
+  readonly reasoningTokens: number | null;
+  /** `provider` (read from the provider's answers) or `agent-reported`. */
+  readonly source: string;
+  /** How many model requests the numbers add up. */
+  readonly requests: number;
+}
+
+/** One request the agent sent its model, as the provider tap saw it (sizes, never bodies). */
+export interface TranscriptModelRequest {
+  readonly id: string;
+  readonly model: string | null;
+  readonly dialect: string;
+  readonly status: number | null;
+  readonly latencyMs: number | null;
+  readonly generation: boolean;
+  readonly stream: boolean;
+  /** Whether a successful answer ended as its dialect ends one. */
+  readonly complete: boolean;
+  readonly error: string | null;
+  /** Bytes of the request body. */
+  readonly requestBytes: number;
+  /** Messages (input items) the conversation held. */
+  readonly messages: number;
+  /** Tools offered, and the bytes of their definitions together. */
+  readonly tools: number;
+  readonly toolBytes: number;
+  /** Null when the provider reported none (see `usageNote`). */
+  readonly usage: TranscriptUsage | null;
+  readonly usageNote: string | null;
+  /** The tool names the model asked to call in its answer. */
+  readonly toolCalls: readonly string[];
+}
+
+/**
+ * What the tool catalog cost the agent: the tools offered in the first model request that
+ * offered any, each with the bytes of its definition, and an estimate in tokens (bytes / 4).
+ */
+export interface TranscriptCatalogCost {
+  readonly requestId: string;
+  readonly tools: ReadonlyArray<{ readonly name: string; readonly bytes: number }>;
+  readonly bytes: number;
+  readonly estimatedTokens: number;
+}
+
+/** One changed path of a session's workspace (the diff cut short past a limit). */
+export interface TranscriptFileChange {
+  readonly path: string;
+  readonly change: string;
+  readonly from: string | null;
+  readonly type: string;
+  readonly binary: boolean;
+  /** The unified diff, clipped; null when binary, too large or identical. */
+  readonly diff: string | null;
+  /** True when `diff` was cut short. */
+  readonly clipped: boolean;
+  readonly size: number | null;
+  readonly note: string | null;
+}
+
+/** What a session's workspace became (see core's `WorkspaceResult`), for the reporter. */
+export interface TranscriptWorkspace {
+  readonly kind: string;
+  readonly source: string;
+  readonly ref: string | null;
+  readonly commit: string | null;
+  readonly kept: boolean;
+  readonly changes: readonly TranscriptFileChange[];
+  readonly artifacts: ReadonlyArray<{
+    readonly path: string;
+    readonly exists: boolean;
+    readonly size: number | null;
+    readonly binary: boolean;
+  }>;
+  readonly error: string | null;
+}
+
 /** A session, as kept for the reporter: small, redacted, JSON. */
 export interface TranscriptRecord {
   readonly testPath: string;
@@ -86,6 +177,14 @@ export interface TranscriptRecord {
   readonly errorCode?: string | null;
   readonly durationMs?: number | null;
   readonly gaps: readonly string[];
+  /** The tokens of the whole session (provider tap), or null when none were counted. */
+  readonly usage?: TranscriptUsage | null;
+  /** The tool catalog's cost in the first model request that offered tools. */
+  readonly catalogCost?: TranscriptCatalogCost | null;
+  /** Model requests of the session in all (turns, opening and closing). */
+  readonly modelRequestCount?: number | null;
+  /** What the session changed in its workspace, when it had one. */
+  readonly workspace?: TranscriptWorkspace | null;
   readonly turns: ReadonlyArray<{
     readonly number: number;
     readonly outcome: string | null;
@@ -95,6 +194,10 @@ export interface TranscriptRecord {
     readonly durationMs?: number | null;
     readonly gaps?: readonly string[];
     readonly toolCalls: readonly TranscriptCall[];
+    /** The turn's tokens (provider tap), or null when none were counted. */
+    readonly usage?: TranscriptUsage | null;
+    /** The turn's model requests, as the provider tap saw them. */
+    readonly modelRequests?: readonly TranscriptModelRequest[];
   }>;
   /** Calls outside any turn (startup, close). */
   readonly outsideTurns: number;
@@ -206,6 +309,106 @@ export function catalogsOf(messages: readonly TraceMessage[]): ServerCatalog[] {
     }));
 }
 
+/** Longest unified diff kept per changed file, and for all files of a session together. */
+export const MAX_FILE_DIFF = 20_000;
+const MAX_WORKSPACE_DIFF = 200_000;
+
+/** A tap's usage as JSON the report keeps (null when unavailable). */
+export function usageRecord(usage: TokenUsage | Unavailable | undefined): TranscriptUsage | null {
+  if (usage === undefined || isUnavailable(usage)) return null;
+  const number = (value: number | Unavailable): number | null =>
+    isUnavailable(value) ? null : value;
+  return {
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    totalTokens: usage.totalTokens,
+    cachedInputTokens: number(usage.cachedInputTokens),
+    reasoningTokens: number(usage.reasoningTokens),
+    source: usage.source,
+    requests: usage.requests,
+  };
+}
+
+function modelRequestRecord(request: ModelRequest): TranscriptModelRequest {
+  return {
+    id: request.id,
+    model: request.model,
+    dialect: request.dialect,
+    status: request.status,
+    latencyMs: request.latencyMs,
+    generation: request.generation,
+    stream: request.stream,
+    complete: request.response.complete,
+    error: request.error === null ? null : clip(request.error, 1000),
+    requestBytes: request.request.bytes,
+    messages: request.request.messages,
+    tools: request.request.tools.length,
+    toolBytes: request.request.toolBytes,
+    usage: usageRecord(request.usage),
+    usageNote: isUnavailable(request.usage) ? clip(request.usage.reason, 300) : null,
+    toolCalls: request.toolCalls.map((call) => clip(call.name, 200)),
+  };
+}
+
+/** The tools of the first model request that offered any, with their sizes. */
+export function catalogCostRecord(
+  requests: readonly ModelRequest[] | undefined,
+): TranscriptCatalogCost | null {
+  const first = (requests ?? []).find((request) => request.request.tools.length > 0);
+  if (!first) return null;
+  const bytes = first.request.tools.reduce((sum, tool) => sum + tool.bytes, 0);
+  return {
+    requestId: first.id,
+    tools: first.request.tools.map((tool) => ({
+      name: tool.namespace ? `${tool.namespace}.${tool.name}` : tool.name,
+      bytes: tool.bytes,
+    })),
+    bytes,
+    estimatedTokens: Math.ceil(bytes / 4),
+  };
+}
+
+/** A workspace result as the report keeps it: every change, each diff clipped. */
+export function workspaceRecord(
+  workspace: WorkspaceResult | undefined,
+): TranscriptWorkspace | null {
+  if (!workspace) return null;
+  let budget = MAX_WORKSPACE_DIFF;
+  return {
+    kind: workspace.kind,
+    source: workspace.source,
+    ref: workspace.ref,
+    commit: workspace.commit,
+    kept: workspace.kept,
+    changes: workspace.changes.map((change) => {
+      const limit = Math.max(0, Math.min(MAX_FILE_DIFF, budget));
+      const diff = change.diff === null ? null : change.diff.slice(0, limit);
+      budget -= diff?.length ?? 0;
+      const clipped = change.diff !== null && diff !== null && diff.length < change.diff.length;
+      return {
+        path: change.path,
+        change: change.change,
+        from: change.from,
+        type: change.type,
+        binary: change.binary,
+        diff: clipped
+          ? `${diff}\n… (diff cut short: ${change.diff?.length} characters in all)`
+          : diff,
+        clipped,
+        size: change.size,
+        note: change.note,
+      };
+    }),
+    artifacts: workspace.artifacts.map((artifact) => ({
+      path: artifact.path,
+      exists: artifact.exists,
+      size: artifact.size,
+      binary: artifact.binary,
+    })),
+    error: workspace.error === null ? null : clip(workspace.error, 4000),
+  };
+}
+
 /** Makes the record the reporter prints for a finished session. */
 export function toTranscript(
   result: ExecutionResult,
@@ -242,6 +445,10 @@ export function toTranscript(
     errorCode: result.error?.code ?? null,
     durationMs: snapshot.finishedAt === null ? null : snapshot.finishedAt - snapshot.createdAt,
     gaps: result.trace.gaps.map((gap) => scrub(`${gap.server}: ${gap.reason}`)),
+    usage: usageRecord(result.usage),
+    catalogCost: catalogCostRecord(result.modelRequests),
+    modelRequestCount: result.modelRequests ? result.modelRequests.length : null,
+    workspace: workspaceRecord(result.workspace),
     turns: result.turns.map((turn) => ({
       number: turn.snapshot.number,
       outcome: turn.snapshot.outcome,
@@ -259,6 +466,8 @@ export function toTranscript(
       toolCalls: turn.toolCalls.map((call) =>
         toTranscriptCall(call, turn.snapshot.createdAt, byId, secrets),
       ),
+      usage: usageRecord(turn.usage),
+      modelRequests: (turn.modelRequests ?? []).map(modelRequestRecord),
     })),
     outsideTurns: result.trace.toolCalls.filter((call) => call.turnId === null).length,
   };

@@ -133,6 +133,10 @@ test("a crafted pair: every kind of change listed; a failing test makes exit 1, 
     passComparisons: 3,
     metricMethod: "Mann-Whitney U (two-sided), Holm-corrected",
     metricComparisons: 3,
+    scoreMethod:
+      "Mann-Whitney U (two-sided) on the judge scores, Holm-corrected; the median (p50) compared, higher is better",
+    scoreComparisons: 0,
+    scoreMinChange: 0.1,
   });
   const m1 = parsed.verdicts.find((row) => row.test === "quotes" && row.agent === "test · m1");
   expect(m1).toMatchObject({

@@ -7,7 +7,12 @@
  */
 import { z } from "zod";
 import type { EvidenceSource, ToolCallStatus } from "@jest-m3/core";
-import type { TranscriptRecord } from "../transcript.js";
+import type {
+  TranscriptModelRequest,
+  TranscriptRecord,
+  TranscriptWorkspace,
+} from "../transcript.js";
+import type { VerdictRecord } from "./verdicts.js";
 import type { JestAssertion, JestFileResult } from "./build.js";
 
 /** The run outcomes a session or turn can end with (core's `ExecutionOutcome`). */
@@ -62,6 +67,63 @@ const callSchema = z.object({
   messages: z.array(messageSchema).optional(),
 });
 
+const tokens = z.number().min(0);
+const usageSchema = z
+  .object({
+    inputTokens: tokens,
+    outputTokens: tokens,
+    totalTokens: tokens,
+    cachedInputTokens: tokens.nullable(),
+    reasoningTokens: tokens.nullable(),
+    source: text,
+    requests: count,
+  })
+  .nullable();
+
+const modelRequestSchema = z.object({
+  id: text,
+  model: nullableText,
+  dialect: text,
+  status: z.int().nullable(),
+  latencyMs: milliseconds,
+  generation: z.boolean(),
+  stream: z.boolean(),
+  complete: z.boolean(),
+  error: nullableText,
+  requestBytes: count,
+  messages: count,
+  tools: count,
+  toolBytes: count,
+  usage: usageSchema,
+  usageNote: nullableText,
+  toolCalls: z.array(text),
+});
+
+const fileChangeSchema = z.object({
+  path: text,
+  change: z.enum(["added", "modified", "deleted", "renamed"]),
+  from: nullableText,
+  type: z.enum(["file", "symlink"]),
+  binary: z.boolean(),
+  diff: nullableText,
+  clipped: z.boolean(),
+  size: count.nullable(),
+  note: nullableText,
+});
+
+const workspaceSchema = z.object({
+  kind: z.enum(["copy", "gitWorktree", "readOnly"]),
+  source: text,
+  ref: nullableText,
+  commit: nullableText,
+  kept: z.boolean(),
+  changes: z.array(fileChangeSchema),
+  artifacts: z.array(
+    z.object({ path: text, exists: z.boolean(), size: count.nullable(), binary: z.boolean() }),
+  ),
+  error: nullableText,
+});
+
 const turnSchema = z.object({
   number: z.int().min(1),
   outcome,
@@ -71,6 +133,8 @@ const turnSchema = z.object({
   durationMs: milliseconds.optional(),
   gaps: z.array(text).optional(),
   toolCalls: z.array(callSchema),
+  usage: usageSchema.optional(),
+  modelRequests: z.array(modelRequestSchema).optional(),
 });
 
 const sessionSchema = z.object({
@@ -100,6 +164,18 @@ const sessionSchema = z.object({
   errorCode: nullableText.optional(),
   durationMs: milliseconds.optional(),
   gaps: z.array(text),
+  usage: usageSchema.optional(),
+  catalogCost: z
+    .object({
+      requestId: text,
+      tools: z.array(z.object({ name: text, bytes: count })),
+      bytes: count,
+      estimatedTokens: count,
+    })
+    .nullable()
+    .optional(),
+  modelRequestCount: count.nullable().optional(),
+  workspace: workspaceSchema.nullable().optional(),
   turns: z.array(turnSchema),
   outsideTurns: count,
 });
@@ -136,6 +212,37 @@ const trialsSchema = z
     message: "passed must not exceed trials.",
     path: ["passed"],
   });
+
+const score = z.number().min(0).max(1);
+const verdictSchema = z.object({
+  testPath: text,
+  testName: text,
+  trial: z.int().min(1).nullable(),
+  isNot: z.boolean(),
+  criteria: text,
+  threshold: score.nullable(),
+  passed: z.boolean().optional(),
+  pass: z.boolean().optional(),
+  score: score.optional(),
+  reasoning: text.optional(),
+  judge: z
+    .object({
+      provider: text,
+      baseUrl: text,
+      wireApi: text,
+      model: text,
+      credentialEnv: nullableText,
+    })
+    .optional(),
+  subject: z.object({ executionId: nullableText, turn: z.int().min(1).nullable() }).optional(),
+  latencyMs: z.number().min(0).optional(),
+  usage: z
+    .object({ inputTokens: tokens.nullable(), outputTokens: tokens.nullable() })
+    .nullable()
+    .optional(),
+  at: z.number().optional(),
+  error: z.object({ reason: text, status: z.int().nullable(), message: text }).optional(),
+});
 
 const runSchema = z.looseObject({
   runId: text.optional(),
@@ -174,6 +281,8 @@ export const blobSchema = z.object({
   files: z.array(fileSchema),
   sessions: z.array(sessionSchema),
   trials: z.array(trialsSchema),
+  // Blobs written before judges were recorded have none.
+  verdicts: z.array(verdictSchema).default([]),
   success: z.boolean(),
   startedAt: z.number().nullable(),
   finishedAt: z.number(),
@@ -187,12 +296,23 @@ type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] ext
 type Session = z.output<typeof sessionSchema>;
 type Turn = TranscriptRecord["turns"][number];
 type Call = Turn["toolCalls"][number];
+type Verdict = z.output<typeof verdictSchema>;
 const covered: [
   SameKeys<TranscriptRecord, Session>,
   SameKeys<Turn, Session["turns"][number]>,
   SameKeys<Call, Session["turns"][number]["toolCalls"][number]>,
   SameKeys<JestFileResult, z.output<typeof fileSchema>>,
   SameKeys<JestAssertion, z.output<typeof assertionSchema>>,
+  SameKeys<VerdictRecord, Verdict>,
+  SameKeys<NonNullable<VerdictRecord["judge"]>, NonNullable<Verdict["judge"]>>,
+  SameKeys<NonNullable<VerdictRecord["error"]>, NonNullable<Verdict["error"]>>,
+  SameKeys<TranscriptModelRequest, z.output<typeof modelRequestSchema>>,
+  SameKeys<NonNullable<Turn["usage"]>, NonNullable<z.output<typeof usageSchema>>>,
+  SameKeys<TranscriptWorkspace, z.output<typeof workspaceSchema>>,
+  SameKeys<
+    TranscriptWorkspace["changes"][number],
+    z.output<typeof workspaceSchema>["changes"][number]
+  >,
   Exclude<ToolCallStatus, (typeof TOOL_CALL_STATUSES)[number]>,
-] = [true, true, true, true, true, undefined as never];
+] = [true, true, true, true, true, true, true, true, true, true, true, true, undefined as never];
 void covered;

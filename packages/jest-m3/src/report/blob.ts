@@ -20,6 +20,7 @@ import { renderReportHtml } from "./html.js";
 import type { RunReport } from "./model.js";
 import { scrubText, type SecretValue } from "./redact.js";
 import type { AgentStats } from "./stats.js";
+import { trimVerdict, type VerdictRecord } from "./verdicts.js";
 
 /** The file name of a run's blob in its run folder. */
 export const BLOB_FILE = "blob.json";
@@ -38,6 +39,8 @@ export interface RunBlob {
   readonly files: readonly JestFileResult[];
   readonly sessions: readonly TranscriptRecord[];
   readonly trials: NonNullable<ReportInput["trials"]>;
+  /** The judge verdicts of the run (`toPassJudge`); an older blob without them reads as none. */
+  readonly verdicts?: readonly VerdictRecord[];
   readonly success: boolean;
   readonly startedAt: number | null;
   readonly finishedAt: number;
@@ -74,7 +77,7 @@ export function makeBlob(
     readonly secrets: readonly SecretValue[];
   },
 ): RunBlob {
-  const { secrets, files, trials, sessions, ...rest } = input;
+  const { secrets, files, trials, sessions, verdicts, ...rest } = input;
   return {
     kind: "jest-m3-blob",
     schema: 1,
@@ -94,6 +97,7 @@ export function makeBlob(
       interval: record.interval,
       need: record.need,
     })),
+    verdicts: new SecretScrubber(secrets).scrubValue((verdicts ?? []).map(trimVerdict)),
   };
 }
 
@@ -115,6 +119,12 @@ export interface JsonReport {
   }>;
   /** Per test and agent: trials, pass rate, interval, turn latency, tool calls. */
   readonly stats: readonly StatsRow[];
+  /** Every judge verdict of the run, with the test it was given in. */
+  readonly verdicts: ReadonlyArray<
+    NonNullable<RunReport["tests"][number]["verdicts"]>[number] & {
+      readonly test: { readonly id: string; readonly file: string; readonly fullName: string };
+    }
+  >;
   /** The shards merged into this report (merge-reports), else absent. */
   readonly shards?: ReadonlyArray<{ readonly runId: string | null; readonly index: number }>;
 }
@@ -153,6 +163,12 @@ export function jsonReport(
       .filter((test) => test.verdict === "failed" && test.sessions.length > 0)
       .map((test) => ({ test: test.fullName, transcripts: test.sessions })),
     stats: statsRows(report),
+    verdicts: report.tests.flatMap((test) =>
+      (test.verdicts ?? []).map((verdict) => ({
+        test: { id: test.id, file: test.file, fullName: test.fullName },
+        ...verdict,
+      })),
+    ),
     ...(shards ? { shards } : {}),
   };
 }
@@ -169,6 +185,7 @@ export function reportOfBlob(blob: RunBlob, secrets: readonly SecretValue[]): Ru
     finishedAt: blob.finishedAt,
     secrets,
     trials: blob.trials,
+    verdicts: blob.verdicts ?? [],
   });
 }
 
@@ -229,6 +246,7 @@ export function mergeBlobs(blobs: readonly RunBlob[], runId: string = newRunId()
   const files: JestFileResult[] = [];
   const sessions: TranscriptRecord[] = [];
   const trials: Array<RunBlob["trials"][number]> = [];
+  const verdicts: VerdictRecord[] = [];
   const ordered = [...blobs].sort((a, b) => (a.shard?.index ?? 1) - (b.shard?.index ?? 1));
   for (const blob of ordered) {
     const path = (p: string): string => rebase(p, blob.rootDir, root);
@@ -248,6 +266,9 @@ export function mergeBlobs(blobs: readonly RunBlob[], runId: string = newRunId()
       ...blob.sessions.map((session) => ({ ...session, testPath: path(session.testPath) })),
     );
     trials.push(...blob.trials.map((record) => ({ ...record, testPath: path(record.testPath) })));
+    verdicts.push(
+      ...(blob.verdicts ?? []).map((record) => ({ ...record, testPath: path(record.testPath) })),
+    );
   }
   files.sort((a, b) => a.testFilePath.localeCompare(b.testFilePath));
   const starts = blobs.map((blob) => blob.startedAt).filter((at): at is number => at !== null);
@@ -261,6 +282,7 @@ export function mergeBlobs(blobs: readonly RunBlob[], runId: string = newRunId()
     files,
     sessions,
     trials,
+    verdicts,
     success: missing.length === 0 && blobs.every((blob) => blob.success),
     startedAt: starts.length > 0 ? Math.min(...starts) : null,
     finishedAt: Math.max(...blobs.map((blob) => blob.finishedAt)),

@@ -9,6 +9,7 @@ import type { ReportTest, RunReport, Trials, Verdict } from "./model.js";
 import { SecretScrubber } from "@jest-m3/core/lean";
 import { scrubText, type SecretValue } from "./redact.js";
 import { testStats, type StatsAgent } from "./stats.js";
+import type { VerdictRecord } from "./verdicts.js";
 
 /** One test as Jest's reporters receive it (the fields the report reads). */
 export interface JestAssertion {
@@ -65,6 +66,8 @@ export interface ReportInput {
     readonly interval: readonly [number, number];
     readonly need: string;
   }>;
+  /** The verdicts ledger of the run (see `toPassJudge`), when tests asked a judge. */
+  readonly verdicts?: readonly VerdictRecord[];
 }
 
 // eslint-disable-next-line no-control-regex
@@ -138,6 +141,19 @@ function statsOf(
   return { stats: testStats(sessions, trials, assertion.status === "passed") };
 }
 
+/** A test's judge verdicts, in the order they were given, when it asked a judge. */
+function verdictsOf(
+  input: ReportInput,
+  testPath: string,
+  fullName: string,
+): { verdicts?: ReportTest["verdicts"] } {
+  const mine = (input.verdicts ?? [])
+    .filter((record) => record.testPath === testPath && record.testName === fullName)
+    .map(({ testPath: _path, testName: _name, ...verdict }) => verdict)
+    .sort((a, b) => (a.at ?? 0) - (b.at ?? 0));
+  return mine.length === 0 ? {} : { verdicts: mine };
+}
+
 /**
  * `input` with its secrets scrubbed from every session whole and from the test names (of
  * Jest's results and of the trials, alike, so they still pair): a worker scrubbed what it
@@ -156,6 +172,13 @@ function scrubbedInput(input: ReportInput): ReportInput {
         title: scrubName(entry.title),
       })),
     })),
+    ...(input.verdicts
+      ? {
+          verdicts: new SecretScrubber(input.secrets)
+            .scrubValue(input.verdicts)
+            .map((record) => ({ ...record, testName: scrubName(record.testName) })),
+        }
+      : {}),
     ...(input.trials
       ? {
           trials: input.trials.map((record) => ({
@@ -209,6 +232,7 @@ export function buildRunReport(raw: ReportInput): RunReport {
         sessions: mine,
         ...trialsOf(input, result.testFilePath, assertion.fullName),
         ...statsOf(input, result.testFilePath, assertion, mine),
+        ...verdictsOf(input, result.testFilePath, assertion.fullName),
       });
     }
     const suiteFailed = Boolean(result.testExecError) || result.testResults.length === 0;

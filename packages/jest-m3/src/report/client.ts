@@ -72,6 +72,13 @@ td.c-partial { background:#fef7e0; color:var(--skip); } td.c-none { color:#b0b8c
 td.cell .ci { color:var(--muted); font-size:11px; margin-left:3px; }
 .grid-note { color:var(--muted); font-size:12px; padding:8px 16px; }
 tr.stats-row.on td { background:#e3ecfd; }
+.verdict { border:1px solid var(--line); border-left:4px solid var(--muted); border-radius:4px; padding:4px 8px; margin:6px 0; background:#fbfcfe; }
+.verdict.j-pass { border-left-color:var(--pass); } .verdict.j-fail { border-left-color:var(--fail); } .verdict.j-error { border-left-color:var(--skip); }
+.verdict .word { font-weight:700; text-transform:uppercase; font-size:11px; margin-right:6px; }
+.j-pass .word { color:var(--pass); } .j-fail .word { color:var(--fail); } .j-error .word { color:var(--skip); }
+.usage { color:var(--muted); font-size:12px; margin:4px 0; }
+details.file-diff { margin:4px 0; } details.file-diff summary { cursor:pointer; font-family:ui-monospace,Menlo,Consolas,monospace; font-size:12px; }
+pre.diff .add { color:var(--pass); } pre.diff .del { color:var(--fail); } pre.diff .hunk { color:var(--accent); }
 `;
 
 /** The page's script. */
@@ -220,12 +227,73 @@ export const REPORT_SCRIPT = String.raw`
         (m.afterMs ? ' · +' + esc(ms(m.afterMs)) : '') + (m.origin ? ' · answered by the wire capture (' + esc(m.origin) + ')' : '') + '</div><pre>' + esc(text) + '</pre>';
     }).join('');
   }
+  function num(value) { return value == null ? '-' : String(value); }
+  function tokensText(u) {
+    if (!u) return 'tokens: not reported';
+    return 'tokens: ' + u.inputTokens + ' in · ' + u.outputTokens + ' out · ' + u.totalTokens + ' total' +
+      (u.cachedInputTokens != null ? ' · ' + u.cachedInputTokens + ' cached' : '') +
+      (u.reasoningTokens != null ? ' · ' + u.reasoningTokens + ' reasoning' : '') +
+      ' (' + u.source + ', ' + u.requests + ' request(s))';
+  }
+  function verdictHtml(v) {
+    var word = v.error ? 'judge error' : v.passed ? 'pass' : 'fail';
+    var cls = v.error ? 'j-error' : v.passed ? 'j-pass' : 'j-fail';
+    var html = '<div class="verdict ' + cls + '"><span class="word">' + esc(word) + '</span><span class="label">judge' + (v.isNot ? ' (.not)' : '') +
+      (v.trial != null ? ' · trial ' + esc(v.trial) : '') + '</span><div>criteria: <span class="criteria">' + esc(v.criteria) + '</span></div>';
+    if (v.error) return html + '<div class="err">' + esc(v.error.reason + (v.error.status != null ? ' (HTTP ' + v.error.status + ')' : '') + ': ' + v.error.message) + '</div></div>';
+    html += '<div class="label">score <span class="score">' + esc(v.score) + '</span>' + (v.threshold != null ? ' · threshold ' + esc(v.threshold) : '') +
+      ' · judge said ' + esc(v.pass ? 'pass' : 'fail') + (v.judge ? ' · model ' + esc(v.judge.model) + ' (' + esc(v.judge.provider + ', ' + v.judge.wireApi) + ')' : '') +
+      (v.latencyMs != null ? ' · ' + esc(ms(v.latencyMs)) : '') +
+      (v.usage ? ' · judge tokens ' + esc(num(v.usage.inputTokens)) + ' in / ' + esc(num(v.usage.outputTokens)) + ' out' : '') + '</div>';
+    return html + '<div class="label">reasoning</div><pre class="reasoning">' + esc(v.reasoning) + '</pre></div>';
+  }
+  function verdictsOn(s, turnNumber) {
+    return (current && current.verdicts || []).filter(function (v) {
+      return v.subject && v.subject.executionId === s.executionId && v.subject.turn === turnNumber;
+    });
+  }
+  function requestsHtml(list) {
+    if (!list || list.length === 0) return '';
+    return '<div class="label">model requests (' + esc(list.length) + ')</div><table class="stats model-requests"><thead><tr><th>request</th><th>model</th><th>status</th><th>latency</th><th>tokens in / out</th><th>messages</th><th>tools offered (bytes)</th><th>request bytes</th><th>tool calls asked</th></tr></thead><tbody>' +
+      list.map(function (r) {
+        return '<tr><td>' + esc(r.id) + '</td><td>' + esc(r.model || '-') + '</td><td>' + esc(r.status == null ? 'no answer' : r.status) + (r.error ? ' <span class="err">' + esc(r.error) + '</span>' : '') +
+          '</td><td>' + esc(ms(r.latencyMs)) + '</td><td>' + (r.usage ? esc(r.usage.inputTokens) + ' / ' + esc(r.usage.outputTokens) : '<span class="label">' + esc(r.usageNote || 'none') + '</span>') +
+          '</td><td>' + esc(r.messages) + '</td><td>' + esc(r.tools) + ' (' + esc(r.toolBytes) + ')</td><td>' + esc(r.requestBytes) + '</td><td>' + esc(r.toolCalls.join(', ') || '-') + '</td></tr>';
+      }).join('') + '</tbody></table>';
+  }
+  function diffLines(text) {
+    return text.split('\n').map(function (line) {
+      var c = line.charAt(0);
+      var cls = line.indexOf('@@') === 0 ? 'hunk' : (c === '+' && line.indexOf('+++') !== 0) ? 'add' : (c === '-' && line.indexOf('---') !== 0) ? 'del' : '';
+      return cls ? '<span class="' + cls + '">' + esc(line) + '</span>' : esc(line);
+    }).join('\n');
+  }
+  function workspaceHtml(w) {
+    var html = '<div class="workspace"><h4>Workspace <span class="label">' + esc(w.kind) + ' of ' + esc(w.source) + (w.ref ? ' at ' + esc(w.ref) : '') + (w.commit ? ' (' + esc(w.commit.slice(0, 12)) + ')' : '') +
+      (w.kept ? ' · kept' : '') + ' · ' + esc(w.changes.length) + ' changed path(s)</span></h4>';
+    if (w.error) html += '<div class="err">workspace error: ' + esc(w.error) + '</div>';
+    if (w.changes.length === 0) html += '<div class="label">nothing changed</div>';
+    w.changes.forEach(function (f) {
+      var head = f.change + ' ' + (f.from ? f.from + ' → ' : '') + f.path + (f.type === 'symlink' ? ' (symlink)' : '') + (f.binary ? ' (binary)' : '') + (f.size != null ? ' · ' + f.size + ' bytes' : '');
+      html += '<details class="file-diff"><summary>' + esc(head) + '</summary>' +
+        (f.diff != null ? '<pre class="diff">' + diffLines(f.diff) + '</pre>' : '<div class="label">' + esc(f.binary ? 'binary: no text diff' : f.note || 'no text diff') + '</div>') + '</details>';
+    });
+    if (w.artifacts.length) html += '<div class="label">artifacts: ' + esc(w.artifacts.map(function (a) { return a.path + (a.exists ? ' (' + a.size + ' bytes)' : ' (missing)'); }).join(', ')) + '</div>';
+    return html + '</div>';
+  }
+  function catalogCostHtml(c) {
+    return '<div class="usage catalog-cost">tool catalog offered in ' + esc(c.requestId) + ': ' + esc(c.tools.length) + ' tool(s), ' + esc(c.bytes) + ' bytes (about ' + esc(c.estimatedTokens) + ' tokens): ' +
+      esc(c.tools.map(function (t) { return t.name + ' ' + t.bytes; }).join(', ')) + '</div>';
+  }
   function turnHtml(s, si, turn, ti) {
     var calls = turn.toolCalls.filter(callShown);
     var html = '<div class="turn" id="' + esc('s' + si + 't' + turn.number) + '"><h4>Turn ' + esc(turn.number) + ' <span class="label">[' + esc(turn.outcome) + ']' + (turn.durationMs != null ? ' · ' + esc(ms(turn.durationMs)) : '') + '</span></h4>' +
       '<div class="label">prompt</div><pre class="prompt">' + esc(turn.prompt) + '</pre>' +
       '<div class="label">reply</div><pre class="reply">' + esc(turn.reply == null ? '(none)' : turn.reply) + '</pre>';
     if (turn.error) html += '<div class="err">turn error: ' + esc(turn.error) + '</div>';
+    if (turn.usage !== undefined) html += '<div class="usage turn-usage">' + esc(tokensText(turn.usage)) + '</div>';
+    html += requestsHtml(turn.modelRequests);
+    verdictsOn(s, turn.number).forEach(function (v) { html += verdictHtml(v); });
     (turn.gaps || []).forEach(function (g) { html += '<div class="gap">evidence gap: ' + esc(g) + '</div>'; });
     var filtered = calls.length !== turn.toolCalls.length ? ' (' + esc(calls.length) + ' of ' + esc(turn.toolCalls.length) + ' shown by the filters)' : '';
     if (turn.toolCalls.length === 0) return html + '<div class="label">tool calls: none observed</div></div>';
@@ -258,6 +326,10 @@ export const REPORT_SCRIPT = String.raw`
             '</td><td>' + (r.turnLatencyMs ? esc(ms(r.turnLatencyMs.p95)) : '-') + '</td><td>' + esc(r.toolCalls.total) + '</td><td>' + esc(r.toolCalls.perSession.p50) + ' / ' + esc(r.toolCalls.perSession.max) + '</td></tr>';
         }).join('') + '</tbody></table>';
     }
+    var ids = {};
+    t.sessions.forEach(function (s) { ids[s.executionId] = 1; });
+    var loose = (t.verdicts || []).filter(function (v) { return !v.subject || !ids[v.subject.executionId]; });
+    if (loose.length) html += '<h3>Judge verdicts</h3>' + loose.map(verdictHtml).join('');
     if (t.sessions.length === 0) html += '<p class="label">This test ran no agent sessions.</p>';
     var others = state.agent ? t.sessions.filter(function (s) { return agentLabel(s) !== state.agent; }).length : 0;
     if (others) html += '<p class="label agent-only">The sessions on ' + esc(state.agent) + ' only: ' + esc(others) + ' session(s) on other agents hidden by the agent filter.</p>';
@@ -269,6 +341,10 @@ export const REPORT_SCRIPT = String.raw`
       if (s.error) html += '<div class="err">session error: ' + esc(s.error) + '</div>';
       s.gaps.forEach(function (g) { html += '<div class="gap">evidence gap: ' + esc(g) + '</div>'; });
       if (s.outsideTurns) html += '<div class="label">' + esc(s.outsideTurns) + ' call(s) outside any turn</div>';
+      if (s.usage !== undefined) html += '<div class="usage session-usage">session ' + esc(tokensText(s.usage)) + (s.modelRequestCount != null ? ' · ' + esc(s.modelRequestCount) + ' model request(s)' : '') + '</div>';
+      if (s.catalogCost) html += catalogCostHtml(s.catalogCost);
+      verdictsOn(s, null).forEach(function (v) { html += verdictHtml(v); });
+      if (s.workspace) html += workspaceHtml(s.workspace);
       s.turns.forEach(function (turn, ti) { html += turnHtml(s, si, turn, ti); });
       html += '</div>';
     });

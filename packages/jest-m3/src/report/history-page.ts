@@ -54,6 +54,19 @@ export interface SlowTest {
   readonly durations: ReadonlyArray<number | null>;
 }
 
+/** The model tokens of one test on one agent over the runs (sessions summed), or null. */
+export interface TokenSeries {
+  readonly testId: string;
+  readonly file: string;
+  readonly test: string;
+  readonly agent: string;
+  readonly points: ReadonlyArray<{
+    readonly input: number;
+    readonly output: number;
+    readonly sessions: number;
+  } | null>;
+}
+
 /** What a history page shows. */
 export interface HistoryPageData {
   /** The last runs, oldest first. */
@@ -63,6 +76,8 @@ export interface HistoryPageData {
   readonly series: readonly PassSeries[];
   readonly flaky: readonly FlakyTest[];
   readonly slowest: readonly SlowTest[];
+  /** Tokens per test and agent, where the provider tap counted them. */
+  readonly tokens: readonly TokenSeries[];
 }
 
 const median = (values: readonly number[]): number => {
@@ -153,6 +168,41 @@ export function historyPageData(db: SqlDatabase, limit = DEFAULT_HISTORY_RUNS): 
     }
     entry.points[at] = { passed: Number(row.passed), run: Number(row.run) };
   }
+  const tokens = new Map<
+    string,
+    TokenSeries & { points: ({ input: number; output: number; sessions: number } | null)[] }
+  >();
+  for (const row of queryRows(
+    db,
+    `SELECT s.run_id, s.test_id, s.harness, s.model, SUM(s.input_tokens) AS input,
+       SUM(s.output_tokens) AS output, COUNT(*) AS n FROM sessions s JOIN runs ON runs.id = s.run_id
+     WHERE runs.seq >= ? AND s.input_tokens IS NOT NULL
+     GROUP BY s.run_id, s.test_id, s.harness, s.model ORDER BY runs.seq`,
+    [first],
+  )) {
+    const at = index.get(String(row.run_id));
+    if (at === undefined) continue;
+    const agent = `${String(row.harness)} · ${String(row.model)}`;
+    const testId = String(row.test_id);
+    const key = JSON.stringify([testId, agent]);
+    let entry = tokens.get(key);
+    if (!entry) {
+      const test = tests.get(testId);
+      entry = {
+        testId,
+        file: test?.file ?? "",
+        test: test?.name ?? testId,
+        agent,
+        points: runs.map(() => null),
+      };
+      tokens.set(key, entry);
+    }
+    entry.points[at] = {
+      input: Number(row.input),
+      output: Number(row.output),
+      sessions: Number(row.n),
+    };
+  }
   const flaky: FlakyTest[] = [];
   const slowest: SlowTest[] = [];
   for (const [testId, test] of tests) {
@@ -196,6 +246,12 @@ export function historyPageData(db: SqlDatabase, limit = DEFAULT_HISTORY_RUNS): 
     ),
     flaky: flaky.slice(0, 25),
     slowest: slowest.slice(0, 25),
+    tokens: [...tokens.values()].sort(
+      (a, b) =>
+        a.file.localeCompare(b.file) ||
+        a.test.localeCompare(b.test) ||
+        a.agent.localeCompare(b.agent),
+    ),
   };
 }
 
@@ -354,6 +410,30 @@ export function renderHistoryHtml(
       return `<tr class="slow"><td class="name" title="${escapeHtml(test.file)}">${escapeHtml(test.test)}</td><td>${chart}</td><td>${escapeHtml(millis(test.medianMs))}</td><td>${escapeHtml(millis(test.latestMs))}</td></tr>`;
     })
     .join("");
+  const most = Math.max(
+    1,
+    ...data.tokens.flatMap((entry) =>
+      entry.points.map((point) => (point ? point.input + point.output : 0)),
+    ),
+  );
+  const tokenRows = data.tokens
+    .map((entry) => {
+      const latest = [...entry.points].reverse().find((point) => point !== null) ?? null;
+      const chart = barChart(
+        `tokens of ${entry.test} on ${entry.agent}, run by run`,
+        entry.points.map((point, at) =>
+          point === null
+            ? { kind: "none", height: 0, title: `${runTitle(at)}: not recorded` }
+            : {
+                kind: "dur",
+                height: (point.input + point.output) / most,
+                title: `${runTitle(at)}: ${point.input} in, ${point.output} out (${point.sessions} session(s))`,
+              },
+        ),
+      );
+      return `<tr class="tokens"><td class="name" title="${escapeHtml(entry.file)}">${escapeHtml(entry.test)}</td><td>${escapeHtml(entry.agent)}</td><td>${chart}</td><td>${latest ? `${escapeHtml(latest.input)} in / ${escapeHtml(latest.output)} out` : "-"}</td></tr>`;
+    })
+    .join("");
   const section = (title: string, note: string, head: string, rows: string, none: string): string =>
     `<h2>${escapeHtml(title)}</h2><p class="note">${escapeHtml(note)}</p>${
       rows
@@ -399,8 +479,13 @@ ${section(
   slowRows,
   "No test durations recorded in these runs.",
 ).replace("<table>", '<table id="slowest">')}
-<h2>Context cost and tokens</h2>
-<p class="note">Not recorded in the history yet: shown here once runs record them.</p>
+${section(
+  "Model tokens per test and agent",
+  "The tokens the provider tap counted, the test's sessions on the agent summed; one bar per run, its height the total against the largest shown.",
+  "<th>test</th><th>agent</th><th>tokens</th><th>latest</th>",
+  tokenRows,
+  "No run of these recorded model tokens (a session without the provider tap counts none).",
+).replace("<table>", '<table id="tokens">')}
 </body>
 </html>
 `;

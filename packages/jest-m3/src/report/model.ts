@@ -4,6 +4,13 @@
  */
 import type { TranscriptRecord } from "../transcript.js";
 import type { AgentStats } from "./stats.js";
+import type { VerdictRecord } from "./verdicts.js";
+
+/**
+ * A judge's verdict on a test (`toPassJudge`), or its failure (`error`): on the session and
+ * turn it judged (`subject`), else on the test.
+ */
+export type ReportVerdict = Omit<VerdictRecord, "testPath" | "testName">;
 
 /** Where a test ended. */
 export type Verdict = "passed" | "failed" | "skipped" | "todo";
@@ -38,6 +45,8 @@ export interface ReportTest {
    * p50/p95 and tool-call counts (total and per session).
    */
   readonly stats?: readonly AgentStats[];
+  /** Every judge verdict (and judge failure) the test's assertions got, in order. */
+  readonly verdicts?: readonly ReportVerdict[];
 }
 
 /** The whole run. */

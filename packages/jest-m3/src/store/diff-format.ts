@@ -31,6 +31,11 @@ const passLine = (row: PassVerdict): string =>
 const metricLine = (row: MetricVerdict): string =>
   `${row.verdict.padEnd(9)}  p50 ${millis(row.baseline.p50)} → ${millis(row.run.p50)}, p95 ${millis(row.baseline.p95)} → ${millis(row.run.p95)} (×${row.ratio.toFixed(2)}; ${row.baseline.samples} vs ${row.run.samples} turns; ${stat(row)})  ${row.test} · ${row.agent}`;
 
+const score = (value: number): string => String(Math.round(value * 1000) / 1000);
+
+const scoreLine = (row: MetricVerdict): string =>
+  `${row.verdict.padEnd(9)}  median ${score(row.baseline.p50)} → ${score(row.run.p50)} (${row.baseline.samples} vs ${row.run.samples} verdicts; ${stat(row)})  ${row.test} · ${row.agent} · ${row.metric.replace(/^judge score /, "criteria ")}`;
+
 /** The diff as text, section by section; sections with nothing in them are left out. */
 export function formatDiff(diff: RunDiff): string {
   const side = (run: { id: string; success: boolean }): string =>
@@ -89,6 +94,16 @@ export function formatDiff(diff: RunDiff): string {
       `  listed when p95 moved by the latency ratio; regressed or improved only when the turns of one side are`,
       `  slower than the other's beyond chance, undecided when too few turns to tell.`,
       ...moved.map((row) => `  ${metricLine(row)}`),
+    );
+  }
+  if (diff.scores.length > 0) {
+    const { scoreMinChange } = diff.statistics;
+    lines.push(
+      "",
+      `Judge scores (${diff.scores.length}): ${diff.statistics.scoreMethod}, over ${diff.statistics.scoreComparisons} comparison(s), alpha ${alpha};`,
+      `  regressed or improved only when the median moved by ${scoreMinChange} or more and the scores of one side`,
+      `  are lower than the other's beyond chance; undecided when it moved that far with too few verdicts to tell.`,
+      ...diff.scores.map((row) => `  ${scoreLine(row)}`),
     );
   }
   section(

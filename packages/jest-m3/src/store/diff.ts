@@ -153,6 +153,11 @@ export interface DiffStatistics {
   readonly passComparisons: number;
   readonly metricMethod: string;
   readonly metricComparisons: number;
+  /** How judge scores were compared, and how many test-and-agent pairs. */
+  readonly scoreMethod: string;
+  readonly scoreComparisons: number;
+  /** The least move of the median that counts. */
+  readonly scoreMinChange: number;
 }
 
 /** What changed from the baseline to `run`. */
@@ -167,8 +172,10 @@ export interface RunDiff {
   readonly statistics: DiffStatistics;
   /** Per test and agent, in order: regressed, undecided, flaky, improved, unchanged. */
   readonly verdicts: readonly PassVerdict[];
-  /** Turn latency (and judge scores once recorded) per test and agent. */
+  /** Turn latency per test and agent. */
   readonly metrics: readonly MetricVerdict[];
+  /** Judge scores (`toPassJudge`) per test and agent, higher better, by their median. */
+  readonly scores: readonly MetricVerdict[];
   /** Tests of the run that failed their own requirement (their Jest verdict is failed). */
   readonly failing: readonly FlippedTest[];
   readonly flipped: readonly FlippedTest[];
@@ -190,6 +197,8 @@ export interface DiffOptions {
   readonly latencyRatio?: number;
   /** ... and by this many milliseconds (default 100). */
   readonly latencyMinMs?: number;
+  /** A judge score counts when its median moved by this much at least (default 0.1). */
+  readonly scoreMinChange?: number;
 }
 
 interface TestRow {
@@ -253,6 +262,28 @@ function turnSamples(db: SqlDatabase, runs: readonly string[]): Map<string, numb
       const key = `${String(row.test_id)}\u0000${agentOf(row)}`;
       const list = samples.get(key) ?? [];
       list.push(Number(row.duration_ms));
+      samples.set(key, list);
+    }
+  }
+  return samples;
+}
+
+/**
+ * Judge scores per test, agent and criteria of `runs`, pooled (verdicts on a session the
+ * test ran): criteria of one test are judged apart, as each scores its own question.
+ */
+function scoreSamples(db: SqlDatabase, runs: readonly string[]): Map<string, number[]> {
+  const samples = new Map<string, number[]>();
+  for (const run of runs) {
+    for (const row of queryRows(
+      db,
+      `SELECT test_id, harness, model, criteria, score FROM verdicts
+       WHERE run_id = ? AND score IS NOT NULL AND harness IS NOT NULL ORDER BY test_id, position`,
+      [run],
+    )) {
+      const key = `${String(row.test_id)}\u0000${agentOf(row)}\u0000${String(row.criteria)}`;
+      const list = samples.get(key) ?? [];
+      list.push(Number(row.score));
       samples.set(key, list);
     }
   }
@@ -436,6 +467,28 @@ export function diffRuns(
     alpha,
   );
 
+  const oldScores = scoreSamples(db, poolIds);
+  const scoreRows: MetricSamples[] = [];
+  for (const [key, samples] of scoreSamples(db, [run.id])) {
+    const old = oldScores.get(key);
+    const [id = "", agent = "", criteria = ""] = key.split("\u0000");
+    const test = after.get(id);
+    if (!old || !test) continue;
+    const shown = criteria.length > 80 ? `${criteria.slice(0, 79)}…` : criteria;
+    scoreRows.push({
+      metric: `${JUDGE_SCORE} "${shown}"`,
+      test: test.name,
+      agent,
+      baseline: old,
+      run: samples,
+    });
+  }
+  const scores = metricVerdicts(
+    scoreRows,
+    { higherIsBetter: true, statistic: "p50", ratio: 1, minChange: options.scoreMinChange ?? 0.1 },
+    alpha,
+  );
+
   const namesBefore = new Set([...latest.values()].map((test) => test.name));
   const namesAfter = new Set([...after.values()].map((test) => test.name));
   const calls = callChanges(db, baseline.id, run.id, namesBefore, namesAfter);
@@ -453,6 +506,12 @@ export function diffRuns(
         (row) =>
           `regressed ${row.metric}: ${row.test} (${row.agent}) p95 ×${row.ratio.toFixed(2)}, adjusted p ${formatP(row.adjustedPValue)}`,
       ),
+    ...scores
+      .filter((row) => row.verdict === "regressed")
+      .map(
+        (row) =>
+          `regressed ${row.metric}: ${row.test} (${row.agent}) median ${row.baseline.p50} → ${row.run.p50}, adjusted p ${formatP(row.adjustedPValue)}`,
+      ),
     ...failing.map((test) => `fails its requirement: ${test.test}`),
   ];
   return {
@@ -466,9 +525,13 @@ export function diffRuns(
       passComparisons: comparisons.length,
       metricMethod: "Mann-Whitney U (two-sided), Holm-corrected",
       metricComparisons: latencyRows.length,
+      scoreMethod: SCORE_METHOD,
+      scoreMinChange: options.scoreMinChange ?? 0.1,
+      scoreComparisons: scoreRows.length,
     },
     verdicts,
     metrics,
+    scores,
     failing,
     flipped,
     added,
@@ -479,6 +542,13 @@ export function diffRuns(
     regressions,
   };
 }
+
+/** The metric name of judge scores. */
+export const JUDGE_SCORE = "judge score";
+
+/** How judge scores are compared, as `jest-m3 diff` names it. */
+export const SCORE_METHOD =
+  "Mann-Whitney U (two-sided) on the judge scores, Holm-corrected; the median (p50) compared, higher is better";
 
 /** The metric name of turn latency. */
 export const LATENCY = "turn latency";

@@ -22,7 +22,17 @@ function insert(db: SqlDatabase, table: string, row: Record<string, SqlValue>): 
   );
 }
 
-const TABLES = ["catalogs", "trials", "calls", "turns", "sessions", "tests", "runs"];
+const TABLES = [
+  "verdicts",
+  "changed_paths",
+  "catalogs",
+  "trials",
+  "calls",
+  "turns",
+  "sessions",
+  "tests",
+  "runs",
+];
 
 /** Writes `report` into an open history (replacing a run of the same id). */
 export function insertRun(db: SqlDatabase, report: RunReport, run: RunFile | null): string {
@@ -90,7 +100,21 @@ export function insertRun(db: SqlDatabase, report: RunReport, run: RunFile | nul
         provider_base_url: session.provider?.baseUrl ?? null,
         provider_dialect: session.provider?.dialect ?? null,
         trial: session.trial ?? null,
+        input_tokens: session.usage?.inputTokens ?? null,
+        output_tokens: session.usage?.outputTokens ?? null,
+        model_requests: session.modelRequestCount ?? null,
+        catalog_bytes: session.catalogCost?.bytes ?? null,
       });
+      for (const change of session.workspace?.changes ?? []) {
+        insert(db, "changed_paths", {
+          run_id: runId,
+          execution_id: session.executionId,
+          path: change.path,
+          change: change.change,
+          from_path: change.from,
+          binary: change.binary ? 1 : 0,
+        });
+      }
       for (const turn of session.turns) {
         insert(db, "turns", {
           run_id: runId,
@@ -98,6 +122,8 @@ export function insertRun(db: SqlDatabase, report: RunReport, run: RunFile | nul
           number: turn.number,
           outcome: turn.outcome,
           duration_ms: turn.durationMs ?? null,
+          input_tokens: turn.usage?.inputTokens ?? null,
+          output_tokens: turn.usage?.outputTokens ?? null,
         });
         turn.toolCalls.forEach((call, position) =>
           insert(db, "calls", {
@@ -123,6 +149,31 @@ export function insertRun(db: SqlDatabase, report: RunReport, run: RunFile | nul
         }
       }
     }
+  }
+  for (const test of report.tests) {
+    const sessions = new Map(test.sessions.map((session) => [session.executionId, session]));
+    (test.verdicts ?? []).forEach((verdict, position) => {
+      const id = verdict.subject?.executionId ?? null;
+      const session = id === null ? undefined : sessions.get(id);
+      insert(db, "verdicts", {
+        run_id: runId,
+        test_id: test.id,
+        position,
+        execution_id: id,
+        turn: verdict.subject?.turn ?? null,
+        trial: verdict.trial,
+        harness: session ? (session.harness ?? session.agent) : null,
+        model: session?.model ?? null,
+        criteria: verdict.criteria,
+        judge_model: verdict.judge?.model ?? null,
+        score: verdict.score ?? null,
+        pass: verdict.pass === undefined ? null : verdict.pass ? 1 : 0,
+        passed: verdict.passed === undefined ? null : verdict.passed ? 1 : 0,
+        threshold: verdict.threshold,
+        latency_ms: verdict.latencyMs ?? null,
+        error: verdict.error ? `${verdict.error.reason}: ${verdict.error.message}` : null,
+      });
+    });
   }
   for (const [key, tool] of catalogs) {
     const [server = "", name = ""] = key.split("\u0000");

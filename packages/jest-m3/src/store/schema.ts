@@ -103,6 +103,44 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (run_id, server, tool)
   );
   `,
+  // 3: judge verdicts (scores per test and agent), changed workspace paths, model tokens.
+  `
+  CREATE TABLE verdicts (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    test_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    execution_id TEXT,
+    turn INTEGER,
+    trial INTEGER,
+    harness TEXT,
+    model TEXT,
+    criteria TEXT NOT NULL,
+    judge_model TEXT,
+    score REAL,
+    pass INTEGER,
+    passed INTEGER,
+    threshold REAL,
+    latency_ms REAL,
+    error TEXT,
+    PRIMARY KEY (run_id, test_id, position)
+  );
+  CREATE INDEX verdicts_by_test ON verdicts (run_id, test_id, harness, model);
+  CREATE TABLE changed_paths (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    execution_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    change TEXT NOT NULL,
+    from_path TEXT,
+    binary INTEGER NOT NULL,
+    PRIMARY KEY (run_id, execution_id, path)
+  );
+  ALTER TABLE sessions ADD COLUMN input_tokens INTEGER;
+  ALTER TABLE sessions ADD COLUMN output_tokens INTEGER;
+  ALTER TABLE sessions ADD COLUMN model_requests INTEGER;
+  ALTER TABLE sessions ADD COLUMN catalog_bytes INTEGER;
+  ALTER TABLE turns ADD COLUMN input_tokens INTEGER;
+  ALTER TABLE turns ADD COLUMN output_tokens INTEGER;
+  `,
 ];
 
 /** The schema version this jest-m3 writes. */

@@ -1,0 +1,233 @@
+// Judge verdicts through the whole reporting path, on real child Jest runs whose judge is
+// the run's scripted model: the verdicts ledger the matcher wrote, report.json and the blob
+// (and merge-reports of it), the HTML report in headless Chromium (each verdict on the turn
+// or session it judged, markup in the judge's reasoning shown as text, nothing executed),
+// the history, and `jest-m3 diff` on two runs whose judge gave different scores.
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { main } from "../dist/cli/main";
+import { readRecords } from "../dist/run-ledger";
+import { withChromium } from "./support/chromium";
+import { makeUserProject, removeTempDir, runJest, SHIPPING_SERVER } from "./support/user-project";
+
+const MARKUP = '<img src=x class="m3-injected">';
+const SCRIPT_TAG = "<script>window.m3Pwned = 1</script>";
+
+/** The scripted model's rules: the judge scores the amount criteria `amountScore`. */
+function script(amountScore: number): string {
+  return JSON.stringify({
+    rules: [
+      {
+        name: "judge: no verdict",
+        when: { user: "answer without a verdict" },
+        steps: [{ reply: "I would rather not call any tool." }],
+      },
+      {
+        name: "judge: euros",
+        when: { user: "in euros" },
+        steps: [
+          {
+            call: "judge:verdict",
+            args: { pass: false, score: 0.1, reasoning: `USD, not euros ${MARKUP} ${SCRIPT_TAG}` },
+          },
+        ],
+      },
+      {
+        name: "judge: session",
+        when: { user: "quotes once" },
+        steps: [
+          {
+            call: "judge:verdict",
+            args: { pass: true, score: 0.8, reasoning: "One quote in the session." },
+          },
+        ],
+      },
+      {
+        name: "judge: amount",
+        when: { user: "## Criteria" },
+        steps: [
+          {
+            call: "judge:verdict",
+            args: { pass: true, score: amountScore, reasoning: `Scored ${amountScore}.` },
+          },
+        ],
+      },
+    ],
+  });
+}
+
+const judgedTest = `
+import { MCPTestKit, expect } from "jest-m3";
+import { testHarness } from "@jest-m3/core/testing";
+
+test("judged quote", async () => {
+  await using kit = new MCPTestKit({ env: {}, harnesses: [testHarness()] });
+  const [agent] = kit.agents([{ harness: "test", models: ["m"] }]);
+  const result = await agent!.run(
+    'call shipping:shipping_quote {"weight_kg":2,"zone":"local"}\\nreply The quote is 9 USD.',
+    { server: { name: "shipping", command: process.execPath, args: [${JSON.stringify(SHIPPING_SERVER)}] } },
+  );
+  const turn = result.turns[0]!;
+  for (let i = 0; i < 5; i += 1) await expect(turn).toPassJudge("the reply states the quoted amount");
+  await expect(turn).not.toPassJudge("the reply states the amount in euros");
+  await expect(result).toPassJudge("the session quotes once", { threshold: 0.5 });
+  await expect(expect(turn).toPassJudge("answer without a verdict")).rejects.toThrow("no verdict");
+});
+`;
+
+interface JsonVerdict {
+  test: { fullName: string };
+  criteria: string;
+  score?: number;
+  passed?: boolean;
+  pass?: boolean;
+  threshold: number | null;
+  reasoning?: string;
+  isNot: boolean;
+  trial: number | null;
+  judge?: { model: string; wireApi: string };
+  subject?: { executionId: string | null; turn: number | null };
+  latencyMs?: number;
+  error?: { reason: string; message: string };
+}
+
+let project: string | undefined;
+afterAll(() => removeTempDir(project));
+
+/** Run folders of the project, oldest first (a run id starts with its ISO time). */
+function runFolders(): string[] {
+  const runs = join(project!, ".m3", "runs");
+  return readdirSync(runs)
+    .filter((name) => !name.startsWith(".") && statSync(join(runs, name)).isDirectory())
+    .sort()
+    .map((name) => join(runs, name));
+}
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  const code = await main(argv, {
+    cwd: project!,
+    out: (text) => (out += text),
+    err: (text) => (err += text),
+  });
+  return { code, out, err };
+}
+
+test("verdicts: report.json, blob and merge, the page on the judged turn, history and diff of two runs", async () => {
+  project = makeUserProject({
+    "m3.config.json": JSON.stringify({ scriptedModel: { script: "model-script.json" } }),
+    "model-script.json": script(0.9),
+    "judged.test.ts": judgedTest,
+  });
+  const first = runJest(project, { timeoutMs: 150_000 });
+  expect(first.output).toContain("1 passed");
+  const [dir] = runFolders();
+
+  // Ground truth: the ledger the matcher appended to.
+  const ledger = readRecords<{ criteria: string; score?: number }>(dir!, "verdicts");
+  expect(ledger).toHaveLength(8);
+
+  const json = JSON.parse(readFileSync(join(dir!, "report.json"), "utf8")) as {
+    sessions: { executionId: string }[];
+    verdicts: JsonVerdict[];
+  };
+  const [session] = json.sessions;
+  expect(json.verdicts).toHaveLength(8);
+  const amount = json.verdicts.filter((v) => v.criteria === "the reply states the quoted amount");
+  expect(amount).toHaveLength(5);
+  expect(amount[0]).toMatchObject({
+    test: { fullName: "judged quote" },
+    score: 0.9,
+    passed: true,
+    pass: true,
+    threshold: null,
+    reasoning: "Scored 0.9.",
+    isNot: false,
+    trial: null,
+    judge: { model: "m3-judge", wireApi: "responses" },
+    subject: { executionId: session!.executionId, turn: 1 },
+  });
+  expect(amount[0]!.latencyMs).toEqual(expect.any(Number));
+  expect(json.verdicts.find((v) => v.criteria === "the session quotes once")).toMatchObject({
+    score: 0.8,
+    threshold: 0.5,
+    subject: { executionId: session!.executionId, turn: null },
+  });
+  expect(json.verdicts.find((v) => v.isNot)).toMatchObject({ score: 0.1, passed: false });
+  const failed = json.verdicts.find((v) => v.error);
+  expect(failed).toMatchObject({ criteria: "answer without a verdict" });
+  expect(failed!.score).toBeUndefined();
+
+  // The blob carries them, and a merge of it reports them again.
+  const blob = JSON.parse(readFileSync(join(dir!, "blob.json"), "utf8")) as {
+    verdicts: unknown[];
+  };
+  expect(blob.verdicts).toHaveLength(8);
+  const merged = await cli("merge-reports", "--no-history", dir!);
+  expect(merged.code).toBe(0);
+  const mergedDir = runFolders().find((folder) => folder !== dir)!;
+  const mergedJson = JSON.parse(readFileSync(join(mergedDir, "report.json"), "utf8")) as {
+    verdicts: JsonVerdict[];
+  };
+  expect(mergedJson.verdicts.map((v) => [v.criteria, v.score ?? null])).toEqual(
+    json.verdicts.map((v) => [v.criteria, v.score ?? null]),
+  );
+
+  // The page: the verdicts on the turn and the session they judged, markup as text.
+  await withChromium(async (browser) => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    await page.goto(pathToFileURL(join(dir!, "report.html")).href);
+    await page.locator(".row", { hasText: "judged quote" }).first().click();
+    const turn = page.locator("#detail .turn").first();
+    expect(await turn.locator(".verdict").count()).toBe(6);
+    expect(await turn.locator(".verdict.j-pass .score").first().textContent()).toBe("0.9");
+    const euros = turn.locator(".verdict.j-fail");
+    expect(await euros.locator(".reasoning").textContent()).toBe(
+      `USD, not euros ${MARKUP} ${SCRIPT_TAG}`,
+    );
+    expect(await euros.textContent()).toContain("model m3-judge");
+    expect(await page.locator("#detail .verdict.j-error").textContent()).toContain(
+      "answer without a verdict",
+    );
+    // The session verdict sits on the session, not on a turn.
+    const onSession = page.locator("#detail .session > .verdict");
+    expect(await onSession.count()).toBe(1);
+    expect(await onSession.textContent()).toContain("threshold 0.5");
+    expect(await page.locator("img.m3-injected").count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as { m3Pwned?: number }).m3Pwned)).toBeUndefined();
+    expect(errors).toEqual([]);
+  });
+
+  // A second run whose judge scores the amount 0.3: the diff names the fall and its method.
+  writeFileSync(join(project, "model-script.json"), script(0.3));
+  const second = runJest(project, { timeoutMs: 150_000 });
+  expect(second.output).toContain("1 passed");
+  const diff = await cli("diff");
+  expect(diff.out).toContain(
+    "Judge scores (3): Mann-Whitney U (two-sided) on the judge scores, Holm-corrected; the median (p50) compared, higher is better",
+  );
+  expect(diff.out).toMatch(
+    /regressed {2}median 0\.9 → 0\.3 \(5 vs 5 verdicts; p [^)]*\) {2}judged quote · test · m · criteria "the reply states the quoted amount"/,
+  );
+  expect(diff.out).toMatch(/unchanged {2}median 0\.8 → 0\.8 .*"the session quotes once"/);
+  expect(diff.out).toContain(
+    'regressed judge score "the reply states the quoted amount": judged quote (test · m) median 0.9 → 0.3',
+  );
+  expect(diff.code).toBe(1);
+  const asJson = await cli("diff", "--json");
+  const parsed = JSON.parse(asJson.out) as {
+    scores: { verdict: string; method: string; adjustedPValue: number }[];
+  };
+  const fell = parsed.scores.find((row) => row.verdict === "regressed")!;
+  expect(fell.adjustedPValue).toBeLessThan(0.05);
+  expect(fell.method).toMatch(/^Mann-Whitney U/);
+  expect(parsed.scores.map((row) => row.verdict).sort()).toEqual([
+    "regressed",
+    "unchanged",
+    "unchanged",
+  ]);
+}, 400_000);
