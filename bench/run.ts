@@ -3,6 +3,7 @@ import { benchDirect } from "./direct";
 import { benchSession } from "./session";
 import { benchClaudeCodeSession } from "./claude-code-session";
 import { benchAcpSession } from "./acp-session";
+import { benchAcpMoreAgents } from "./acp-more-agents";
 import { benchPiSession } from "./pi-session";
 import { benchWire } from "./wire";
 import { benchRelay } from "./relay";
@@ -27,6 +28,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   "warm-claude-code": () => benchWarmClaudeCode(),
   "claude-code-session": () => benchClaudeCodeSession(),
   "acp-session": () => benchAcpSession(),
+  "acp-more-agents": () => benchAcpMoreAgents(),
   "pi-session": () => benchPiSession(),
   preset: () => benchPreset(),
   memory: () => benchMemory(),
