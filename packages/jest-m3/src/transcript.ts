@@ -110,13 +110,27 @@ export interface TranscriptModelRequest {
   readonly toolCalls: readonly string[];
 }
 
+/** A tool the model was offered, by the name it saw, and the bytes of its definition. */
+export interface TranscriptOfferedTool {
+  readonly name: string;
+  readonly bytes: number;
+}
+
 /**
- * What the tool catalog cost the agent: the tools offered in the first model request that
- * offered any, each with the bytes of its definition, and an estimate in tokens (bytes / 4).
+ * What the tool catalogs cost the agent's context (core's `catalogCostOf`): per server, its
+ * tools in the first model request that offered them (a deferred tool once loaded), and the
+ * agent's own tools of the first request that offered tools; bytes and tokens (bytes / 4).
  */
 export interface TranscriptCatalogCost {
-  readonly requestId: string;
-  readonly tools: ReadonlyArray<{ readonly name: string; readonly bytes: number }>;
+  readonly servers: ReadonlyArray<{
+    readonly server: string;
+    /** The request that first offered its tools, or null when none did. */
+    readonly requestId: string | null;
+    readonly tools: readonly TranscriptOfferedTool[];
+    readonly bytes: number;
+    readonly estimatedTokens: number;
+  }>;
+  readonly agentTools: readonly TranscriptOfferedTool[];
   readonly bytes: number;
   readonly estimatedTokens: number;
 }
@@ -350,21 +364,32 @@ function modelRequestRecord(request: ModelRequest): TranscriptModelRequest {
   };
 }
 
-/** The tools of the first model request that offered any, with their sizes. */
-export function catalogCostRecord(
-  requests: readonly ModelRequest[] | undefined,
-): TranscriptCatalogCost | null {
-  const first = (requests ?? []).find((request) => request.request.tools.length > 0);
-  if (!first) return null;
-  const bytes = first.request.tools.reduce((sum, tool) => sum + tool.bytes, 0);
+/** The catalog cost of a session with model requests (core's `catalogCostOf`), else null. */
+export function catalogCostRecord(result: ExecutionResult): TranscriptCatalogCost | null {
+  if (!(result.modelRequests ?? []).some((request) => request.request.tools.length > 0)) {
+    return null;
+  }
+  // Loaded here, in the worker that made the result (core is loaded there already): the
+  // reporter reads this module without the whole of core.
+  const { catalogCostOf } =
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    require("@jest-m3/core") as typeof import("@jest-m3/core");
+  const cost = catalogCostOf(result);
+  const offered = (tool: { name: string; namespace: string | null; bytes: number }) => ({
+    name: tool.namespace ? `${tool.namespace}.${tool.name}` : tool.name,
+    bytes: tool.bytes,
+  });
   return {
-    requestId: first.id,
-    tools: first.request.tools.map((tool) => ({
-      name: tool.namespace ? `${tool.namespace}.${tool.name}` : tool.name,
-      bytes: tool.bytes,
+    servers: cost.servers.map((server) => ({
+      server: server.server,
+      requestId: server.requestId,
+      tools: server.tools.map(offered),
+      bytes: server.bytes,
+      estimatedTokens: server.estimatedTokens,
     })),
-    bytes,
-    estimatedTokens: Math.ceil(bytes / 4),
+    agentTools: cost.agentTools.map(offered),
+    bytes: cost.bytes,
+    estimatedTokens: cost.estimatedTokens,
   };
 }
 
@@ -446,7 +471,7 @@ export function toTranscript(
     durationMs: snapshot.finishedAt === null ? null : snapshot.finishedAt - snapshot.createdAt,
     gaps: result.trace.gaps.map((gap) => scrub(`${gap.server}: ${gap.reason}`)),
     usage: usageRecord(result.usage),
-    catalogCost: catalogCostRecord(result.modelRequests),
+    catalogCost: catalogCostRecord(result),
     modelRequestCount: result.modelRequests ? result.modelRequests.length : null,
     workspace: workspaceRecord(result.workspace),
     turns: result.turns.map((turn) => ({

@@ -99,6 +99,8 @@ const modelRequestSchema = z.object({
   toolCalls: z.array(text),
 });
 
+const offeredToolSchema = z.object({ name: text, bytes: count });
+
 const fileChangeSchema = z.object({
   path: text,
   change: z.enum(["added", "modified", "deleted", "renamed"]),
@@ -167,8 +169,16 @@ const sessionSchema = z.object({
   usage: usageSchema.optional(),
   catalogCost: z
     .object({
-      requestId: text,
-      tools: z.array(z.object({ name: text, bytes: count })),
+      servers: z.array(
+        z.object({
+          server: text,
+          requestId: nullableText,
+          tools: z.array(offeredToolSchema),
+          bytes: count,
+          estimatedTokens: count,
+        }),
+      ),
+      agentTools: z.array(offeredToolSchema),
       bytes: count,
       estimatedTokens: count,
     })

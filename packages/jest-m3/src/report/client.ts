@@ -281,9 +281,14 @@ export const REPORT_SCRIPT = String.raw`
     if (w.artifacts.length) html += '<div class="label">artifacts: ' + esc(w.artifacts.map(function (a) { return a.path + (a.exists ? ' (' + a.size + ' bytes)' : ' (missing)'); }).join(', ')) + '</div>';
     return html + '</div>';
   }
+  function toolList(tools) { return tools.map(function (t) { return t.name + ' ' + t.bytes + ' B'; }).join(', ') || 'none'; }
   function catalogCostHtml(c) {
-    return '<div class="usage catalog-cost">tool catalog offered in ' + esc(c.requestId) + ': ' + esc(c.tools.length) + ' tool(s), ' + esc(c.bytes) + ' bytes (about ' + esc(c.estimatedTokens) + ' tokens): ' +
-      esc(c.tools.map(function (t) { return t.name + ' ' + t.bytes; }).join(', ')) + '</div>';
+    return '<div class="usage catalog-cost">tool catalog cost: ' + esc(c.bytes) + ' bytes (about ' + esc(c.estimatedTokens) + ' tokens) in all' +
+      c.servers.map(function (sv) {
+        return '<div class="catalog-server">server ' + esc(sv.server) + ': ' + esc(sv.tools.length) + ' tool(s), ' + esc(sv.bytes) + ' bytes (about ' + esc(sv.estimatedTokens) + ' tokens)' +
+          (sv.requestId ? ', first offered in ' + esc(sv.requestId) : ', never offered') + ': ' + esc(toolList(sv.tools)) + '</div>';
+      }).join('') +
+      '<div class="catalog-agent">the agent\'s own tools: ' + esc(c.agentTools.length) + ': ' + esc(toolList(c.agentTools)) + '</div></div>';
   }
   function turnHtml(s, si, turn, ti) {
     var calls = turn.toolCalls.filter(callShown);
