@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { Page } from "playwright-core";
 import { main } from "../dist/cli/main";
 import { readRecords } from "../dist/run-ledger";
 import { withChromium } from "./support/chromium";
@@ -90,6 +91,18 @@ interface JsonVerdict {
   subject?: { executionId: string | null; turn: number | null };
   latencyMs?: number;
   error?: { reason: string; message: string };
+}
+
+/** Waits until `selector`'s text is `text` (the page filters on input). */
+async function shows(page: Page, selector: string, text: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  let seen: string | null = null;
+  while (Date.now() < deadline) {
+    seen = await page.locator(selector).textContent();
+    if (seen === text) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${selector} shows ${JSON.stringify(seen)}, not ${JSON.stringify(text)}`);
 }
 
 let project: string | undefined;
@@ -199,6 +212,11 @@ test("verdicts: report.json, blob and merge, the page on the judged turn, histor
     expect(await onSession.textContent()).toContain("threshold 0.5");
     expect(await page.locator("img.m3-injected").count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as { m3Pwned?: number }).m3Pwned)).toBeUndefined();
+    // The search matches a judge's reasoning (in no prompt, reply or call).
+    await page.fill("#f-search", "scored 0.9");
+    await shows(page, "#count", "1 of 1 tests");
+    await page.fill("#f-search", "scored 0.7");
+    await shows(page, "#count", "0 of 1 tests");
     expect(errors).toEqual([]);
   });
 

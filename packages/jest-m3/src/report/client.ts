@@ -134,6 +134,8 @@ export const REPORT_SCRIPT = String.raw`
           turn.toolCalls.forEach(function (c) { parts.push(c.server, c.tool, c.arguments, c.result || '', c.error || ''); });
         });
       });
+      (t.verdicts || []).forEach(function (v) { parts.push(v.criteria, v.reasoning || '', v.error ? v.error.message : ''); });
+      t.sessions.forEach(function (s) { if (s.workspace) s.workspace.changes.forEach(function (f) { parts.push(f.path); }); });
       t._text = parts.join('\n').toLowerCase();
     }
     return t._text;
