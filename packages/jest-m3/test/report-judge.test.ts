@@ -59,7 +59,7 @@ function script(amountScore: number): string {
 }
 
 const judgedTest = `
-import { MCPTestKit, expect } from "jest-m3";
+import { MCPTestKit, expect, trials } from "jest-m3";
 import { testHarness } from "@jest-m3/core/testing";
 
 test("judged quote", async () => {
@@ -74,6 +74,15 @@ test("judged quote", async () => {
   await expect(turn).not.toPassJudge("the reply states the amount in euros");
   await expect(result).toPassJudge("the session quotes once", { threshold: 0.5 });
   await expect(expect(turn).toPassJudge("answer without a verdict")).rejects.toThrow("no verdict");
+});
+
+test("judged in trials", async () => {
+  await trials({ harness: "test", model: "m", version: "1.0.0", trials: 3, options: {}, label: "m", selection: { harness: "test", models: ["m"] } }, async () => {
+    await using kit = new MCPTestKit({ env: {}, harnesses: [testHarness()] });
+    const [agent] = kit.agents([{ harness: "test", models: ["m"] }]);
+    const result = await agent!.run("reply The quote is 9 USD.", { server: { name: "shipping", command: process.execPath, args: [${JSON.stringify(SHIPPING_SERVER)}] } });
+    await expect(result.turns[0]!).toPassJudge("the trial reply states the quoted amount");
+  }, { atLeast: 3 });
 });
 `;
 
@@ -135,19 +144,35 @@ test("verdicts: report.json, blob and merge, the page on the judged turn, histor
     "judged.test.ts": judgedTest,
   });
   const first = runJest(project, { timeoutMs: 150_000 });
-  expect(first.output).toContain("1 passed");
+  expect(first.output).toContain("2 passed");
   const [dir] = runFolders();
 
   // Ground truth: the ledger the matcher appended to.
   const ledger = readRecords<{ criteria: string; score?: number }>(dir!, "verdicts");
-  expect(ledger).toHaveLength(8);
+  expect(ledger).toHaveLength(11);
 
   const json = JSON.parse(readFileSync(join(dir!, "report.json"), "utf8")) as {
     sessions: { executionId: string }[];
     verdicts: JsonVerdict[];
   };
-  const [session] = json.sessions;
-  expect(json.verdicts).toHaveLength(8);
+  const session = json.sessions.find(
+    (s) => (s as { testName?: string }).testName === "judged quote",
+  );
+  expect(json.verdicts).toHaveLength(11);
+  // In trials: one verdict per trial, numbered, each on its own trial's session.
+  const inTrials = json.verdicts.filter((v) => v.test.fullName === "judged in trials");
+  expect(inTrials.map((v) => [v.trial, v.score])).toEqual([
+    [1, 0.9],
+    [2, 0.9],
+    [3, 0.9],
+  ]);
+  expect(new Set(inTrials.map((v) => v.subject!.executionId)).size).toBe(3);
+  expect(inTrials.map((v) => v.subject!.executionId).sort()).toEqual(
+    json.sessions
+      .filter((s) => (s as { testName?: string }).testName === "judged in trials")
+      .map((s) => s.executionId)
+      .sort(),
+  );
   const amount = json.verdicts.filter((v) => v.criteria === "the reply states the quoted amount");
   expect(amount).toHaveLength(5);
   expect(amount[0]).toMatchObject({
@@ -177,7 +202,7 @@ test("verdicts: report.json, blob and merge, the page on the judged turn, histor
   const blob = JSON.parse(readFileSync(join(dir!, "blob.json"), "utf8")) as {
     verdicts: unknown[];
   };
-  expect(blob.verdicts).toHaveLength(8);
+  expect(blob.verdicts).toHaveLength(11);
   const merged = await cli("merge-reports", "--no-history", dir!);
   expect(merged.code).toBe(0);
   const mergedDir = runFolders().find((folder) => folder !== dir)!;
@@ -195,6 +220,7 @@ test("verdicts: report.json, blob and merge, the page on the judged turn, histor
     page.on("pageerror", (error) => errors.push(error.message));
     await page.goto(pathToFileURL(join(dir!, "report.html")).href);
     await page.locator(".row", { hasText: "judged quote" }).first().click();
+    await shows(page, "#detail h2", "passedjudged quote");
     const turn = page.locator("#detail .turn").first();
     expect(await turn.locator(".verdict").count()).toBe(6);
     expect(await turn.locator(".verdict.j-pass .score").first().textContent()).toBe("0.9");
@@ -213,25 +239,29 @@ test("verdicts: report.json, blob and merge, the page on the judged turn, histor
     expect(await page.locator("img.m3-injected").count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as { m3Pwned?: number }).m3Pwned)).toBeUndefined();
     // The search matches a judge's reasoning (in no prompt, reply or call).
-    await page.fill("#f-search", "scored 0.9");
-    await shows(page, "#count", "1 of 1 tests");
+    await page.fill("#f-search", "not euros");
+    await shows(page, "#count", "1 of 2 tests");
     await page.fill("#f-search", "scored 0.7");
-    await shows(page, "#count", "0 of 1 tests");
+    await shows(page, "#count", "0 of 2 tests");
     expect(errors).toEqual([]);
   });
 
   // A second run whose judge scores the amount 0.3: the diff names the fall and its method.
   writeFileSync(join(project, "model-script.json"), script(0.3));
   const second = runJest(project, { timeoutMs: 150_000 });
-  expect(second.output).toContain("1 passed");
+  expect(second.output).toContain("2 passed");
   const diff = await cli("diff");
   expect(diff.out).toContain(
-    "Judge scores (3): Mann-Whitney U (two-sided) on the judge scores, Holm-corrected; the median (p50) compared, higher is better",
+    "Judge scores (4): Mann-Whitney U (two-sided) on the judge scores, Holm-corrected; the median (p50) compared, higher is better",
   );
   expect(diff.out).toMatch(
     /regressed {2}median 0\.9 → 0\.3 \(5 vs 5 verdicts; p [^)]*\) {2}judged quote · test · m · criteria "the reply states the quoted amount"/,
   );
   expect(diff.out).toMatch(/unchanged {2}median 0\.8 → 0\.8 .*"the session quotes once"/);
+  // Three trials a side: the fall is named, but three verdicts cannot tell it from chance.
+  expect(diff.out).toMatch(
+    /undecided {2}median 0\.9 → 0\.3 \(3 vs 3 verdicts; .*judged in trials · test · m · criteria "the trial reply/,
+  );
   expect(diff.out).toContain(
     'regressed judge score "the reply states the quoted amount": judged quote (test · m) median 0.9 → 0.3',
   );
@@ -247,5 +277,6 @@ test("verdicts: report.json, blob and merge, the page on the judged turn, histor
     "regressed",
     "unchanged",
     "unchanged",
+    "undecided",
   ]);
 }, 400_000);
