@@ -11,6 +11,7 @@ import {
   openSync,
   readFileSync,
   renameSync,
+  statSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
@@ -80,6 +81,46 @@ function takeOver(file: string, seen: string): void {
 }
 
 /**
+ * Creates the lock with its owner already written: the holder goes to a file of this
+ * process's own, which is then hard-linked to the lock's name (a link fails when the name
+ * exists). A contender therefore never reads a lock without an owner, however long it waited
+ * (an empty lock read during a busy machine's pause used to look stale and was taken over).
+ */
+function tryCreate(file: string): boolean {
+  const me: Holder = {
+    pid: process.pid,
+    startTicks: processStartTime(process.pid),
+    host: hostname(),
+    at: new Date().toISOString(),
+  };
+  const own = `${file}.${process.pid}-${Math.random().toString(36).slice(2)}`;
+  const fd = openSync(own, "wx");
+  try {
+    writeSync(fd, JSON.stringify(me));
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(own, file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    return false;
+  } finally {
+    unlinkSync(own);
+  }
+}
+
+/** When the lock file was last written, or `fallback` when it is gone. */
+function modifiedAt(file: string, fallback: number): number {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return fallback;
+  }
+}
+
+/**
  * Runs `work` holding the lock `file`, waiting up to `waitMs` for it.
  *
  * @throws HistoryLocked when another live process held it for the whole wait.
@@ -93,21 +134,7 @@ export async function withLock<T>(
   const started = Date.now();
   let delay = 10;
   for (;;) {
-    let fd: number | undefined;
-    try {
-      fd = openSync(file, "wx");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    }
-    if (fd !== undefined) {
-      const me: Holder = {
-        pid: process.pid,
-        startTicks: processStartTime(process.pid),
-        host: hostname(),
-        at: new Date().toISOString(),
-      };
-      writeSync(fd, JSON.stringify(me));
-      closeSync(fd);
+    if (tryCreate(file)) {
       try {
         return await work();
       } finally {
@@ -117,7 +144,7 @@ export async function withLock<T>(
     }
     const current = readHolder(file);
     if (current) {
-      const at = current.holder ? Date.parse(current.holder.at) : started;
+      const at = current.holder ? Date.parse(current.holder.at) : modifiedAt(file, started);
       if (isStale(current.holder, Date.now() - at)) {
         takeOver(file, current.text);
         continue;
