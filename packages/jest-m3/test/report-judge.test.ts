@@ -14,6 +14,8 @@ import { makeUserProject, removeTempDir, runJest, SHIPPING_SERVER } from "./supp
 
 const MARKUP = '<img src=x class="m3-injected">';
 const SCRIPT_TAG = "<script>window.m3Pwned = 1</script>";
+/** A secret of the run's environment, which the judge echoes in its reasoning. */
+const PLANTED_KEY = "planted-judge-key-4f2a91";
 
 /** The scripted model's rules: the judge scores the amount criteria `amountScore`. */
 function script(amountScore: number): string {
@@ -30,7 +32,11 @@ function script(amountScore: number): string {
         steps: [
           {
             call: "judge:verdict",
-            args: { pass: false, score: 0.1, reasoning: `USD, not euros ${MARKUP} ${SCRIPT_TAG}` },
+            args: {
+              pass: false,
+              score: 0.1,
+              reasoning: `USD, not euros ${MARKUP} ${SCRIPT_TAG} ${PLANTED_KEY}`,
+            },
           },
         ],
       },
@@ -143,9 +149,17 @@ test("verdicts: report.json, blob and merge, the page on the judged turn, histor
     "model-script.json": script(0.9),
     "judged.test.ts": judgedTest,
   });
-  const first = runJest(project, { timeoutMs: 150_000 });
+  const first = runJest(project, {
+    timeoutMs: 150_000,
+    env: { SHIPPING_API_KEY: PLANTED_KEY },
+  });
   expect(first.output).toContain("2 passed");
   const [dir] = runFolders();
+
+  // The echoed secret is in none of the reports: blob, report.json, report.html.
+  for (const file of ["report.json", "report.html", "blob.json"]) {
+    expect(readFileSync(join(dir!, file), "utf8")).not.toContain(PLANTED_KEY);
+  }
 
   // Ground truth: the ledger the matcher appended to.
   const ledger = readRecords<{ criteria: string; score?: number }>(dir!, "verdicts");
@@ -226,7 +240,7 @@ test("verdicts: report.json, blob and merge, the page on the judged turn, histor
     expect(await turn.locator(".verdict.j-pass .score").first().textContent()).toBe("0.9");
     const euros = turn.locator(".verdict.j-fail");
     expect(await euros.locator(".reasoning").textContent()).toBe(
-      `USD, not euros ${MARKUP} ${SCRIPT_TAG}`,
+      `USD, not euros ${MARKUP} ${SCRIPT_TAG} [redacted: SHIPPING_API_KEY]`,
     );
     expect(await euros.textContent()).toContain("model m3-judge");
     expect(await page.locator("#detail .verdict.j-error").textContent()).toContain(
