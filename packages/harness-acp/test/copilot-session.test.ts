@@ -360,7 +360,9 @@ test("contract: the flags and variables the profile sets exist; initialize, sess
   const options = copilotProfile.resolveOptions({});
   const lookup = copilotProfile.executable(selection("copilot", undefined), {}, options);
   if (!lookup.found) throw new Error(lookup.reason);
-  expect(lookup.prefix).toEqual([]);
+  // The platform package's executable itself, not the npm loader that spawns it.
+  expect([lookup.source, lookup.prefix]).toEqual(["package", []]);
+  expect(lookup.path).toMatch(/@github[/\\]copilot-[a-z]+-[a-z0-9]+[/\\]copilot(\.exe)?$/);
   const { launch } = await acpLaunch(
     kit,
     selection("copilot", {

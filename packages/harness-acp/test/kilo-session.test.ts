@@ -345,7 +345,9 @@ test("contract: the binary has the variables and flags the profile sets; initial
   const options = kiloProfile.resolveOptions({});
   const lookup = kiloProfile.executable(selection("kilo", undefined), {}, options);
   if (!lookup.found) throw new Error(lookup.reason);
-  expect(lookup.prefix).toEqual([]);
+  // The platform package's native binary itself, not the package's Node launcher.
+  expect([lookup.source, lookup.prefix]).toEqual(["package", []]);
+  expect(lookup.path).toMatch(/@kilocode[/\\]cli-[a-z0-9-]+[/\\]bin[/\\]kilo(\.exe)?$/);
   const binary = readFileSync(lookup.path, "latin1");
   const { launch } = await acpLaunch(
     kit,

@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readdir, rename, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
+import { basename, join } from "node:path";
 import type { Capability, CapturedServer, ToolPolicy } from "@jest-m3/core/harness";
 import {
   providerCredentials,
@@ -47,9 +48,10 @@ export function installedCopilotBinary(): InstalledBinary {
     const name = `@github/copilot-${platform}-${process.arch}`;
     for (const base of [process.cwd(), __dirname]) {
       try {
-        const manifest = require.resolve(`${name}/package.json`, { paths: [base] });
-        const binary = join(manifest, "..", file);
-        return { path: binary };
+        // The package exports only its executable (not its package.json).
+        const binary = require.resolve(name, { paths: [base] });
+        if (basename(binary) === file && existsSync(binary)) return { path: binary };
+        tried.push(binary);
       } catch {
         tried.push(`${name} (not installed)`);
       }
