@@ -164,6 +164,9 @@ test("verdicts: report.json, blob and merge, the page on the judged turn, histor
   // Ground truth: the ledger the matcher appended to.
   const ledger = readRecords<{ criteria: string; score?: number }>(dir!, "verdicts");
   expect(ledger).toHaveLength(11);
+  // The ledger itself holds the echoed key by name only, like the executions ledger.
+  expect(JSON.stringify(ledger)).not.toContain(PLANTED_KEY);
+  expect(JSON.stringify(ledger)).toContain("[redacted: SHIPPING_API_KEY]");
 
   const json = JSON.parse(readFileSync(join(dir!, "report.json"), "utf8")) as {
     sessions: { executionId: string }[];

@@ -8,10 +8,12 @@ import {
   type JudgeSelection,
   type Verdict,
 } from "@jest-m3/core";
+import { SecretScrubber } from "@jest-m3/core/lean";
 import { defaultRuntime } from "@jest-m3/core/runner";
 import { throwUsage } from "../format/messages.js";
 import { defaultJudge } from "../judge-config.js";
 import { currentTrial } from "../matrix/trials.js";
+import { secretValuesOf } from "../report/redact.js";
 import { appendRecord } from "../run-ledger.js";
 import { runDir } from "../run-state.js";
 import { checkOptions, type M3MatcherContext, type MatcherResult } from "./context.js";
@@ -98,7 +100,9 @@ function record(context: M3MatcherContext, entry: Record<string, unknown>): void
   appendRecord(
     dir,
     "verdicts",
-    defaultRuntime().scrubValue({
+    // Every secret the runtime handed out and every credential-named variable's value, as
+    // the executions ledger is scrubbed: a reasoning may quote a key a server echoed.
+    new SecretScrubber(secretValuesOf()).scrubValue({
       testPath: context.testPath ?? "",
       testName: context.currentTestName ?? "",
       trial: currentTrial(),
