@@ -16,6 +16,8 @@
  * - warm pools: {@link WarmPool} (shared or exclusive leases), {@link warmStartKey};
  * - approvals and elicitations: {@link toolDecision}, {@link elicitationRequest};
  * - harness options: {@link optionReader} (unknown names, booleans, milliseconds, ...);
+ * - flattened tool names: {@link ToolNaming}, {@link nameCollisions},
+ *   {@link assertDistinctToolNames} (refused before spawn), {@link identifyFlattened};
  * - errors with one code per meaning: {@link AgentExited}, {@link AgentTimeout},
  *   {@link AgentProtocolError}, {@link InvalidHarnessOptions}.
  *
@@ -142,6 +144,17 @@ export {
   type ToolDecision,
 } from "./adapter-kit/approvals.js";
 export { optionReader, type OptionReader } from "./adapter-kit/harness-options.js";
+export {
+  identifyFlattened,
+  listedTools,
+  nameCollisions,
+  serverPrefixOverlaps,
+  type NameCollision,
+  type PrefixOverlap,
+  type ToolIdentity,
+  type ToolNaming,
+} from "./adapter-kit/tool-names.js";
+export { assertDistinctToolNames, ToolNameCollision } from "./adapter-kit/tool-name-collision.js";
 // What the parts above are built from, so an adapter needs no second import path.
 export {
   ManagedProcess,

@@ -4,7 +4,6 @@ import {
   AgentTimeout as KitAgentTimeout,
   InvalidHarnessOptions,
 } from "@jest-m3/core/adapter-kit";
-import { M3Error } from "@jest-m3/core/harness";
 
 /**
  * The agent answered an ACP request with a JSON-RPC error (`M3_AGENT_PROTOCOL_ERROR`, the
@@ -48,16 +47,6 @@ export class InvalidAcpOptions extends InvalidHarnessOptions {
 /**
  * Two MCP tools of a session would have one name in the agent (its flattening rule merges
  * them), so a call of one could be credited to the other: refused before the agent starts.
+ * The adapter kit's class, so every agent refuses with the same one.
  */
-export class ToolNameCollision extends M3Error {
-  override readonly code = "M3_INVALID_SESSION_OPTIONS";
-  /** The agent, e.g. `OpenCode`. */
-  readonly agent: string;
-  /** The servers or `server:tool` names that collide. */
-  readonly names: readonly string[];
-  constructor(agent: string, problem: string, names: readonly string[]) {
-    super(`The session's tool names collide in ${agent}: ${problem}`);
-    this.agent = agent;
-    this.names = names;
-  }
-}
+export { ToolNameCollision } from "@jest-m3/core/adapter-kit";
