@@ -73,6 +73,7 @@ export {
   type ClaudeHomes,
 } from "./home.js";
 export { mcpToolName } from "./reported-calls.js";
+export { claudeCodeNaming } from "./tool-names.js";
 export { stopWarmClaudeCode, warmClaudeCodePids } from "./warm-pool.js";
 export { PROTOCOL_SURFACE } from "./protocol.js";
 export {

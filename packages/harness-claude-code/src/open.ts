@@ -2,7 +2,12 @@ import { randomUUID } from "node:crypto";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { errorMessage, startFailure, tornDown } from "@jest-m3/core/adapter-kit";
+import {
+  assertDistinctToolNames,
+  errorMessage,
+  startFailure,
+  tornDown,
+} from "@jest-m3/core/adapter-kit";
 import { HarnessStartError, type HarnessLaunch } from "@jest-m3/core/harness";
 import { claudeArgs, denyRules, mcpServers, normalizeName } from "./config.js";
 import { claudeEnvironment, copyHostLogin, createHomes, type ClaudeHomes } from "./home.js";
@@ -11,6 +16,7 @@ import type { McpServerStatus } from "./protocol.js";
 import { credentialsCapability, HARNESS_NAME, launchFacts } from "./launch-facts.js";
 import { CLAUDE_NAMES, ClaudeCodeSession } from "./session.js";
 import { StreamJsonClient } from "./stream-json-client.js";
+import { claudeCodeNaming } from "./tool-names.js";
 import { acquireWarmClaude, mcpLogFiles, type WarmLease } from "./warm-pool.js";
 
 /** How often `mcp_status` is asked while a server is still pending. */
@@ -136,6 +142,8 @@ function startError(error: unknown, client: StreamJsonClient, aborted: boolean):
  *
  * @throws {@link HarnessStartError} with Claude Code's words (and the MCP server's name and
  * stderr when a server failed to start) and Claude Code's stderr tail.
+ * @throws `ToolNameCollision` before anything starts when Claude Code would give two of the
+ * session's MCP tools one name.
  */
 export async function openClaudeCodeSession(launch: HarnessLaunch): Promise<ClaudeCodeSession> {
   const options = resolveClaudeCodeOptions(launch.selection.options);
@@ -145,6 +153,12 @@ export async function openClaudeCodeSession(launch: HarnessLaunch): Promise<Clau
   if (credentials.status !== "ready") {
     throw new HarnessStartError(HARNESS_NAME, credentials.reason ?? "no credentials");
   }
+  assertDistinctToolNames(
+    claudeCodeNaming,
+    launch.servers.map((server) => server.name),
+    launch.toolPolicy,
+    options.exposeDisallowedTools,
+  );
   const executable = facts.executable.path;
   if (options.warm) return openWarmSession(launch, options, executable, facts.login);
   const homes = await createHomes(await launch.tempDir("m3-claude-"));

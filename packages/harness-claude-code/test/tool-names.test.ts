@@ -1,0 +1,196 @@
+/**
+ * Claude Code's flattened MCP tool names (`mcp__<server>__<tool>`, characters outside
+ * `[a-zA-Z0-9_-]` as `_`): a session whose names would collide is refused before Claude Code
+ * starts (a stand-in executable proves it never ran), naming the servers or tools and the
+ * fix; names that stay distinct under the rule open, and a call of one is one record on the
+ * right server. Ground truth: the servers' own call logs and the wire capture.
+ */
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { MCPTestKit, type StdioServer, type WireCapture } from "@jest-m3/core";
+import { nameCollisions, serverPrefixOverlaps, ToolNameCollision } from "@jest-m3/core/adapter-kit";
+import { correlateTurn, HarnessStartError } from "@jest-m3/core/harness";
+import claudeCodeHarness, {
+  claudeCodeNaming,
+  type ClaudeCodeSession,
+} from "@jest-m3/harness-claude-code";
+import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import {
+  claudeLaunch,
+  claudeSelection,
+  closeAndExpectNoProcessLeft,
+  knownPids,
+  REPO_ROOT,
+  turn,
+} from "./support/claude";
+
+jest.setTimeout(90_000);
+
+const NAMED_SERVER = join(REPO_ROOT, "packages/harness-acp/test/fixtures/named-tools-server.mjs");
+
+/** A server named `name` with `tools`, logging every call it receives to `log`. */
+function namedServer(name: string, tools: readonly string[], log: string): StdioServer {
+  return {
+    name,
+    command: process.execPath,
+    args: [NAMED_SERVER, name, ...tools],
+    env: { NAMED_CALL_LOG: log },
+    cwd: REPO_ROOT,
+  };
+}
+
+function calls(log: string): { server: string; tool: string; arguments: unknown }[] {
+  if (!existsSync(log)) return [];
+  return readFileSync(log, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as { server: string; tool: string; arguments: unknown });
+}
+
+describe("Claude Code's naming rule", () => {
+  test("a.b:c and a_b:c are both mcp__a_b__c; a.b and a-b stay apart", () => {
+    expect(claudeCodeNaming.name("a.b", "c")).toBe("mcp__a_b__c");
+    expect(claudeCodeNaming.name("a-b", "c")).toBe("mcp__a-b__c");
+    expect(
+      nameCollisions(claudeCodeNaming, [
+        { server: "a.b", tool: "c" },
+        { server: "a_b", tool: "c" },
+        { server: "a-b", tool: "c" },
+        { server: "a", tool: "b__c" },
+        { server: "a__b", tool: "c" },
+      ]),
+    ).toEqual([
+      { name: "mcp__a_b__c", tools: ["a.b:c", "a_b:c"] },
+      { name: "mcp__a__b__c", tools: ["a:b__c", "a__b:c"] },
+    ]);
+    expect(serverPrefixOverlaps(claudeCodeNaming, ["a", "a__b", "a-b", "a.b"])).toEqual([
+      { servers: ["a", "a__b"], prefixes: ["mcp__a__", "mcp__a__b__"] },
+    ]);
+  });
+});
+
+describe("Claude Code sessions", () => {
+  let model: ScriptedModel;
+  let kit: MCPTestKit;
+  let captures: WireCapture[];
+  let pids: number[];
+  let tripwire: { path: string; ran: () => boolean } | undefined;
+
+  async function standIn(): Promise<{ path: string; ran: () => boolean }> {
+    const dir = await kit.tempDir("m3-tripwire-");
+    const marker = join(dir, "ran");
+    const path = join(dir, "claude");
+    writeFileSync(path, `#!/bin/sh\necho "$@" >> "${marker}"\nexit 3\n`);
+    chmodSync(path, 0o755);
+    return { path, ran: () => existsSync(marker) };
+  }
+
+  beforeEach(async () => {
+    model = await startScriptedModel({
+      rules: [
+        {
+          name: "dotted",
+          when: { user: "dotted" },
+          steps: [{ call: "a.b:c", args: { note: "one" } }, { reply: "Done." }],
+        },
+      ],
+    });
+    kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
+    captures = [];
+    pids = [];
+    tripwire = undefined;
+  });
+  afterEach(async () => {
+    await closeAndExpectNoProcessLeft(kit, [...pids, ...knownPids(kit, captures)]);
+    await model.close();
+  });
+
+  /** Opens with the stand-in executable instead of Claude Code. */
+  async function openWithStandIn(
+    servers: readonly StdioServer[],
+    tools: readonly string[] | undefined,
+  ): Promise<unknown> {
+    tripwire = await standIn();
+    const selection = claudeSelection(model.providerFor("anthropic-messages"));
+    const { launch, capture } = await claudeLaunch(kit, selection, servers, tools);
+    captures.push(capture);
+    const opened = claudeCodeHarness.open({
+      ...launch,
+      config: { ...launch.config, M3_CLAUDE_CODE_EXECUTABLE: tripwire.path },
+    });
+    return opened.then(
+      () => new Error("opened"),
+      (error: unknown) => error,
+    );
+  }
+
+  test("two listed tools with one name are refused before Claude Code starts", async () => {
+    const log = join(await kit.tempDir("m3-log-"), "calls.jsonl");
+    const error = await openWithStandIn(
+      [namedServer("a.b", ["c"], log), namedServer("a_b", ["c"], log)],
+      ["a.b:c", "a_b:c"],
+    );
+    expect(error).toBeInstanceOf(ToolNameCollision);
+    expect((error as ToolNameCollision).code).toBe("M3_INVALID_SESSION_OPTIONS");
+    expect((error as ToolNameCollision).names).toEqual(["a.b:c", "a_b:c"]);
+    expect((error as Error).message).toMatch(/Claude Code names a\.b:c, a_b:c all "mcp__a_b__c"/);
+    expect((error as Error).message).toMatch(/Rename one of their servers/);
+    expect(tripwire?.ran()).toBe(false);
+    expect(calls(log)).toEqual([]);
+  });
+
+  test("servers a and a__b with unlisted tools are refused before Claude Code starts", async () => {
+    const log = join(await kit.tempDir("m3-log-"), "calls.jsonl");
+    const error = await openWithStandIn(
+      [namedServer("a", ["b__c"], log), namedServer("a__b", ["c"], log)],
+      undefined,
+    );
+    expect(error).toBeInstanceOf(ToolNameCollision);
+    expect((error as ToolNameCollision).names).toEqual(["a", "a__b"]);
+    expect((error as Error).message).toMatch(
+      /servers "a" and "a__b" "mcp__a__<tool>" and "mcp__a__b__<tool>"/,
+    );
+    expect((error as Error).message).toMatch(/Rename one of the servers .* or list the tools/);
+    expect(tripwire?.ran()).toBe(false);
+  });
+
+  test("the stand-in does run when the names are distinct (so it would have seen a spawn)", async () => {
+    const log = join(await kit.tempDir("m3-log-"), "calls.jsonl");
+    const error = await openWithStandIn(
+      [namedServer("a.b", ["c"], log), namedServer("a-b", ["c"], log)],
+      undefined,
+    );
+    expect(error).toBeInstanceOf(HarnessStartError);
+    expect(tripwire?.ran()).toBe(true);
+  });
+
+  test("servers a.b and a-b open; a call of a.b:c is one record, on a.b, seen both ways", async () => {
+    const log = join(await kit.tempDir("m3-log-"), "calls.jsonl");
+    const { launch, capture } = await claudeLaunch(
+      kit,
+      claudeSelection(model.providerFor("anthropic-messages")),
+      [namedServer("a.b", ["c"], log), namedServer("a-b", ["c"], log)],
+    );
+    captures.push(capture);
+    const session = (await claudeCodeHarness.open(launch)) as ClaudeCodeSession;
+    pids.push(session.pid as number);
+
+    const result = await turn(session, capture, "turn-1", "Please run the dotted one.");
+
+    expect(result.outcome).toBe("completed");
+    expect(calls(log)).toEqual([{ server: "a.b", tool: "c", arguments: { note: "one" } }]);
+    expect(result.toolCalls.map((call) => [call.server, call.tool, call.status])).toEqual([
+      ["a.b", "c", "success"],
+    ]);
+    let reported = 0;
+    const records = correlateTurn(
+      capture.trace.toolCalls,
+      result.toolCalls,
+      "turn-1",
+      () => `r${++reported}`,
+    );
+    expect(records.map((call) => [call.server, call.tool, call.evidence])).toEqual([
+      ["a.b", "c", "both"],
+    ]);
+  });
+});
