@@ -41,6 +41,24 @@ export const KNOWN_HARNESSES: readonly KnownHarness[] = [
     install: "npm install --save-dev @jest-m3/harness-acp opencode-ai",
     credentials: ["OPENAI_API_KEY"],
   },
+  {
+    name: "kilo",
+    packageName: "@jest-m3/harness-acp",
+    install: "npm install --save-dev @jest-m3/harness-acp @kilocode/cli@7.7.7",
+    credentials: ["OPENAI_API_KEY"],
+  },
+  {
+    name: "copilot",
+    packageName: "@jest-m3/harness-acp",
+    install: "npm install --save-dev @jest-m3/harness-acp @github/copilot@1.0.102",
+    credentials: ["COPILOT_PROVIDER_API_KEY"],
+  },
+  {
+    name: "pi",
+    packageName: "@jest-m3/harness-pi",
+    install: "npm install --save-dev @jest-m3/harness-pi @earendil-works/pi-coding-agent@1.6.0",
+    credentials: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"],
+  },
 ];
 
 /** Other names the published harnesses answer to. */

@@ -114,6 +114,10 @@ test("doctor: versions, providers and every installed harness's readiness, on on
   const ready = cli(dir, ["doctor"], { HOME: dir });
   expect(ready.output).toContain("scripted model (offline) from");
   expect(ready.output).toMatch(/✓ codex 0\.171\.0 .*: ready/);
+  // Every published harness is probed, the slow-starting ones too (Kilo Code, Copilot, Pi).
+  expect(ready.output).toMatch(/✓ kilo 7\.7\.7 .*: ready/);
+  expect(ready.output).toMatch(/✓ copilot 1\.0\.102 .*: ready/);
+  expect(ready.output).toMatch(/✓ pi 1\.6\.0 .*: ready/);
   expect(ready.output).toContain("All set.");
   expect(ready.status).toBe(0);
 });
