@@ -1,0 +1,158 @@
+/**
+ * Codex 0.171 cannot merge two MCP tools under one name, so its adapter refuses nothing: it
+ * offers each server as a namespace `mcp__<server>` holding the tools by name (so server `a`
+ * tool `b__c` and server `a__b` tool `c` stay apart, unlike a flat `mcp__<server>__<tool>`),
+ * and where sanitizing (characters outside `[A-Za-z0-9_-]` as `_`) would merge two
+ * namespaces or two tools, it gives each a hash suffix (`mcp__a_b_<12 hex>`). Its reported
+ * calls carry the server and tool as the session names them. Ground truth: the servers' own
+ * call logs, the wire capture and what the scripted model was offered.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { MCPTestKit, type StdioServer, type WireCapture } from "@jest-m3/core";
+import { correlateTurn } from "@jest-m3/core/harness";
+import codexHarness from "@jest-m3/harness-codex";
+import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import type { CodexSession } from "../src/session";
+import {
+  closeAndExpectNoProcessLeft,
+  codexLaunch,
+  codexSelection,
+  knownPids,
+  REPO_ROOT,
+  turnRequest,
+} from "./support/codex";
+
+jest.setTimeout(90_000);
+
+const NAMED_SERVER = join(REPO_ROOT, "packages/harness-acp/test/fixtures/named-tools-server.mjs");
+
+/** A server named `name` with `tools`, logging every call it receives to `log`. */
+function namedServer(name: string, tools: readonly string[], log: string): StdioServer {
+  return {
+    name,
+    command: process.execPath,
+    args: [NAMED_SERVER, name, ...tools],
+    env: { NAMED_CALL_LOG: log },
+    cwd: REPO_ROOT,
+  };
+}
+
+function calls(log: string): { server: string; tool: string; arguments: unknown }[] {
+  if (!existsSync(log)) return [];
+  return readFileSync(log, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as { server: string; tool: string; arguments: unknown });
+}
+
+interface OfferedTool {
+  readonly type: string;
+  readonly name: string;
+  readonly tools?: readonly { readonly name: string }[];
+}
+
+/** The MCP namespaces of the first request Codex sent, each with its tools' names. */
+function offeredNamespaces(model: ScriptedModel): [string, string[]][] {
+  const body = model.journal.entries[0]?.body as { tools?: OfferedTool[] } | undefined;
+  return (body?.tools ?? [])
+    .filter((tool) => tool.type === "namespace" && tool.name.startsWith("mcp__"))
+    .map((tool): [string, string[]] => [tool.name, (tool.tools ?? []).map((t) => t.name)])
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+}
+
+describe("Codex's namespaced tool names", () => {
+  let model: ScriptedModel;
+  let kit: MCPTestKit;
+  let captures: WireCapture[];
+  let pids: number[];
+
+  beforeEach(async () => {
+    model = await startScriptedModel({
+      rules: [
+        {
+          name: "nested",
+          when: { user: "nested" },
+          steps: [{ call: "a__b:c", args: { note: "one" } }, { reply: "Done." }],
+        },
+        { name: "hello", when: { user: "hello" }, steps: [{ reply: "Hello." }] },
+      ],
+    });
+    kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
+    captures = [];
+    pids = [];
+  });
+  afterEach(async () => {
+    await closeAndExpectNoProcessLeft(kit, [...pids, ...knownPids(kit, captures)]);
+    await model.close();
+  });
+
+  async function open(servers: readonly StdioServer[]): Promise<{
+    session: CodexSession;
+    capture: WireCapture;
+  }> {
+    const { launch, capture } = await codexLaunch(
+      kit,
+      codexSelection(model.providerFor("responses")),
+      servers,
+    );
+    captures.push(capture);
+    const session = (await codexHarness.open(launch)) as CodexSession;
+    pids.push(session.pid as number);
+    return { session, capture };
+  }
+
+  test("servers a and a__b (tools b__c and c) open; a call of a__b:c is one record, on a__b", async () => {
+    const log = join(await kit.tempDir("m3-log-"), "calls.jsonl");
+    const { session, capture } = await open([
+      namedServer("a", ["b__c"], log),
+      namedServer("a__b", ["c"], log),
+    ]);
+    capture.beginTurn("turn-1");
+    const turn = await session.send(turnRequest("Please run the nested one.", "turn-1").request);
+    await capture.endTurn();
+
+    expect(turn.outcome).toBe("completed");
+    expect(offeredNamespaces(model)).toEqual([
+      ["mcp__a", ["b__c"]],
+      ["mcp__a__b", ["c"]],
+    ]);
+    expect(calls(log)).toEqual([{ server: "a__b", tool: "c", arguments: { note: "one" } }]);
+    expect(turn.toolCalls.map((call) => [call.server, call.tool, call.status])).toEqual([
+      ["a__b", "c", "success"],
+    ]);
+    let reported = 0;
+    const records = correlateTurn(
+      capture.trace.toolCalls,
+      turn.toolCalls,
+      "turn-1",
+      () => `r${++reported}`,
+    );
+    expect(records.map((call) => [call.server, call.tool, call.evidence])).toEqual([
+      ["a__b", "c", "both"],
+    ]);
+  });
+
+  test("servers a.b and a_b, and tools y.z and y_z, open under names Codex keeps distinct", async () => {
+    const log = join(await kit.tempDir("m3-log-"), "calls.jsonl");
+    const { session, capture } = await open([
+      namedServer("a.b", ["c"], log),
+      namedServer("a_b", ["c"], log),
+      namedServer("x", ["y.z", "y_z"], log),
+    ]);
+    capture.beginTurn("turn-1");
+    const turn = await session.send(turnRequest("hello", "turn-1").request);
+    await capture.endTurn();
+
+    expect(turn.outcome).toBe("completed");
+    const namespaces = offeredNamespaces(model);
+    const ab = namespaces.filter(([name]) => /^mcp__a_b_[0-9a-f]{12}$/.test(name));
+    expect(ab.map(([, tools]) => tools)).toEqual([["c"], ["c"]]);
+    expect(new Set(ab.map(([name]) => name)).size).toBe(2);
+    const x = namespaces.find(([name]) => name === "mcp__x")?.[1] ?? [];
+    expect(x).toHaveLength(2);
+    expect(x.every((tool) => /^y_z_[0-9a-f]{12}$/.test(tool))).toBe(true);
+    expect(new Set(x).size).toBe(2);
+    expect(calls(log)).toEqual([]);
+  });
+});
