@@ -25,7 +25,7 @@ import {
 
 jest.setTimeout(90_000);
 
-const NAMED_SERVER = join(REPO_ROOT, "packages/harness-acp/test/fixtures/named-tools-server.mjs");
+const NAMED_SERVER = join(__dirname, "fixtures", "named-tools-server.mjs");
 
 /** A server named `name` with `tools`, logging every call it receives to `log`. */
 function namedServer(name: string, tools: readonly string[], log: string): StdioServer {
