@@ -33,3 +33,4 @@ export { harnessDialects } from "./harness/dialects.js";
 export { readinessKeyFor } from "./agents/readiness-key.js";
 export { locateHarness, resolveHarness } from "./agents/registry.js";
 export { suggestName } from "./text/suggest.js";
+export { keepingAlive } from "./processes/keep-alive.js";

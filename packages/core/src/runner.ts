@@ -86,6 +86,7 @@ export {
   stillSame,
   type SeenProcess,
 } from "./processes/managed-process.js";
+export { keepingAlive } from "./processes/keep-alive.js";
 export { isSecretName, redactHeaders } from "./wire/redaction.js";
 export { isUsable, describeCapability } from "./harness/contract.js";
 export { describeExit, stderrSection, toResultError } from "./errors.js";

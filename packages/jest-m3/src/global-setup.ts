@@ -17,6 +17,7 @@ import {
   resolveHarness,
   locateHarness,
   stdioRelayLaunch,
+  keepingAlive,
 } from "@jest-m3/core/lean";
 import { loadConfig, type M3Config } from "./config.js";
 import { configuredJudge, RUN_JUDGE_ENV } from "./judge-config.js";
@@ -371,7 +372,7 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
         credentialNames: [],
         ...(cache ? { probeCache: cache } : {}),
       };
-      const answer = await harness.readiness(context);
+      const answer = await keepingAlive(harness.readiness(context));
       return { name, key: readinessKeyFor(harness, context), probe: answer };
     } catch (error) {
       return { name, error: error as Error, refused: true };

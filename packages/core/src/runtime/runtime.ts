@@ -5,6 +5,7 @@
  * build its own and hand it to a kit (`new MCPTestKit({ runtime })`), so two kits with
  * different run settings coexist in one process.
  */
+import { keepingAlive } from "../processes/keep-alive.js";
 import { ProviderTap, type TapUpstream } from "../provider-tap/tap.js";
 import type { ExecutionResult, TurnResult } from "../evidence/results.js";
 import type { ToolCall } from "../evidence/trace.js";
@@ -221,7 +222,8 @@ export class M3Runtime {
     let cached = probes.get(key);
     if (!cached) {
       const primed = this.primed.get(`${harness.name}\u0000${key}`);
-      cached = primed ? Promise.resolve(primed) : probe();
+      // A probe may wait seconds on an agent whose handles are all unref'd: hold the process.
+      cached = primed ? Promise.resolve(primed) : keepingAlive(probe());
       probes.set(key, cached);
       cached.catch(() => probes.delete(key));
     }

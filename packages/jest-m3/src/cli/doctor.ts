@@ -195,7 +195,7 @@ export async function doctor(
   // The probes' own timers and child handles are unref'd (a kit must never hold a test
   // process open), so while a slow agent starts (Kilo Code: ten seconds and more) nothing
   // else would keep this command alive: Node would end it, silently and with status 0.
-  const keepAlive = setInterval(() => undefined, 1_000);
+  const keepAlive = setInterval(() => undefined, 60_000);
   const reports = await Promise.all(
     [...new Set(names)].map(async (name) => {
       const known = KNOWN_HARNESSES.find((harness) => harness.name === name);
