@@ -18,11 +18,11 @@
 //
 // Run on its own: `npx tsx bench/acp-session.ts [gemini] [opencode]` (after `npm run build`).
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
+import { gone, memory } from "./process-tree";
 import { childEnvironment, type ProviderDialect } from "@jest-m3/core/harness";
 import { MCPTestKit, type StdioServer } from "@jest-m3/core";
 import {
@@ -98,67 +98,11 @@ interface Round {
   readonly below: number;
 }
 
-function stat(pid: number): { ppid: number; state: string } | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const [state, ppid] = text.slice(text.lastIndexOf(")") + 2).split(" ");
-    return { state: state!, ppid: Number(ppid) };
-  } catch {
-    return undefined;
-  }
-}
-
-function tree(root: number): number[] {
-  const all = readdirSync("/proc")
-    .filter((name) => /^\d+$/.test(name))
-    .map(Number);
-  const found = [root];
-  for (let index = 0; index < found.length; index++) {
-    for (const pid of all) if (stat(pid)?.ppid === found[index]) found.push(pid);
-  }
-  return found;
-}
-
-function vmHwm(pid: number): number {
-  try {
-    const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return match ? Number(match[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-function alive(pid: number): boolean {
-  const state = stat(pid)?.state;
-  return state !== undefined && state !== "Z";
-}
-
-async function gone(pids: readonly number[], what: string): Promise<void> {
-  const started = performance.now();
-  while (pids.some(alive)) {
-    if (performance.now() - started > 3000) {
-      const left = pids.filter(alive);
-      for (const pid of left) process.kill(pid, "SIGKILL"); // ours: this round's session
-      throw new Error(`${what}: processes ${left.join(", ")} outlived the session by 3 s`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 function check(what: string, turn: number, reply: string | null | undefined, calls: number): void {
   if (!reply?.includes(EXPECTED[turn - 1]!)) {
     throw new Error(`${what}: turn ${turn} replied ${JSON.stringify(reply)}`);
   }
   if (calls !== 1) throw new Error(`${what}: turn ${turn} made ${calls} successful quote calls`);
-}
-
-function memory(pid: number): { agent: number; below: number; pids: number[] } {
-  const pids = tree(pid);
-  return {
-    agent: vmHwm(pid),
-    below: pids.slice(1).reduce((sum, one) => sum + vmHwm(one), 0),
-    pids,
-  };
 }
 
 /** The bare driver: the SDK's client() over the agent's stdio, nothing else. */

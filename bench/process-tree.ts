@@ -1,0 +1,68 @@
+/**
+ * What the session benchmarks read of an agent's process tree on Linux: each process's
+ * parent and state from /proc, a tree's peak memory (VmHWM), and a wait that fails when a
+ * session's processes outlive it.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+
+/** A process's state and parent, or undefined once it is gone. */
+export function stat(pid: number): { ppid: number; state: string } | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const [state, ppid] = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    return { state: state!, ppid: Number(ppid) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** `root` and every process below it. */
+export function tree(root: number): number[] {
+  const all = readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number);
+  const found = [root];
+  for (let index = 0; index < found.length; index++) {
+    for (const pid of all) if (stat(pid)?.ppid === found[index]) found.push(pid);
+  }
+  return found;
+}
+
+/** A process's peak resident memory (VmHWM), bytes; 0 once it is gone. */
+export function vmHwm(pid: number): number {
+  try {
+    const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** True while the process runs (a zombie counts as gone). */
+export function alive(pid: number): boolean {
+  const state = stat(pid)?.state;
+  return state !== undefined && state !== "Z";
+}
+
+/** Waits until `pids` have all exited; after 3 s kills what is left and throws. */
+export async function gone(pids: readonly number[], what: string): Promise<void> {
+  const started = performance.now();
+  while (pids.some(alive)) {
+    if (performance.now() - started > 3000) {
+      const left = pids.filter(alive);
+      for (const pid of left) process.kill(pid, "SIGKILL"); // ours: this round's session
+      throw new Error(`${what}: processes ${left.join(", ")} outlived the session by 3 s`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Peak memory of the agent `pid` and, summed, of everything below it. */
+export function memory(pid: number): { agent: number; below: number; pids: number[] } {
+  const pids = tree(pid);
+  return {
+    agent: vmHwm(pid),
+    below: pids.slice(1).reduce((sum, one) => sum + vmHwm(one), 0),
+    pids,
+  };
+}
