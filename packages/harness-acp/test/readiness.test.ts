@@ -16,7 +16,7 @@ import {
   resolveAgentExecutable,
 } from "@jest-m3/harness-acp";
 import { selection, shippingServer } from "./support/acp";
-import { childrenOf } from "../../core/test/support/processes";
+import { childrenOf } from "@jest-m3/test-support";
 
 jest.setTimeout(120_000);
 

@@ -11,7 +11,7 @@ import type { ProviderDialect } from "@jest-m3/core/harness";
 import { geminiHarness, opencodeHarness, stopWarmAcpAgents } from "@jest-m3/harness-acp";
 import { startScriptedModel, type ScriptedModel, type Script } from "@jest-m3/scripted-model";
 import { callLog, isRunning, ledgerServer, shippingServer, waitFor } from "./support/acp";
-import { childrenOf } from "../../core/test/support/processes";
+import { childrenOf } from "@jest-m3/test-support";
 
 jest.setTimeout(120_000);
 

@@ -6,7 +6,7 @@
  */
 import { ExecutionOutcome, MCPTestKit, expect } from "jest-m3";
 import type { MockServer } from "@jest-m3/core/testing";
-import { BOOK_RULE, deskServer } from "../../core/test/support/desk-server";
+import { BOOK_RULE, deskServer } from "@jest-m3/test-support";
 import claudeCodeHarness from "@jest-m3/harness-claude-code";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import { closeAndExpectNoProcessLeft } from "./support/claude";

@@ -9,14 +9,15 @@ import { join } from "node:path";
 import { HarnessStartError, MCPTestKit } from "@jest-m3/core";
 import claudeCodeHarness, { resolveClaudeExecutable } from "@jest-m3/harness-claude-code";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { closeAndExpectNoProcessLeft, ledgerServer, REPO_ROOT } from "./support/claude";
+import { fixturePath } from "@jest-m3/test-support";
+import { closeAndExpectNoProcessLeft, ledgerServer } from "./support/claude";
 
 jest.setTimeout(60_000);
 
 const faultServer = {
   name: "faulty",
   command: process.execPath,
-  args: [join(REPO_ROOT, "packages/core/test/fixtures/fault-server.mjs")],
+  args: [fixturePath("fault-server.mjs")],
 };
 
 describe("Claude Code session faults", () => {

@@ -15,7 +15,7 @@ import claudeCodeHarness, {
 } from "@jest-m3/harness-claude-code";
 import { startScriptedModel, type Script, type ScriptedModel } from "@jest-m3/scripted-model";
 import { callLog, isRunning, ledgerServer, shippingServer, waitFor } from "./support/claude";
-import { childrenOf } from "../../core/test/support/processes";
+import { childrenOf } from "@jest-m3/test-support";
 
 jest.setTimeout(60_000);
 

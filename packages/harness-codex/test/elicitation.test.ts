@@ -6,7 +6,7 @@
  */
 import { ExecutionOutcome, MCPTestKit, elicitationsOf } from "@jest-m3/core";
 import type { MockServer } from "@jest-m3/core/testing";
-import { BOOK_RULE, deskServer } from "../../core/test/support/desk-server";
+import { BOOK_RULE, deskServer } from "@jest-m3/test-support";
 import codexHarness, { stopWarmAppServers } from "@jest-m3/harness-codex";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import { expect } from "jest-m3";

@@ -9,12 +9,13 @@ import { join } from "node:path";
 import { HarnessStartError, isUnavailable, MCPTestKit, M3Error } from "@jest-m3/core";
 import codexHarness, { resolveCodexExecutable } from "@jest-m3/harness-codex";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { closeAndExpectNoProcessLeft, REPO_ROOT } from "./support/codex";
+import { fixturePath } from "@jest-m3/test-support";
+import { closeAndExpectNoProcessLeft } from "./support/codex";
 
 const faultServer = {
   name: "faulty",
   command: process.execPath,
-  args: [join(REPO_ROOT, "packages/core/test/fixtures/fault-server.mjs")],
+  args: [fixturePath("fault-server.mjs")],
 };
 
 describe("Codex session faults", () => {

@@ -13,6 +13,7 @@ import { MCPTestKit, type StdioServer, type WireCapture } from "@jest-m3/core";
 import { correlateTurn } from "@jest-m3/core/harness";
 import codexHarness from "@jest-m3/harness-codex";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { fixturePath } from "@jest-m3/test-support";
 import type { CodexSession } from "../src/session";
 import {
   closeAndExpectNoProcessLeft,
@@ -25,7 +26,7 @@ import {
 
 jest.setTimeout(90_000);
 
-const NAMED_SERVER = join(__dirname, "fixtures", "named-tools-server.mjs");
+const NAMED_SERVER = fixturePath("named-tools-server.mjs");
 
 /** A server named `name` with `tools`, logging every call it receives to `log`. */
 function namedServer(name: string, tools: readonly string[], log: string): StdioServer {

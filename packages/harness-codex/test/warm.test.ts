@@ -9,7 +9,7 @@ import { ExecutionOutcome, MCPTestKit, type StdioServer } from "@jest-m3/core";
 import codexHarness, { stopWarmAppServers } from "@jest-m3/harness-codex";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import { callLog, ledgerServer, shippingServer } from "./support/codex";
-import { childrenOf } from "../../core/test/support/processes";
+import { childrenOf } from "@jest-m3/test-support";
 
 function codexChildren(): number[] {
   return childrenOf(process.pid, "codex");

@@ -33,7 +33,7 @@ import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model"
 
 /** The repository root. */
 const REPO = join(__dirname, "..", "..", "..", "..");
-const FAULT_SERVER = join(REPO, "packages", "core", "test", "fixtures", "fault-server.mjs");
+const FAULT_SERVER = join(REPO, "packages", "test-support", "fixtures", "fault-server.mjs");
 const SHIPPING_SERVER = join(REPO, "examples", "shipping", "shipping-server.mjs");
 /** The shipping server plus shipping_wait, which logs its call and then waits. */
 const SLOW_SHIPPING_SERVER = join(__dirname, "..", "fixtures", "slow-shipping-server.mjs");

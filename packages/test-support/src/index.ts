@@ -1,0 +1,12 @@
+/**
+ * `@jest-m3/test-support`: what the packages' tests share (private, never published). MCP
+ * servers that log every call they receive (the ground truth of a test), process checks made
+ * independently of the kit, launches built by hand for an adapter's tests, and waits on
+ * events instead of sleeps. A test imports it by name, never another package's test folder.
+ */
+export * from "./paths";
+export * from "./servers";
+export * from "./processes";
+export * from "./launch";
+export * from "./waits";
+export { BOOK_RULE, deskServer } from "./desk-server";

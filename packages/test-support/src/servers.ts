@@ -1,0 +1,126 @@
+/**
+ * The MCP servers the harness tests run, each logging every call it receives to a file (the
+ * ground truth of what reached a server), and the readers of those logs.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import type { StdioServer } from "@jest-m3/core";
+import { fixturePath, REPO_ROOT, SHIPPING_SCRIPT } from "./paths";
+
+/** One line of a call log: the tool a server was called with and its arguments. */
+export interface LoggedCall {
+  readonly tool: string;
+  readonly arguments: Record<string, unknown>;
+}
+
+/** The shipping example server over stdio (no call log). */
+export const shipping: StdioServer = {
+  name: "shipping",
+  command: process.execPath,
+  args: [SHIPPING_SCRIPT],
+};
+
+/** The shipping example server over stdio, logging its calls to `callLog`. */
+export function shippingServer(
+  callLog: string,
+  options: { name?: string; cwd?: string } = {},
+): StdioServer {
+  return {
+    name: options.name ?? "shipping",
+    command: process.execPath,
+    args: [SHIPPING_SCRIPT],
+    env: { SHIPPING_CALL_LOG: callLog },
+    cwd: options.cwd ?? REPO_ROOT,
+  };
+}
+
+/**
+ * The ledger fixture server: record_entry (no annotations), erase_ledger (destructive),
+ * read_ledger (read-only), crash (exits mid-call); `--with-wait` adds wait {ms}, a slow tool;
+ * `--exit-at-start` dies before the handshake.
+ */
+export function ledgerServer(callLog: string, args: readonly string[] = []): StdioServer {
+  return {
+    name: "ledger",
+    command: process.execPath,
+    args: [fixturePath("ledger-server.mjs"), ...args],
+    env: { LEDGER_CALL_LOG: callLog },
+    cwd: REPO_ROOT,
+  };
+}
+
+/** A server named `name` offering `tools` (each answers "<server>:<tool> ran"), logging to `log`. */
+export function namedToolsServer(name: string, tools: readonly string[], log: string): StdioServer {
+  return {
+    name,
+    command: process.execPath,
+    args: [fixturePath("named-tools-server.mjs"), name, ...tools],
+    env: { NAMED_CALL_LOG: log },
+    cwd: REPO_ROOT,
+  };
+}
+
+/**
+ * The shipping server that first writes to `log` (one JSON line) which of `variables` it can
+ * see in its environment: whether an agent passes its credentials on to MCP servers.
+ */
+export function envServer(log: string, variables: readonly string[]): StdioServer {
+  return {
+    name: "shipping",
+    command: process.execPath,
+    args: [fixturePath("env-server.mjs"), ...variables],
+    env: { ENV_LOG: log },
+  };
+}
+
+/** The fault server over stdio, with the given flags. */
+export function faultServer(...flags: string[]): StdioServer {
+  return {
+    name: "faulty",
+    command: process.execPath,
+    args: [fixturePath("fault-server.mjs"), ...flags],
+  };
+}
+
+/** The JSON lines a server appended to its call log (none when it wrote nothing). */
+export function callLog(file: string): LoggedCall[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as LoggedCall);
+}
+
+/**
+ * The shipping server listening on Streamable HTTP on a free loopback port. `stop()` kills
+ * it and waits until it has closed (its pipes too), so no test file ends with it still
+ * attached to the worker (a live child keeps Jest's worker from exiting: "A worker process
+ * has failed to exit gracefully").
+ */
+export async function startHttpShipping(): Promise<{
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}> {
+  const child = spawn(process.execPath, [SHIPPING_SCRIPT, "--http", "--port", "0"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let seen = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = /listening (\S+)/.exec(seen);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once("exit", (code) => reject(new Error(`shipping --http exited with ${code}: ${seen}`)));
+  });
+  return {
+    url,
+    child,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await closed;
+    },
+  };
+}
