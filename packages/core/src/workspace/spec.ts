@@ -14,7 +14,11 @@ interface WorkspaceCommon {
    * `result.workspace.path`. By default the folder is removed when the session closes.
    */
   readonly keep?: boolean;
-  /** Paths (relative to the workspace) whose content the result keeps: files, or folders of files. */
+  /**
+   * Paths (relative to the workspace) whose content the result keeps, changed or not: files,
+   * folders of files, or globs (`"out/*.json"`; `**` spans folders, `?`, `[...]` and
+   * `{a,b}` as in a shell). Symbolic links are never followed.
+   */
   readonly artifacts?: readonly string[];
 }
 
@@ -61,7 +65,7 @@ const workspaceSchema = strictFields(
     ref: nonEmptyString().optional(),
     readOnly: folder.optional(),
     keep: z.boolean(must("true or false")).optional(),
-    artifacts: z.array(nonEmptyString(), must("an array of relative paths")).optional(),
+    artifacts: z.array(nonEmptyString(), must("an array of relative paths or globs")).optional(),
   },
   {
     unknown: "is not a workspace field",

@@ -1,46 +1,19 @@
 import { execFile } from "node:child_process";
-import { createHash } from "node:crypto";
-import { cp, lstat, mkdtemp, readFile, readdir, rm } from "node:fs/promises";
+import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { M3Error } from "../errors.js";
 import { promisify } from "node:util";
 import { diffSnapshots } from "./diff.js";
-import type { FileChange, WorkspaceArtifact, WorkspaceResult } from "./result.js";
-import { MAX_TEXT_BYTES, isBinary, takeSnapshot, type Snapshot } from "./snapshot.js";
+import { collectArtifacts } from "./artifacts.js";
+import type { FileChange, WorkspaceResult } from "./result.js";
+import { takeSnapshot, type Snapshot } from "./snapshot.js";
 import type { WorkspaceSpec } from "./spec.js";
 
 const run = promisify(execFile);
 
 async function gitAsync(args: readonly string[], cwd: string): Promise<void> {
   await run("git", [...args], { cwd, timeout: 60_000, maxBuffer: 4 * 1024 * 1024 });
-}
-
-async function filesUnder(root: string, relative: string): Promise<string[]> {
-  const stats = await lstat(join(root, relative)).catch(() => null);
-  if (!stats?.isDirectory()) return [relative];
-  const names = (await readdir(join(root, relative))).sort();
-  const nested = await Promise.all(
-    names.map((name) => filesUnder(root, relative === "." ? name : `${relative}/${name}`)),
-  );
-  return nested.flat();
-}
-
-async function artifactOf(root: string, path: string): Promise<WorkspaceArtifact> {
-  const stats = await lstat(join(root, path)).catch(() => null);
-  if (!stats?.isFile()) {
-    return { path, exists: false, size: null, sha256: null, binary: false, content: null };
-  }
-  const bytes = await readFile(join(root, path));
-  const binary = isBinary(bytes);
-  return {
-    path,
-    exists: true,
-    size: bytes.length,
-    sha256: createHash("sha256").update(bytes).digest("hex"),
-    binary,
-    content: !binary && bytes.length <= MAX_TEXT_BYTES ? bytes.toString("utf8") : null,
-  };
 }
 
 /** A workspace could not be made (a copy or a worktree failed); the session does not start. */
@@ -123,16 +96,9 @@ export class Workspace {
     } catch (error) {
       problems.push(`the workspace could not be read at close: ${(error as Error).message}`);
     }
-    const artifacts: WorkspaceArtifact[] = [];
-    for (const named of this.spec.artifacts) {
-      try {
-        for (const path of await filesUnder(this.path, named.replace(/\/+$/, ""))) {
-          artifacts.push(await artifactOf(this.path, path));
-        }
-      } catch (error) {
-        problems.push(`the artifact ${named} could not be read: ${(error as Error).message}`);
-      }
-    }
+    const kept = await collectArtifacts(this.path, this.spec.artifacts);
+    const artifacts = kept.artifacts;
+    problems.push(...kept.problems);
     if (!this.spec.keep)
       await this.remove().catch((error: unknown) => problems.push(String(error)));
     return {
