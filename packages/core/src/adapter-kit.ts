@@ -11,6 +11,9 @@
  * - start failures: {@link startFailure}, {@link tornDown};
  * - executables and versions: {@link resolveAgentExecutable}, {@link readVersion},
  *   {@link versionCapability};
+ * - the Node an agent runs on when it needs a newer one than the tests': {@link findAgentNode},
+ *   {@link agentNodeCapability} (and the installer an adapter's install script calls,
+ *   {@link AGENT_NODE_INSTALLER});
  * - readiness builders: {@link agentChecks}, {@link agentCredentials}, {@link providerCredentials},
  *   {@link sessionCapabilities}, {@link worst}, {@link probeOnce};
  * - warm pools: {@link WarmPool} (shared or exclusive leases), {@link warmStartKey};
@@ -101,6 +104,20 @@ export {
   type VersionProbe,
   type VersionRule,
 } from "./adapter-kit/versions.js";
+export {
+  agentNodeCandidates,
+  agentNodeCapability,
+  agentNodeRuntimeDir,
+  AGENT_NODE_INSTALLER,
+  AGENT_NODE_VERSION,
+  findAgentNode,
+  installedNodePackage,
+  nodeVersion,
+  runtimeNode,
+  type AgentNodeLookup,
+  type AgentNodeSearch,
+  type AgentNodeSource,
+} from "./adapter-kit/agent-node.js";
 export {
   agentChecks,
   cachedVersionProbe,

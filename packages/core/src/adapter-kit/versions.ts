@@ -116,9 +116,12 @@ export async function readVersion(
   };
 }
 
-/** Parses the first `x.y.z[-pre]` in a `--version` output, or returns null. */
+/**
+ * Parses the first `x.y.z[-pre]` in a `--version` output, or returns null. The number may
+ * follow a letter (Node prints `v22.23.5`), never a digit or a dot (no match inside `1.2.3.4`'s tail).
+ */
 export function parseVersion(output: string): AgentVersion | null {
-  const match = /\b(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?/.exec(output);
+  const match = /(?<![\d.])(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?/.exec(output);
   if (!match) return null;
   const [text, major, minor, patch, prerelease] = match;
   return {
