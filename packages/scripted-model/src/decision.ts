@@ -18,6 +18,7 @@ import type {
   Conversation,
   JsonObject,
   JsonValueTemplate,
+  ScriptedUsage,
   StepContext,
 } from "./script";
 import { describe, isPlainObject } from "./script";
@@ -83,6 +84,8 @@ export interface Plan {
   problem?: string;
   /** A fault step to mark as served for this conversation. */
   consumes?: string;
+  /** The usage the step set for this answer (a call or a reply), if it set one. */
+  usage?: ScriptedUsage;
 }
 
 /** Decides the answer to one request. `served` holds the fault steps already served. */
@@ -224,7 +227,7 @@ function playStep(
           ? String(step.reply(context))
           : step.reply.renderText(templateScope(context), missing);
       return withProblem(
-        { decision: { ...source, kind: "reply", text }, delayMs },
+        { decision: { ...source, kind: "reply", text }, delayMs, ...usageOf(step) },
         missingProblem(),
       );
     }
@@ -280,8 +283,14 @@ function playStep(
       arguments: callArguments(call, context, missing),
     });
   }
-  return withProblem({ decision: { ...source, kind: "call", calls }, delayMs }, missingProblem());
+  return withProblem(
+    { decision: { ...source, kind: "call", calls }, delayMs, ...usageOf(step) },
+    missingProblem(),
+  );
 }
+
+const usageOf = (step: CompiledStep): { usage?: ScriptedUsage } =>
+  step.usage === undefined ? {} : { usage: step.usage };
 
 function callArguments(call: CompiledCall, context: StepContext, missing: string[]): unknown {
   if (typeof call.args === "function") {

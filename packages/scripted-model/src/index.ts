@@ -37,6 +37,7 @@ export {
   type ReplyStep,
   type Rule,
   type Script,
+  type ScriptedUsage,
   type Step,
   type StepContext,
   type TextMatcher,

@@ -6,7 +6,7 @@ import { dirname, resolve as resolvePath } from "node:path";
 import type { Decision } from "./decision";
 import type { ProviderDialect } from "./dialects/dialect";
 import { ScriptedModelProblems } from "./errors";
-import type { ToolResult } from "./script";
+import type { ScriptedUsage, ToolResult } from "./script";
 
 /** What the server read from a request's conversation. */
 export interface JournalConversation {
@@ -52,6 +52,11 @@ export interface JournalEntry {
   delayMs: number;
   /** Set when the answer is not what the script or cassette intended. */
   problem?: string;
+  /**
+   * The usage the answer reported as the script set it (a step's `usage`, or the script's);
+   * absent when the answer reported an estimate, or the answer carries no usage (an error).
+   */
+  usage?: ScriptedUsage;
 }
 
 /**

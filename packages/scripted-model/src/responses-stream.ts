@@ -6,6 +6,7 @@
  * `response.created`, `response.in_progress`, per output item `response.output_item.added`,
  * its deltas and `response.output_item.done`, then `response.completed`.
  */
+import type { ScriptedUsage } from "./script";
 
 /** One server-sent event: its `event:` name and its `data:` payload (JSON, or raw text). */
 export interface SseEvent {
@@ -37,6 +38,8 @@ export class ResponseBuilder {
     readonly id: string,
     private readonly model: string,
     private readonly inputTokens: number,
+    /** The usage the script set for this answer; an estimate when undefined. */
+    private readonly usage?: ScriptedUsage,
   ) {}
 
   private emit(type: string, payload: Record<string, unknown>) {
@@ -131,17 +134,19 @@ export class ResponseBuilder {
     return this;
   }
 
-  /** `response.completed` with a token usage estimate. */
+  /** `response.completed` with the script's usage, or a token usage estimate. */
   complete(): SseEvent[] {
-    const outputTokens = Math.max(1, Math.ceil(JSON.stringify(this.items).length / 4));
+    const inputTokens = this.usage?.inputTokens ?? this.inputTokens;
+    const outputTokens =
+      this.usage?.outputTokens ?? Math.max(1, Math.ceil(JSON.stringify(this.items).length / 4));
     this.emit("response.completed", {
       response: this.response("completed", {
         usage: {
-          input_tokens: this.inputTokens,
-          input_tokens_details: { cached_tokens: 0 },
+          input_tokens: inputTokens,
+          input_tokens_details: { cached_tokens: this.usage?.cachedInputTokens ?? 0 },
           output_tokens: outputTokens,
-          output_tokens_details: { reasoning_tokens: 0 },
-          total_tokens: this.inputTokens + outputTokens,
+          output_tokens_details: { reasoning_tokens: this.usage?.reasoningTokens ?? 0 },
+          total_tokens: inputTokens + outputTokens,
         },
       }),
     });

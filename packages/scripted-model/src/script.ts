@@ -101,16 +101,43 @@ export type ToolReference = string;
  */
 export type CallArguments = JsonObject | ((context: StepContext) => JsonObject);
 
+/**
+ * The token usage an answer reports, in every dialect (streamed or not), instead of the
+ * scripted model's estimate. `inputTokens` counts the whole prompt, cached part included;
+ * `outputTokens` counts everything generated, reasoning included. Each dialect spells them
+ * its own way: Anthropic's `input_tokens` is the uncached part next to
+ * `cache_read_input_tokens`, Gemini's `candidatesTokenCount` the part besides
+ * `thoughtsTokenCount`.
+ *
+ * @example
+ * ```ts
+ * const step = { reply: "Done.", usage: { inputTokens: 1200, outputTokens: 40, cachedInputTokens: 1000 } };
+ * ```
+ */
+export interface ScriptedUsage {
+  inputTokens: number;
+  outputTokens: number;
+  /** The part of `inputTokens` read from a prompt cache; not reported when omitted. */
+  cachedInputTokens?: number;
+  /** The part of `outputTokens` spent reasoning; not reported when omitted. */
+  reasoningTokens?: number;
+}
+
 /** Answer with one tool call. */
 export interface CallStep {
   call: ToolReference;
   /** The call's arguments; `{}` when omitted. */
   args?: CallArguments;
+  /** The usage this answer reports; the script's `usage`, or an estimate, when omitted. */
+  usage?: ScriptedUsage;
 }
 
 /** Answer with several tool calls in one response (the agent may run them in parallel). */
 export interface ParallelStep {
+  /** The calls (a call here takes no `usage` of its own: the answer is one). */
   parallel: CallStep[];
+  /** The usage this answer reports; the script's `usage`, or an estimate, when omitted. */
+  usage?: ScriptedUsage;
 }
 
 /**
@@ -119,6 +146,8 @@ export interface ParallelStep {
  */
 export interface ReplyStep {
   reply: string | ((context: StepContext) => string);
+  /** The usage this answer reports; the script's `usage`, or an estimate, when omitted. */
+  usage?: ScriptedUsage;
 }
 
 /** Answer with a `response.failed` event carrying this message. */
@@ -185,6 +214,11 @@ export interface Script {
   fallback?: Step[];
   /** {@link Rule.toolNotOffered} for every rule and the fallback; a rule's own setting wins. */
   toolNotOffered?: ToolNotOffered;
+  /**
+   * The usage every answer reports whose step sets none (side answers such as titles
+   * included); without it, an estimate from the request's and the answer's sizes.
+   */
+  usage?: ScriptedUsage;
 }
 
 /** The step kinds, in the order error messages list them. */
@@ -200,9 +234,9 @@ export const STEP_KINDS = [
 ] as const;
 
 const STEP_FIELDS: Record<(typeof STEP_KINDS)[number], readonly string[]> = {
-  call: ["call", "args"],
-  parallel: ["parallel"],
-  reply: ["reply"],
+  call: ["call", "args", "usage"],
+  parallel: ["parallel", "usage"],
+  reply: ["reply", "usage"],
   fail: ["fail"],
   http: ["http", "message"],
   cut: ["cut"],
@@ -212,7 +246,7 @@ const STEP_FIELDS: Record<(typeof STEP_KINDS)[number], readonly string[]> = {
 
 const WHEN_FIELDS = ["user", "turn", "lastToolResult", "test"];
 const RULE_FIELDS = ["name", "when", "steps", "toolNotOffered"];
-const SCRIPT_FIELDS = ["name", "rules", "fallback", "toolNotOffered"];
+const SCRIPT_FIELDS = ["name", "rules", "fallback", "toolNotOffered", "usage"];
 
 // ---------------------------------------------------------------------------------------------
 // The validated form the server plays.
@@ -233,7 +267,7 @@ export type JsonValueTemplate =
   | { kind: "object"; entries: [string, JsonValueTemplate][] };
 
 /** A validated step: one model response. @internal */
-export type CompiledStep = { number: number; delayMs: number } & (
+export type CompiledStep = { number: number; delayMs: number; usage?: ScriptedUsage } & (
   | { kind: "call"; calls: CompiledCall[] }
   | { kind: "reply"; reply: Template | ((context: StepContext) => string) }
   | { kind: "fail"; message: string }
@@ -271,6 +305,8 @@ export interface CompiledScript {
   refs: string[];
   rules: CompiledRule[];
   fallback: CompiledRule | undefined;
+  /** The usage of every answer whose step sets none, or undefined (an estimate). */
+  usage: ScriptedUsage | undefined;
 }
 
 /**
@@ -364,7 +400,60 @@ export function compileScript(script: unknown): CompiledScript {
       if (step.kind === "call") for (const call of step.calls) refs.add(call.ref);
     }
   }
-  return { name: script.name as string | undefined, refs: [...refs], rules, fallback };
+  return {
+    name: script.name as string | undefined,
+    refs: [...refs],
+    rules,
+    fallback,
+    usage: compileUsage(script.usage, "script"),
+  };
+}
+
+const USAGE_FIELDS = ["inputTokens", "outputTokens", "cachedInputTokens", "reasoningTokens"];
+
+function compileUsage(value: unknown, at: string): ScriptedUsage | undefined {
+  if (value === undefined) return undefined;
+  const example = `{ inputTokens: 1200, outputTokens: 40 }`;
+  if (!isPlainObject(value)) {
+    throw new InvalidScript(at, `"usage" must be an object like ${example}, got ${kindOf(value)}`);
+  }
+  rejectUnknownFields(value, USAGE_FIELDS, `${at} usage`, "a usage");
+  const count = (name: string, required: boolean): number | undefined => {
+    const n = value[name];
+    if (n === undefined && !required) return undefined;
+    if (typeof n !== "number" || !Number.isInteger(n) || n < 0) {
+      throw new InvalidScript(
+        `${at} usage`,
+        `"${name}" must be a whole number of tokens ≥ 0, got ${kindOf(n)} (write usage like ${example})`,
+      );
+    }
+    return n;
+  };
+  const usage: ScriptedUsage = {
+    inputTokens: count("inputTokens", true)!,
+    outputTokens: count("outputTokens", true)!,
+  };
+  const cached = count("cachedInputTokens", false);
+  const reasoning = count("reasoningTokens", false);
+  if (cached !== undefined) {
+    if (cached > usage.inputTokens) {
+      throw new InvalidScript(
+        `${at} usage`,
+        `"cachedInputTokens" (${cached}) is part of "inputTokens" (${usage.inputTokens}), so it cannot be more`,
+      );
+    }
+    usage.cachedInputTokens = cached;
+  }
+  if (reasoning !== undefined) {
+    if (reasoning > usage.outputTokens) {
+      throw new InvalidScript(
+        `${at} usage`,
+        `"reasoningTokens" (${reasoning}) is part of "outputTokens" (${usage.outputTokens}), so it cannot be more`,
+      );
+    }
+    usage.reasoningTokens = reasoning;
+  }
+  return usage;
 }
 
 function compileToolNotOffered(value: unknown, label: string): ToolNotOffered | undefined {
@@ -476,7 +565,8 @@ function compileSteps(steps: unknown, label: string): CompiledStep[] {
     }
     const kind = stepKind(step, at);
     const s = step as Record<string, unknown>;
-    const base = { number: i + 1, delayMs };
+    const usage = compileUsage(s.usage, at);
+    const base = { number: i + 1, delayMs, ...(usage === undefined ? {} : { usage }) };
     switch (kind) {
       case "delay": {
         if (typeof s.delay !== "number" || !Number.isFinite(s.delay) || s.delay < 0) {
@@ -501,6 +591,12 @@ function compileSteps(steps: unknown, label: string): CompiledStep[] {
             throw new InvalidScript(
               callAt,
               `must be a call step like { call: "server:tool", args }`,
+            );
+          }
+          if ((call as Record<string, unknown>).usage !== undefined) {
+            throw new InvalidScript(
+              callAt,
+              `takes no "usage": the parallel calls are one answer, so give "usage" on the parallel step`,
             );
           }
           return compileCall(call as Record<string, unknown>, callAt);

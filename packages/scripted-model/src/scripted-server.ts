@@ -14,6 +14,11 @@ import { compileScript, loadScript, type Script } from "./script";
 import { sideAnswer } from "./side";
 import { serve, sleep, type ScriptedModel, type ServerOptions } from "./server";
 
+/** The decisions whose answer reports usage (the others are errors, cut or held streams). */
+const WITH_USAGE = new Set(["call", "tool_search", "reply", "tool_not_offered", "unmatched"]);
+/** The side answers a model generates (a token count, a probe or a model list is none). */
+const GENERATED_SIDE = new Set(["title", "routing", "summary"]);
+
 /** Options of {@link startScriptedModel}. */
 export type ScriptedModelOptions = ServerOptions;
 
@@ -62,6 +67,7 @@ export async function startScriptedModel(
       stream: neutral?.stream ?? false,
       inputTokens: estimateTokens(request.raw.toString("utf8")),
       request: neutral ?? emptyRequest(request.dialect.name, route.model ?? ""),
+      ...(compiled.usage === undefined ? {} : { usage: compiled.usage }),
     };
     const purpose = route.kind === "side" ? route.purpose : neutral?.side;
     if (purpose !== undefined) {
@@ -71,6 +77,7 @@ export async function startScriptedModel(
         decision: { kind: "side", purpose, text: side.text },
         status: rendered.status,
         conversation: neutral === null ? null : journalConversation(neutral, compiled.refs),
+        usage: GENERATED_SIDE.has(purpose) ? context.usage : undefined,
       });
       await answer.send(rendered);
       return;
@@ -79,6 +86,7 @@ export async function startScriptedModel(
     const plan = decide(compiled, read, served);
     if (plan.consumes !== undefined) served.add(plan.consumes);
     const { decision } = plan;
+    if (plan.usage !== undefined) context.usage = plan.usage;
     const rendered =
       decision.kind === "http"
         ? dialect.error(decision.status, decision.message)
@@ -91,6 +99,7 @@ export async function startScriptedModel(
       conversation: journalConversation(context.request, compiled.refs),
       delayMs: plan.delayMs,
       problem: plan.problem,
+      usage: WITH_USAGE.has(decision.kind) ? context.usage : undefined,
     });
     await sleep(plan.delayMs, request.signal);
     if (request.signal.aborted) return;

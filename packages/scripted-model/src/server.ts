@@ -17,7 +17,7 @@ import { responses } from "./dialects/responses";
 import { ScriptedModelError, ServerStartFailed } from "./errors";
 import { Journal, JOURNAL_SECRETS_PATH, redactHeaders, type JournalConversation } from "./journal";
 import { encodeSse, errorBody, type SseEvent } from "./responses-stream";
-import { describe, isPlainObject } from "./script";
+import { describe, isPlainObject, type ScriptedUsage } from "./script";
 
 /**
  * A model provider as an agent harness needs it: hand it to a harness selection
@@ -112,6 +112,8 @@ export interface Answer {
     conversation?: JournalConversation | null;
     delayMs?: number;
     problem?: string;
+    /** The usage the script set for the answer, if it set one. */
+    usage?: ScriptedUsage | undefined;
   }): void;
   /** Writes a rendered response (and holds a hanging one open until the request aborts). */
   send(rendered: Rendered): Promise<void>;
@@ -208,6 +210,7 @@ export async function serve(
           status: entry.status,
           delayMs: entry.delayMs ?? 0,
           problem: entry.problem,
+          ...(entry.usage === undefined ? {} : { usage: entry.usage }),
         });
       },
       send: (rendered) => send(res, rendered, request.signal),

@@ -29,6 +29,7 @@ import {
   type Rendered,
   type Route,
   type SideAnswer,
+  answerUsage,
 } from "./dialect";
 
 /** The name of Claude Code's tool search tool. */
@@ -259,7 +260,7 @@ class MessageBuilder {
         message: {
           ...this.envelope([]),
           stop_reason: null,
-          usage: { input_tokens: context.inputTokens, output_tokens: 1 },
+          usage: { ...this.inputUsage(), output_tokens: 1 },
         },
       }),
       eventFrame("ping", { type: "ping" }),
@@ -320,13 +321,24 @@ class MessageBuilder {
     );
   }
 
+  /** Anthropic's input usage: the uncached part, and the cache read when the script set one. */
+  private inputUsage(): Record<string, number> {
+    const { input, cached } = answerUsage(this.context, 1);
+    return cached === undefined
+      ? { input_tokens: input }
+      : { input_tokens: input - cached, cache_read_input_tokens: cached };
+  }
+
   finish(stopReason: "end_turn" | "tool_use"): Rendered {
-    const outputTokens = Math.max(1, Math.ceil(JSON.stringify(this.blocks).length / 4));
+    const outputTokens = answerUsage(
+      this.context,
+      Math.max(1, Math.ceil(JSON.stringify(this.blocks).length / 4)),
+    ).output;
     if (!this.context.stream) {
       return json(200, {
         ...this.envelope(this.blocks),
         stop_reason: stopReason,
-        usage: { input_tokens: this.context.inputTokens, output_tokens: outputTokens },
+        usage: { ...this.inputUsage(), output_tokens: outputTokens },
       });
     }
     this.frames.push(

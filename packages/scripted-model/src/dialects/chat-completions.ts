@@ -22,6 +22,7 @@ import {
   type Rendered,
   type Route,
   type SideAnswer,
+  answerUsage,
 } from "./dialect";
 
 /** The Chat Completions dialect. */
@@ -224,11 +225,18 @@ class Completion {
   }
 
   private usage(text: string) {
-    const completion = Math.max(1, Math.ceil(text.length / 4));
+    const { input, output, cached, reasoning } = answerUsage(
+      this.context,
+      Math.max(1, Math.ceil(text.length / 4)),
+    );
     return {
-      prompt_tokens: this.context.inputTokens,
-      completion_tokens: completion,
-      total_tokens: this.context.inputTokens + completion,
+      prompt_tokens: input,
+      completion_tokens: output,
+      total_tokens: input + output,
+      ...(cached === undefined ? {} : { prompt_tokens_details: { cached_tokens: cached } }),
+      ...(reasoning === undefined
+        ? {}
+        : { completion_tokens_details: { reasoning_tokens: reasoning } }),
     };
   }
 

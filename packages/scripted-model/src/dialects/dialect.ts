@@ -8,6 +8,7 @@ import type { Decision } from "../decision";
 import type { NeutralRequest } from "../conversation";
 import type { SseEvent } from "../responses-stream";
 import type { RequestSummary } from "../cassette";
+import type { ScriptedUsage } from "../script";
 
 export type { ProviderDialect, SidePurpose };
 
@@ -53,6 +54,8 @@ export interface RenderContext {
   stream: boolean;
   /** A rough input token count. */
   inputTokens: number;
+  /** The usage the script set for this answer; the answer reports an estimate without it. */
+  usage?: ScriptedUsage;
   /** The neutral request (offered tools, tool search tool name). */
   request: NeutralRequest;
 }
@@ -167,6 +170,25 @@ export const CUT_TEXT = "This response is cut before it completes";
 /** A rough token count for a text (about four characters per token). @internal */
 export function estimateTokens(text: string): number {
   return Math.max(1, Math.ceil(text.length / 4));
+}
+
+/**
+ * The usage an answer reports: the script's numbers when it set them (cached and reasoning
+ * only when it gave them), else the request's estimated size and `estimatedOutput`.
+ * @internal
+ */
+export function answerUsage(
+  context: RenderContext,
+  estimatedOutput: number,
+): { input: number; output: number; cached?: number; reasoning?: number } {
+  const set = context.usage;
+  if (set === undefined) return { input: context.inputTokens, output: estimatedOutput };
+  return {
+    input: set.inputTokens,
+    output: set.outputTokens,
+    ...(set.cachedInputTokens === undefined ? {} : { cached: set.cachedInputTokens }),
+    ...(set.reasoningTokens === undefined ? {} : { reasoning: set.reasoningTokens }),
+  };
 }
 
 /** The `retry-after` header a 429 carries. @internal */

@@ -27,6 +27,7 @@ import {
   type Rendered,
   type Route,
   type SideAnswer,
+  answerUsage,
 } from "./dialect";
 
 const ROUTE =
@@ -248,7 +249,10 @@ class Candidate {
   constructor(private readonly context: RenderContext) {}
 
   body(parts: Part[], finishReason: string | null): Record<string, unknown> {
-    const output = Math.max(1, Math.ceil(JSON.stringify(parts).length / 4));
+    const { input, output, cached, reasoning } = answerUsage(
+      this.context,
+      Math.max(1, Math.ceil(JSON.stringify(parts).length / 4)),
+    );
     return {
       candidates: [
         {
@@ -258,9 +262,12 @@ class Candidate {
         },
       ],
       usageMetadata: {
-        promptTokenCount: this.context.inputTokens,
-        candidatesTokenCount: output,
-        totalTokenCount: this.context.inputTokens + output,
+        promptTokenCount: input,
+        // Gemini counts thoughts apart from the candidates; outputTokens holds both.
+        candidatesTokenCount: output - (reasoning ?? 0),
+        ...(reasoning === undefined ? {} : { thoughtsTokenCount: reasoning }),
+        ...(cached === undefined ? {} : { cachedContentTokenCount: cached }),
+        totalTokenCount: input + output,
       },
       modelVersion: this.context.model,
       responseId: `m3-${this.context.serial}`,

@@ -91,6 +91,7 @@ export const responses: Dialect = {
       `resp_m3_${context.serial}`,
       context.model,
       context.inputTokens,
+      context.usage,
     ).start();
     const frames = (events: SseEvent[], then: Rendered["then"] = "end") =>
       sse(events.map(encodeSse), then);
@@ -132,6 +133,7 @@ export const responses: Dialect = {
       `resp_m3_${context.serial}`,
       context.model,
       context.inputTokens,
+      context.usage,
     ).start();
     return sse(builder.item({ type: "message", text: answer.text }).complete().map(encodeSse));
   },
