@@ -108,6 +108,7 @@ export {
   selectModelOption,
   type AcpProfile,
   type AgentPlan,
+  type EndedTurn,
   type PlanContext,
   type SessionContext,
   type TestedRange,

@@ -107,7 +107,14 @@ export function openAcpSession<O extends ResolvedCommonOptions>(
       }
       const session = await newSession(profile.name, client, check, launch, wait);
       await profile.afterSessionNew?.({ launch, options, client, session });
-      return new AcpSession(client, launch, profile, profile.stop(options), session.sessionId);
+      return new AcpSession(
+        client,
+        launch,
+        profile,
+        profile.stop(options),
+        session.sessionId,
+        home.root,
+      );
     } catch (error) {
       const failure = startFailure(profile.name, error, {
         names: { agent },
@@ -185,7 +192,15 @@ async function openWarmSession<O extends ResolvedCommonOptions>(
     const session = await newSession(profile.name, client, check, launch, wait);
     sessionId = session.sessionId;
     await profile.afterSessionNew?.({ launch, options, client, session });
-    return new AcpSession(client, launch, profile, profile.stop(options), sessionId, lease);
+    return new AcpSession(
+      client,
+      launch,
+      profile,
+      profile.stop(options),
+      sessionId,
+      lease.homeRoot,
+      lease,
+    );
   } catch (error) {
     // Another session's lines may be in the shared stderr: none of it goes into this error.
     const failure =

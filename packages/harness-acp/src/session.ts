@@ -40,10 +40,12 @@ export class AcpSession implements HarnessSession {
   constructor(
     private readonly client: AcpClient,
     private readonly launch: HarnessLaunch,
-    private readonly profile: Pick<AcpProfile, "agent" | "identify">,
+    private readonly profile: Pick<AcpProfile, "agent" | "identify" | "turnFailure">,
     private readonly stopWith: StopSignal,
     /** The ACP session id. */
     readonly id: string,
+    /** The root of the agent's home (for the profile's {@link AcpProfile.turnFailure}). */
+    private readonly homeRoot: string,
     /** Set when the agent is a warm one shared with other sessions. */
     private readonly lease?: WarmLease,
   ) {
@@ -167,7 +169,23 @@ export class AcpSession implements HarnessSession {
   private onStop(turn: TurnCollector, reason: StopReason): void {
     switch (reason) {
       case "end_turn":
-        turn.finish("completed", null);
+        if (!this.profile.turnFailure) {
+          turn.finish("completed", null);
+          return;
+        }
+        void this.profile
+          .turnFailure({ sessionId: this.id, homeRoot: this.homeRoot, chunks: turn.chunks })
+          .then(
+            (failure) =>
+              failure === undefined
+                ? turn.finish("completed", null)
+                : turn.finish("failed", failure),
+            (error: unknown) =>
+              turn.finish(
+                "failed",
+                `${this.profile.agent} ended the turn, but its outcome could not be read: ${errorMessage(error)}`,
+              ),
+          );
         return;
       case "cancelled":
         turn.finish("interrupted", `${this.profile.agent} cancelled the turn (session/cancel).`);

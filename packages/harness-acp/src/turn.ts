@@ -34,6 +34,7 @@ export class TurnCollector {
   private readonly events: unknown[] = [];
   private readonly calls = new Map<string, ObservedCall>();
   private readonly segments: string[] = [""];
+  private readonly chunkTexts: string[] = [];
   private lastMessageId: string | null | undefined;
   private finished = false;
   private resolve: (turn: AdapterTurn) => void = () => undefined;
@@ -56,6 +57,11 @@ export class TurnCollector {
   /** True once the turn has ended, one way or another. */
   get isFinished(): boolean {
     return this.finished;
+  }
+
+  /** The text of each `agent_message_chunk` so far, in order. */
+  get chunks(): readonly string[] {
+    return this.chunkTexts;
   }
 
   /** Keeps something in the turn's events (a permission decision, a refused request). */
@@ -89,6 +95,7 @@ export class TurnCollector {
       case "agent_message_chunk": {
         this.events.push(notification);
         if (update.content.type !== "text") return;
+        this.chunkTexts.push(update.content.text);
         const id = update.messageId;
         if (
           id !== undefined &&

@@ -140,6 +140,8 @@ export interface WarmLease {
   readonly initialize: InitializeResponse;
   /** True when the process was started for this session (a cold start). */
   readonly started: boolean;
+  /** The root of the warm agent's home (its first session's, kept by the pool). */
+  readonly homeRoot: string;
   release(): void;
 }
 
@@ -152,8 +154,14 @@ export interface WarmLease {
 export async function acquireWarmAgent(spec: WarmStart, timeoutMs: number): Promise<WarmLease> {
   const lease = await pool.acquire(await warmKey(spec), { ...spec, timeoutMs });
   if (!lease.started) await rm(spec.home.root, { recursive: true, force: true });
-  const { client, initialize } = lease.warm;
-  return { client, initialize, started: lease.started, release: () => void lease.release() };
+  const { client, initialize, root } = lease.warm;
+  return {
+    client,
+    initialize,
+    started: lease.started,
+    homeRoot: root,
+    release: () => void lease.release(),
+  };
 }
 
 /**

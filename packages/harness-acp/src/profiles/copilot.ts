@@ -16,6 +16,7 @@ import { agentEnvironment } from "../home.js";
 import { resolveProfileOptions, type ResolvedCommonOptions } from "../options.js";
 import { mayBeMcpTool, type AgentToolCall, type SessionTools } from "../reported-calls.js";
 import { identifyFlattened, type ToolIdentity, type ToolNaming } from "../tool-names.js";
+import { COPILOT_HOME_FOLDER, copilotTurnFailure } from "./copilot-turn-failure.js";
 import type { AcpProfile } from "./profile.js";
 
 /** The GitHub Copilot CLI versions this profile is tested with. */
@@ -233,7 +234,8 @@ export function copilotDistDir(executable: FoundExecutable): Promise<string> {
  * given as a variable the agent reads (never written), offline mode, no auto-update, no
  * built-in MCP servers or custom instructions; the session's stdio MCP servers at launch
  * (`--additional-mcp-config`); the allow-list as `--available-tools` and `--allow-tool`;
- * the first start's unpacking done once and shared. Stopped by closing stdin.
+ * the first start's unpacking done once and shared; a provider error it reports as answer
+ * text fails the turn (confirmed by its session log). Stopped by closing stdin.
  *
  * @example
  * ```ts
@@ -309,7 +311,7 @@ export const copilotProfile: AcpProfile<ResolvedCommonOptions> = {
         `--secret-env-vars=${["COPILOT_PROVIDER_API_KEY", ...(key !== undefined ? [key.name] : [])].join(",")}`,
       ],
       env: agentEnvironment(launch.env, home, {
-        COPILOT_HOME: join(home.root, "copilot-home"),
+        COPILOT_HOME: join(home.root, COPILOT_HOME_FOLDER),
         COPILOT_CLI_DIST_DIR: dist,
         COPILOT_OFFLINE: "true",
         COPILOT_AUTO_UPDATE: "false",
@@ -325,6 +327,7 @@ export const copilotProfile: AcpProfile<ResolvedCommonOptions> = {
       }),
     };
   },
+  turnFailure: copilotTurnFailure,
   stop: () => "stdin",
   naming: copilotNaming,
   identify: identifyCopilotCall,

@@ -46,6 +46,16 @@ export interface SessionContext<O> {
   readonly session: NewSessionResponse;
 }
 
+/** A turn the agent ended normally (`end_turn`), as a profile's {@link AcpProfile.turnFailure} sees it. */
+export interface EndedTurn {
+  /** The ACP session id. */
+  readonly sessionId: string;
+  /** The root of the agent's isolated home (a warm agent's shared one). */
+  readonly homeRoot: string;
+  /** The text of each of the turn's `agent_message_chunk` updates, in order. */
+  readonly chunks: readonly string[];
+}
+
 /**
  * A launch profile: everything that differs between ACP agents. The adapter (client,
  * session, turns, evidence, readiness) is the same for all of them.
@@ -83,6 +93,12 @@ export interface AcpProfile<O extends ResolvedCommonOptions = ResolvedCommonOpti
   plan(context: PlanContext<O>): Promise<AgentPlan>;
   /** Runs after `session/new` (e.g. picks the model). */
   afterSessionNew?(context: SessionContext<O>): Promise<void>;
+  /**
+   * For an agent that reports some failures as answer text and still ends the prompt with
+   * `end_turn` (GitHub Copilot CLI's provider errors): why such a turn failed, from the
+   * agent's own evidence, or undefined when it completed. The turn then ends `failed`.
+   */
+  turnFailure?(turn: EndedTurn): Promise<string | undefined>;
   /** How the agent is stopped. */
   stop(options: O): StopSignal;
   /**
