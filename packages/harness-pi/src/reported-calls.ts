@@ -1,3 +1,4 @@
+import { callOutcome } from "@jest-m3/core/adapter-kit";
 import {
   isPolicyDenialMessage,
   unavailable,
@@ -82,9 +83,10 @@ function failedStatus(text: string, allowed: boolean): ToolCallStatus {
 
 /**
  * Turns a call's `tool_execution_start` and `tool_execution_end` into a
- * {@link ReportedToolCall}. An error result is a tool error, unless the wire capture refused
- * the call or the tool was not offered (policy_denied), the call was aborted (cancelled) or
- * timed out. A call without a result is `unfinished` (an interrupted turn, a dead Pi).
+ * {@link ReportedToolCall}, by the kit's status rule (`callOutcome`). An error result is a
+ * tool error, unless the wire capture refused the call or the tool was not offered
+ * (policy_denied), the call was aborted (cancelled) or timed out. A call without a result
+ * is `unfinished` (an interrupted turn, a dead Pi).
  */
 export function reportedToolCall(
   call: ObservedCall,
@@ -92,18 +94,12 @@ export function reportedToolCall(
   unfinished: { readonly status: ToolCallStatus; readonly reason: string },
 ): ReportedToolCall {
   const { result } = call;
-  let status: ToolCallStatus;
-  let error: string | undefined;
-  if (result === undefined) {
-    status = unfinished.status;
-    error = unfinished.reason;
-  } else if (!result.isError) {
-    status = "success";
-  } else {
-    const text = textOf(result.content);
-    status = failedStatus(text, allowed);
-    error = text || "Pi reported an error without a message";
-  }
+  const { status, error } = callOutcome(
+    { agent: "Pi" },
+    result && { isError: result.isError, text: textOf(result.content) },
+    unfinished,
+    (text) => failedStatus(text, allowed),
+  );
   const details = isPlainObject(result?.details) ? result.details : undefined;
   const structured = details?.structuredContent;
   // The server's own content (the bridge keeps it in details), else what the model got.
