@@ -9,18 +9,19 @@
  * open; the serializer keeps trace snapshots stable. The results folder (`.m3`, or the
  * configuration's `resultsDir`) is never a test, a module or a reason to rerun in watch mode.
  */
-const { resultsIgnorePatterns, TS_JEST_OPTIONS } = require("./dist/preset-paths.js");
+const { resultsIgnorePatterns, TS_JEST_OPTIONS } = require("./dist/shared/preset-paths.js");
 
 const results = resultsIgnorePatterns(process.cwd());
 
 module.exports = {
   // Jest's node environment, plus a guard that stops a worker's processes if Jest dies.
-  testEnvironment: require.resolve("./dist/environment.js"),
+  testEnvironment: require.resolve("./dist/worker/environment.js"),
   transform: {
-    "^.+\\.tsx?$": [require.resolve("./dist/ts-transform.js"), TS_JEST_OPTIONS],
+    "^.+\\.tsx?$": [require.resolve("./dist/worker/ts-transform.js"), TS_JEST_OPTIONS],
     // JavaScript tests (and the project's own modules they import) in CommonJS whatever the
     // package's "type": an ESM project's `.test.js` runs without --experimental-vm-modules.
-    "^(?!.*[\\\\/](node_modules|dist)[\\\\/]).+\\.jsx?$": require.resolve("./dist/js-transform.js"),
+    "^(?!.*[\\\\/](node_modules|dist)[\\\\/]).+\\.jsx?$":
+      require.resolve("./dist/worker/js-transform.js"),
   },
   moduleFileExtensions: ["ts", "tsx", "js", "mjs", "cjs", "json"],
   testMatch: ["**/?(*.)+(test).ts", "**/?(*.)+(test).js", "**/?(*.)+(test).cjs"],
@@ -28,12 +29,14 @@ module.exports = {
   modulePathIgnorePatterns: results,
   watchPathIgnorePatterns: results,
   testTimeout: 180_000,
-  // jest-m3's global setup, which also puts the reporter back when a user's `reporters`
-  // (which replace the preset's) leave it out.
-  globalSetup: require.resolve("./dist/report/reporter-wiring.js"),
-  globalTeardown: require.resolve("./dist/global-teardown.js"),
-  setupFilesAfterEnv: [require.resolve("./dist/setup-entry.js")],
-  testSequencer: require.resolve("./dist/test-sequencer.js"),
-  reporters: ["default", require.resolve("./dist/reporter.js")],
-  snapshotSerializers: [require.resolve("./dist/trace-serializer.js")],
+  // Laid out by process: main/ runs in Jest's main process, worker/ in each test worker,
+  // shared/ in both (shared/hand-off.ts is what global setup hands the workers). Global
+  // setup also puts the reporter back when a user's `reporters` (which replace the
+  // preset's) leave it out.
+  globalSetup: require.resolve("./dist/main/global-setup.js"),
+  globalTeardown: require.resolve("./dist/main/global-teardown.js"),
+  setupFilesAfterEnv: [require.resolve("./dist/worker/setup-entry.js")],
+  testSequencer: require.resolve("./dist/main/test-sequencer.js"),
+  reporters: ["default", require.resolve("./dist/main/reporter.js")],
+  snapshotSerializers: [require.resolve("./dist/worker/trace-serializer.js")],
 };

@@ -9,7 +9,7 @@
 // The user API only: adapter authors import @jest-m3/core/harness, runner bindings
 // @jest-m3/core/runner, test doubles @jest-m3/core/testing.
 export * from "@jest-m3/core";
-export { expect, type M3Expect, type M3Assertions, type ToolCallChain } from "./expect.js";
+export { expect, type M3Expect, type M3Assertions, type ToolCallChain } from "./worker/expect.js";
 export { m3Matchers } from "./matchers/index.js";
 export type { M3Matchers } from "./types.js";
 export type { ToolCallOptions } from "./matchers/to-have-tool-call.js";
@@ -20,16 +20,16 @@ export type { ModelRequestsOptions } from "./matchers/to-have-model-requests.js"
 export type { ElicitationOptions } from "./matchers/to-have-elicitation.js";
 export type { PassJudgeOptions } from "./matchers/to-pass-judge.js";
 export type { TrajectoryStep, TrajectoryMode } from "@jest-m3/core/runner";
-export { describeConformance } from "./conformance.js";
-export { scriptedProvider, runDir } from "./run-state.js";
-export { loadConfig, InvalidConfig, type M3Config } from "./config.js";
+export { describeConformance } from "./worker/conformance.js";
+export { scriptedProvider, runDir } from "./shared/hand-off.js";
+export { loadConfig, InvalidConfig, type M3Config } from "./shared/config.js";
 export { agents, describeAgents } from "./matrix/describe-agents.js";
 export {
   InvalidAgentList,
   parseAgentsVariable,
   type MatrixAgent,
   type MatrixAgentEntry,
-} from "./matrix/agent-list.js";
+} from "./shared/agent-list.js";
 export {
   trials,
   summarize,

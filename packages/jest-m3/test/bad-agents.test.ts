@@ -6,8 +6,8 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { InvalidAgentList, loadConfig, parseAgentsVariable } from "jest-m3";
-import globalSetup from "../dist/global-setup";
-import { SHARED_SERVICES } from "../dist/shared-services";
+import globalSetup from "../dist/main/run-setup";
+import { SHARED_SERVICES } from "../dist/main/shared-services";
 
 // Under the repository's node_modules, so the project resolves the installed harness packages.
 const cache = join(__dirname, "..", "..", "..", "node_modules", ".cache");

@@ -1,4 +1,4 @@
-import { condenseErrorText } from "../dist/transcript";
+import { condenseErrorText } from "../dist/shared/transcript";
 
 const codexStderr = [
   'WARNING: proceeding, even though we could not create PATH aliases: Refusing to create helper binaries under temporary dir "/tmp"',

@@ -13,7 +13,7 @@ import {
   startJest,
   waitUntil,
 } from "./support/user-project";
-import { resultsIgnorePatterns } from "../dist/preset-paths";
+import { resultsIgnorePatterns } from "../dist/shared/preset-paths";
 
 const testHarness = join(REPO, "packages", "core", "dist", "testing.js");
 const serverSpec = `{ name: "shipping", command: process.execPath, args: [${JSON.stringify(SHIPPING_SERVER)}] }`;

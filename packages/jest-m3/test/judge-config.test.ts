@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InvalidConfig, loadConfig } from "jest-m3";
-import { configuredJudge } from "../dist/judge-config";
+import { configuredJudge } from "../dist/shared/judge-config";
 
 function withConfig<T>(config: unknown, body: (dir: string) => T): T {
   const dir = mkdtempSync(join(tmpdir(), "m3-judge-config-"));

@@ -9,8 +9,8 @@ import { MCPTestKit, expect, verdictsOf, type ExecutionResult, type TurnResult }
 import { defaultRuntime, singleProvider } from "@jest-m3/core/runner";
 import { testHarness } from "@jest-m3/core/testing";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { readRecords } from "../dist/run-ledger";
-import { runDir } from "../dist/run-state";
+import { readRecords } from "../dist/shared/run-ledger";
+import { runDir } from "../dist/shared/hand-off";
 import { JUDGE_FAULTS, judgeRules } from "./support/judge-script";
 
 const shipping = {

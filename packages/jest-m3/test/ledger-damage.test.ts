@@ -6,9 +6,9 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import globalSetup from "../dist/global-setup";
-import { readRecords, type DamagedLine } from "../dist/run-ledger";
-import { SHARED_SERVICES } from "../dist/shared-services";
+import globalSetup from "../dist/main/run-setup";
+import { readRecords, type DamagedLine } from "../dist/shared/run-ledger";
+import { SHARED_SERVICES } from "../dist/main/shared-services";
 
 let project: string;
 let leftovers: string[];

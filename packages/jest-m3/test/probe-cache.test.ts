@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { MAX_AGE_MS, openProbeCache, PROBE_CACHE_FILE } from "../src/probe-cache";
+import { MAX_AGE_MS, openProbeCache, PROBE_CACHE_FILE } from "../src/main/probe-cache";
 import { makeUserProject, removeTempDir, REPO, runJest } from "./support/user-project";
 
 let dir: string;

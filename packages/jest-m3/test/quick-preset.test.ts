@@ -14,7 +14,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { mayUseKit } from "../src/run-plan";
+import { mayUseKit } from "../dist/shared/run-plan";
 import { makeUserProject, REPO, runFolder, runJest, SHIPPING_SERVER } from "./support/user-project";
 
 const ONE_LINE = 'test("one", () => {\n  expect(1).toBe(1);\n});\n';

@@ -8,8 +8,8 @@ import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
 import { buildRunReport, testId } from "../dist/report/build";
 import { renderReportHtml } from "../dist/report/html";
-import { wilsonInterval } from "../dist/matrix/wilson";
-import type { TranscriptRecord } from "../dist/transcript";
+import { wilsonInterval } from "../dist/stats/wilson";
+import type { TranscriptRecord } from "../dist/shared/transcript";
 import { withChromium } from "./support/chromium";
 import { removeTempDir } from "./support/user-project";
 

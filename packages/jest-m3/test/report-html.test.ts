@@ -2,9 +2,9 @@
 // scrubbed by name and by value, verdicts and sessions outside tests.
 import { buildRunReport, testId } from "../dist/report/build";
 import { jsonForScript, renderReportHtml } from "../dist/report/html";
-import { redactForReport, scrubText, secretValuesOf } from "../dist/report/redact";
-import { ensureM3Reporter, M3_REPORTER_PATH } from "../dist/report/reporter-wiring";
-import type { TranscriptRecord } from "../dist/transcript";
+import { redactForReport, scrubText, secretValuesOf } from "../dist/shared/redact";
+import { ensureM3Reporter, M3_REPORTER_PATH } from "../dist/main/global-setup";
+import type { TranscriptRecord } from "../dist/shared/transcript";
 
 test("embedded data escapes every <, so a reply holding </script> stays data", () => {
   const json = jsonForScript({ reply: "</script><script>alert(1)</script><!--" });

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
 import { main } from "../dist/cli/main";
-import { readRecords } from "../dist/run-ledger";
+import { readRecords } from "../dist/shared/run-ledger";
 import { withChromium } from "./support/chromium";
 import { makeUserProject, removeTempDir, runJest, SHIPPING_SERVER } from "./support/user-project";
 

@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { main } from "../dist/cli/main";
 import type { RunBlob } from "../dist/report/blob";
-import type Reporter from "../dist/reporter";
+import type Reporter from "../dist/main/reporter";
 import { removeTempDir } from "./support/user-project";
 
 let project: string;
@@ -109,7 +109,7 @@ async function report(
       return true;
     });
   try {
-    const M3Reporter = createRequire(__filename)("../dist/reporter.js") as typeof Reporter;
+    const M3Reporter = createRequire(__filename)("../dist/main/reporter.js") as typeof Reporter;
     const reporter = new M3Reporter({ rootDir: project });
     reporter.onTestResult(undefined, { testFilePath: join(project, "a.test.ts"), testResults });
     const failed = testResults.filter((result) => result.status === "failed").length;

@@ -7,7 +7,7 @@ import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
 import { buildRunReport } from "../dist/report/build";
 import { renderReportHtml } from "../dist/report/html";
-import type { TranscriptCall, TranscriptRecord } from "../dist/transcript";
+import type { TranscriptCall, TranscriptRecord } from "../dist/shared/transcript";
 import { withChromium } from "./support/chromium";
 import { removeTempDir } from "./support/user-project";
 

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type Reporter from "../dist/reporter";
+import type Reporter from "../dist/main/reporter";
 import { removeTempDir } from "./support/user-project";
 
 const VALUE = "catalog-secret-value-91be0d";
@@ -63,7 +63,7 @@ test("a secret in a session's catalog or test name is in no report, blob or hist
   process.env[VARIABLE] = VALUE;
   const write = jest.spyOn(process.stderr, "write").mockImplementation(() => true);
   try {
-    const M3Reporter = createRequire(__filename)("../dist/reporter.js") as typeof Reporter;
+    const M3Reporter = createRequire(__filename)("../dist/main/reporter.js") as typeof Reporter;
     const reporter = new M3Reporter({ rootDir: project });
     reporter.onTestResult(undefined, {
       testFilePath: join(project, "a.test.ts"),

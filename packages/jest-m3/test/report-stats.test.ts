@@ -2,7 +2,7 @@
 // trials attributed per agent, and tools/list answers merged across pages.
 import type { TraceMessage } from "jest-m3";
 import { percentile, testStats } from "../dist/report/stats";
-import { catalogsOf, schemaHash, type TranscriptRecord } from "../dist/transcript";
+import { catalogsOf, schemaHash, type TranscriptRecord } from "../dist/shared/transcript";
 
 test("percentiles are nearest-rank: always a value that occurred", () => {
   expect(percentile([], 50)).toBeNull();

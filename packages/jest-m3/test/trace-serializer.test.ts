@@ -1,4 +1,4 @@
-import serializer from "../src/trace-serializer";
+import serializer from "../src/worker/trace-serializer";
 
 const call = (args: Record<string, unknown>) => ({
   id: "call-7",

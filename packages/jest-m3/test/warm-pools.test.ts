@@ -4,7 +4,7 @@
 // the next file does not run beside an idle app-server it cannot use.
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { readRecords } from "../src/run-ledger";
+import { readRecords } from "../src/shared/run-ledger";
 import { makeUserProject, REPO, runFolder, runJest, SHIPPING_SERVER } from "./support/user-project";
 
 const SCRIPT = join(REPO, "examples", "shipping", "model-script.json");

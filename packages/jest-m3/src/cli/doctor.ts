@@ -13,9 +13,9 @@ import {
   stdioRelayChoice,
 } from "@jest-m3/core/harness";
 import { harnessDialects, resolveHarness } from "@jest-m3/core/runner";
-import { loadConfig, type M3Config } from "../config.js";
-import { KNOWN_HARNESSES, type KnownHarness } from "../known-harnesses.js";
-import { providersOf } from "../run-state.js";
+import { loadConfig, type M3Config } from "../shared/config.js";
+import { KNOWN_HARNESSES, type KnownHarness } from "../main/known-harnesses.js";
+import { providersOf } from "../shared/hand-off.js";
 
 /** The guide to readiness reasons, online: a user's project has no docs folder of ours. */
 const TROUBLESHOOTING_READINESS =

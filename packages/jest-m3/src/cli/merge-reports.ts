@@ -18,7 +18,7 @@ import {
   writeReports,
 } from "../report/blob.js";
 import { readBlob } from "../report/read-blob.js";
-import { secretValuesOf } from "../report/redact.js";
+import { secretValuesOf } from "../shared/redact.js";
 import { HISTORY_FILE } from "../store/history.js";
 import { recordRunInStore } from "../store/record.js";
 import { runsFolder } from "./show-report.js";

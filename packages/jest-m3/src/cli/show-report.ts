@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { isAbsolute, join, resolve } from "node:path";
-import { loadConfig } from "../config.js";
+import { loadConfig } from "../shared/config.js";
 
 /** A report that was asked for and does not exist, said with what does. */
 export class ReportNotFound extends Error {

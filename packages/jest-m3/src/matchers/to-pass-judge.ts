@@ -11,11 +11,11 @@ import {
 import { SecretScrubber } from "@jest-m3/core/lean";
 import { defaultRuntime } from "@jest-m3/core/runner";
 import { throwUsage } from "../format/messages.js";
-import { defaultJudge } from "../judge-config.js";
+import { defaultJudge } from "../shared/judge-config.js";
 import { currentTrial } from "../matrix/trials.js";
-import { secretValuesOf } from "../report/redact.js";
-import { appendRecord } from "../run-ledger.js";
-import { runDir } from "../run-state.js";
+import { secretValuesOf } from "../shared/redact.js";
+import { appendRecord } from "../shared/run-ledger.js";
+import { runDir } from "../shared/hand-off.js";
 import { checkOptions, type M3MatcherContext, type MatcherResult } from "./context.js";
 
 /** Options of `toPassJudge`. */

@@ -14,7 +14,7 @@
  * Storing, `-u` and the "written"/"obsolete" counts stay Jest's: this module only picks the
  * key and gives it to Jest's snapshot state (`match({ key })`, `markSnapshotsAsCheckedForTest`).
  */
-import type { MatrixAgent } from "./agent-list.js";
+import type { MatrixAgent } from "../shared/agent-list.js";
 
 /** Where `describeAgents` records its blocks, on the test file's global (one per file). */
 const BLOCKS = Symbol.for("jest-m3.agent-blocks");

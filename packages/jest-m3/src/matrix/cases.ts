@@ -9,7 +9,7 @@ import {
   type MCPTestKit,
   type ServerSpec,
 } from "@jest-m3/core";
-import type { MatrixAgent } from "./agent-list.js";
+import type { MatrixAgent } from "../shared/agent-list.js";
 
 /** One tool of a server in a matrix: how to call it directly, and how to ask an agent to. */
 export interface ToolCaseInput {

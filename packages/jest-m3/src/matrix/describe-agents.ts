@@ -3,15 +3,15 @@
  * as a list, and `describeAgents` to declare a block of tests once per agent.
  */
 import { describe } from "@jest/globals";
-import { loadConfig } from "../config.js";
-import { RUN_ENV } from "../run-state.js";
+import { loadConfig } from "../shared/config.js";
+import { RUN_ENV } from "../shared/hand-off.js";
 import { agentBlockName, registerAgentBlock } from "./agent-snapshots.js";
 import {
   expandAgents,
   InvalidAgentList,
   parseAgentsVariable,
   type MatrixAgent,
-} from "./agent-list.js";
+} from "../shared/agent-list.js";
 
 /**
  * The run's agents, one per harness × model: what global setup resolved (the

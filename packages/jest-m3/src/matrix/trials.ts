@@ -5,17 +5,17 @@
 import { expect } from "@jest/globals";
 import { InvalidArgument, M3Error } from "@jest-m3/core";
 import { defaultRuntime } from "@jest-m3/core/runner";
-import { appendRecord } from "../run-ledger.js";
-import { runDir } from "../run-state.js";
+import { appendRecord } from "../shared/run-ledger.js";
+import { runDir } from "../shared/hand-off.js";
 import {
   decideTrials,
   describeStop,
   type SequentialPlan,
   type TrialsStop,
 } from "../stats/sequential.js";
-import type { MatrixAgent } from "./agent-list.js";
+import type { MatrixAgent } from "../shared/agent-list.js";
 import { checkTrialRequirement } from "./trial-requirement.js";
-import { wilsonInterval } from "./wilson.js";
+import { wilsonInterval } from "../stats/wilson.js";
 
 export { wilsonInterval };
 

@@ -11,7 +11,7 @@ import type {
   TranscriptModelRequest,
   TranscriptRecord,
   TranscriptWorkspace,
-} from "../transcript.js";
+} from "../shared/transcript.js";
 import type { VerdictRecord } from "./verdicts.js";
 import type { JestAssertion, JestFileResult } from "./build.js";
 

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { M3Error, SecretScrubber } from "@jest-m3/core/lean";
-import type { TranscriptRecord } from "../transcript.js";
+import type { TranscriptRecord } from "../shared/transcript.js";
 import {
   buildRunReport,
   type JestAssertion,
@@ -18,7 +18,7 @@ import {
 } from "./build.js";
 import { renderReportHtml } from "./html.js";
 import type { RunReport } from "./model.js";
-import { scrubText, type SecretValue } from "./redact.js";
+import { scrubText, type SecretValue } from "../shared/redact.js";
 import type { AgentStats } from "./stats.js";
 import { trimVerdict, type VerdictRecord } from "./verdicts.js";
 

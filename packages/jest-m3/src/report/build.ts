@@ -4,10 +4,10 @@
  */
 import { createHash } from "node:crypto";
 import { relative, sep } from "node:path";
-import type { TranscriptRecord } from "../transcript.js";
+import type { TranscriptRecord } from "../shared/transcript.js";
 import type { ReportTest, RunReport, Trials, Verdict } from "./model.js";
 import { SecretScrubber } from "@jest-m3/core/lean";
-import { scrubText, type SecretValue } from "./redact.js";
+import { scrubText, type SecretValue } from "../shared/redact.js";
 import { testStats, type StatsAgent } from "./stats.js";
 import type { VerdictRecord } from "./verdicts.js";
 

@@ -4,9 +4,9 @@
  * and `m3.sessions` from the run's recorded sessions. jest-junit calls it once per test,
  * after the run, in Jest's main process (where global setup set the run folder).
  */
-import { readRecords } from "../run-ledger.js";
-import { runDir } from "../run-state.js";
-import type { TranscriptRecord } from "../transcript.js";
+import { readRecords } from "../shared/run-ledger.js";
+import { runDir } from "../shared/hand-off.js";
+import type { TranscriptRecord } from "../shared/transcript.js";
 
 /** The fields of a test result jest-junit hands to a test-case properties module. */
 interface JunitTestCase {

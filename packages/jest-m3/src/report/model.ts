@@ -2,7 +2,7 @@
  * The data of a run report: what the HTML report embeds and renders. Plain JSON, already
  * redacted, built once per run by the reporter.
  */
-import type { TranscriptRecord } from "../transcript.js";
+import type { TranscriptRecord } from "../shared/transcript.js";
 import type { AgentStats } from "./stats.js";
 import type { VerdictRecord } from "./verdicts.js";
 

@@ -3,8 +3,8 @@
  * Wilson interval, turn latency (p50, p95) and tool-call counts (total and per session).
  * One engine for report.json, the reporter's end-of-run table and the HTML report.
  */
-import type { TranscriptRecord } from "../transcript.js";
-import { wilsonInterval } from "../matrix/wilson.js";
+import type { TranscriptRecord } from "../shared/transcript.js";
+import { wilsonInterval } from "../stats/wilson.js";
 
 /** An agent as the statistics group by it. */
 export interface StatsAgent {

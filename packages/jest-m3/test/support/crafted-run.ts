@@ -4,7 +4,7 @@
  */
 import { buildRunReport } from "../../dist/report/build";
 import type { RunReport } from "../../dist/report/model";
-import type { TranscriptRecord } from "../../dist/transcript";
+import type { TranscriptRecord } from "../../dist/shared/transcript";
 
 /** One crafted test: its verdict and the sessions it ran. */
 export interface CraftedTest {

@@ -19,22 +19,27 @@ import {
   stdioRelayLaunch,
   keepingAlive,
 } from "@jest-m3/core/lean";
-import { loadConfig, type M3Config } from "./config.js";
-import { configuredJudge, RUN_JUDGE_ENV } from "./judge-config.js";
+import { loadConfig, type M3Config } from "../shared/config.js";
+import { configuredJudge, RUN_JUDGE_ENV } from "../shared/judge-config.js";
 import { openProbeCache } from "./probe-cache.js";
 import { didYouMean, KNOWN_HARNESSES } from "./known-harnesses.js";
-import { expandAgents, parseAgentsVariable, type MatrixAgentEntry } from "./matrix/agent-list.js";
-import { modelStepLines, progressEnabled, PROGRESS_ENV, type ModelStep } from "./progress.js";
+import { expandAgents, parseAgentsVariable, type MatrixAgentEntry } from "../shared/agent-list.js";
+import {
+  modelStepLines,
+  progressEnabled,
+  PROGRESS_ENV,
+  type ModelStep,
+} from "../shared/progress.js";
 import {
   failsTheTest,
   MODEL_JOURNAL,
   MODEL_PROBLEMS,
   type ModelProblem,
-} from "./model-problems.js";
-import { providersOf, RUN_ENV } from "./run-state.js";
-import { KIT_UNUSED_ENV, kitUnusedByPlan } from "./run-plan.js";
+} from "../shared/model-problems.js";
+import { providersOf, RUN_ENV } from "../shared/hand-off.js";
+import { KIT_UNUSED_ENV, kitUnusedByPlan } from "../shared/run-plan.js";
 import { SHARED_SERVICES } from "./shared-services.js";
-import { secretValuesOf } from "./report/redact.js";
+import { secretValuesOf } from "../shared/redact.js";
 import { guardRun } from "./run-guard.js";
 
 interface JestGlobalConfig {

@@ -8,9 +8,10 @@
  */
 import type { ExecutionResult, ToolCall, TurnResult } from "@jest-m3/core";
 import { isUnavailable } from "@jest-m3/core/lean";
+import { RUN_ENV } from "./hand-off.js";
 
 /** The variable that turns progress lines on (`1`) or off (`0`). */
-export const PROGRESS_ENV = "M3_PROGRESS";
+export const PROGRESS_ENV = RUN_ENV.progress;
 
 /** Whether progress lines are on, from the variable, else from the terminal. */
 export function progressEnabled(

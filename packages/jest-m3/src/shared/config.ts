@@ -10,7 +10,7 @@ import {
   strictFields,
   type JudgeSelection,
 } from "@jest-m3/core/validation";
-import { parseAgentEntries, type MatrixAgentEntry } from "./matrix/agent-list.js";
+import { parseAgentEntries, type MatrixAgentEntry } from "./agent-list.js";
 
 /**
  * jest-m3's configuration, in one place the user controls: `m3.config.json` next to the

@@ -10,8 +10,8 @@ import type {
 } from "@jest-m3/core";
 import { isUnavailable, SecretScrubber } from "@jest-m3/core/lean";
 import { canonicalJson, toolCatalogs, toolErrorText } from "@jest-m3/core/lean";
-import { shortValue } from "./format/values.js";
-import { redactForReport, scrubText, secretValuesOf, type SecretValue } from "./report/redact.js";
+import { shortValue } from "../format/values.js";
+import { redactForReport, scrubText, secretValuesOf, type SecretValue } from "./redact.js";
 
 /** A JSON-RPC message behind a tool call, as the report shows it (redacted, clipped). */
 export interface TranscriptMessage {

@@ -4,7 +4,7 @@
  * nothing for a run whose tests cannot (see `run-plan.ts`). Loading the kit costs a few
  * hundred milliseconds per test file; a one-line test should not pay it.
  */
-import { kitUnusedInRun } from "./run-plan.js";
+import { kitUnusedInRun } from "../shared/run-plan.js";
 
 // A plain require, so the kit's modules are not loaded at all when the run does not use them;
 // Jest's own `require` (the test file's module registry), where the matchers must land.

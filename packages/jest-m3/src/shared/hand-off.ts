@@ -2,10 +2,19 @@ import type { ModelProvider, ProviderDialect } from "@jest-m3/core";
 import { PROVIDER_DIALECTS } from "@jest-m3/core/lean";
 
 /**
- * What global setup hands to test workers, through their environment (workers are
- * separate processes: globals would not cross).
+ * The run's hand-off from Jest's main process to its test workers: everything global setup
+ * (`main/run-setup.ts`) gives the workers goes through these variables of their environment
+ * (workers are separate processes: globals would not cross), and this module is where each
+ * one is named. Worker code reads them through the functions below or the module that owns
+ * the value (`judge-config.ts`, `progress.ts`, `run-plan.ts`), never by a literal name.
  */
 export const RUN_ENV = {
+  /** The judge global setup resolved (`JudgeSelection` as JSON), when one is configured. */
+  judge: "M3_RUN_JUDGE",
+  /** `1` when live progress lines are on for this run, `0` when off. */
+  progress: "M3_PROGRESS",
+  /** `1` when no test of this run can use the kit: the workers skip its setup. */
+  kitUnused: "M3_RUN_KIT_UNUSED",
   runId: "M3_RUN_ID",
   runDir: "M3_RUN_DIR",
   scriptedProvider: "M3_SCRIPTED_PROVIDER",

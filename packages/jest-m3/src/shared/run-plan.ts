@@ -12,6 +12,7 @@
 import { readFileSync } from "node:fs";
 import { builtinModules, createRequire } from "node:module";
 import { dirname, resolve, sep } from "node:path";
+import { RUN_ENV } from "./hand-off.js";
 
 /**
  * Set by the sequencer in Jest's main process: `<pid>:1` when some test may use the kit,
@@ -21,7 +22,7 @@ import { dirname, resolve, sep } from "node:path";
 export const PLAN_ENV = "M3_RUN_PLAN";
 
 /** Set by global setup for the workers: "1" when this run's tests cannot use the kit. */
-export const KIT_UNUSED_ENV = "M3_RUN_KIT_UNUSED";
+export const KIT_UNUSED_ENV = RUN_ENV.kitUnused;
 
 const KIT_SPECIFIER = /["'`](?:jest-m3|@jest-m3\/[\w.-]+)(?:\/[^"'`]*)?["'`]/;
 const SPECIFIERS =
@@ -33,7 +34,7 @@ const BUILTINS = new Set(builtinModules);
  * Only its `dist` folder: a test may import a fixture kept elsewhere in jest-m3's folder
  * (this repository's own tests do), and that fixture may use the kit.
  */
-const PRESET_DIR = `${resolve(__dirname)}${sep}`;
+const PRESET_DIR = `${resolve(__dirname, "..")}${sep}`;
 
 function readable(path: string): string | undefined {
   try {

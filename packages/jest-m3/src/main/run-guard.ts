@@ -25,7 +25,7 @@ import {
   removeLeftoverDirs,
   stopRecordedSync,
   WRITERS,
-} from "./run-ledger.js";
+} from "../shared/run-ledger.js";
 import { SHARED_SERVICES } from "./shared-services.js";
 
 /** The run folder's record of the process that owns it. */

@@ -1,4 +1,8 @@
 /**
+ * The preset's `globalSetup` (Jest's main process, once per run): keeps the reporter in the
+ * run, then runs {@link runSetup} (`run-setup.ts`), which hands the run to the workers through
+ * `shared/hand-off.ts`.
+ *
  * Keeps jest-m3's reporter in the run whatever `reporters` a user sets. Jest replaces a
  * preset's `reporters` with the user's list instead of merging it, so
  * `reporters: ["default", "jest-junit"]` would silently drop the HTML report and the failure
@@ -8,10 +12,13 @@
  */
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
-import globalSetup from "../global-setup.js";
+import runSetup from "./run-setup.js";
 
 /** The reporter module's path. */
-export const M3_REPORTER_PATH = join(__dirname, "..", "reporter.js");
+export const M3_REPORTER_PATH = join(__dirname, "reporter.js");
+
+/** The reporter's public path (`jest-m3/dist/reporter.js`, which the docs name). */
+const PUBLIC_REPORTER_PATH = join(__dirname, "..", "reporter.js");
 
 type ReporterEntry = string | readonly [string, unknown];
 
@@ -31,10 +38,10 @@ const realpath = (path: string): string => {
 
 /** True when `reporters` already holds jest-m3's reporter (by any path to the same file). */
 export function hasM3Reporter(reporters: readonly ReporterEntry[]): boolean {
-  const mine = realpath(M3_REPORTER_PATH);
+  const mine = new Set([realpath(M3_REPORTER_PATH), realpath(PUBLIC_REPORTER_PATH)]);
   return reporters.some((entry) => {
     const path = typeof entry === "string" ? entry : entry[0];
-    return path === M3_REPORTER_PATH || realpath(path) === mine;
+    return path === M3_REPORTER_PATH || mine.has(realpath(path));
   });
 }
 
@@ -62,7 +69,7 @@ export function ensureM3Reporter(config: ReporterConfig): "present" | "added" | 
 export default async function globalSetupWithReporter(globalConfig: ReporterConfig): Promise<void> {
   ensureM3Reporter(globalConfig);
   try {
-    await globalSetup(globalConfig);
+    await runSetup(globalConfig);
   } catch (error) {
     throw withoutRunnerStack(error);
   }

@@ -5,11 +5,12 @@
  */
 import { checkJudgeSelection, type JudgeSelection } from "@jest-m3/core/validation";
 import { InvalidConfig, type M3Config } from "./config.js";
+import { RUN_ENV } from "./hand-off.js";
 
 /** The variable a CI job sets to choose the judge: `{ "provider": ..., "model": ... }` as JSON. */
 export const JUDGE_ENV = "M3_JUDGE";
 /** What global setup hands the workers: the checked judge selection, as JSON. */
-export const RUN_JUDGE_ENV = "M3_RUN_JUDGE";
+export const RUN_JUDGE_ENV = RUN_ENV.judge;
 /** The model name the run's scripted model is asked under when no judge is configured. */
 export const DEFAULT_JUDGE_MODEL = "m3-judge";
 

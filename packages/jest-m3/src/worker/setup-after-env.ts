@@ -13,8 +13,8 @@ import {
   type RunProviderSource,
 } from "@jest-m3/core/runner";
 import type { ExecutionResult, MCPTestKit, Readiness } from "@jest-m3/core";
-import { m3Matchers } from "./matchers/index.js";
-import { appendRecord, processStartTicks } from "./run-ledger.js";
+import { m3Matchers } from "../matchers/index.js";
+import { appendRecord, processStartTicks } from "../shared/run-ledger.js";
 import {
   ENVIRONMENT_MARK,
   FILE_DONE_HOOK,
@@ -22,18 +22,18 @@ import {
   TEST_DONE_HOOK,
   TEST_SKIPPED_HOOK,
 } from "./environment-hooks.js";
-import { recordSkippedTest, settleAgentSnapshots } from "./matrix/agent-snapshots.js";
-import { runDir, sharedProviders } from "./run-state.js";
-import { toTranscript } from "./transcript.js";
-import { currentTrial } from "./matrix/trials.js";
-import { failsTheTest, modelProblems, MODEL_JOURNAL } from "./model-problems.js";
+import { recordSkippedTest, settleAgentSnapshots } from "../matrix/agent-snapshots.js";
+import { runDir, sharedProviders } from "../shared/hand-off.js";
+import { toTranscript } from "../shared/transcript.js";
+import { currentTrial } from "../matrix/trials.js";
+import { failsTheTest, modelProblems, MODEL_JOURNAL } from "../shared/model-problems.js";
 import {
   PROGRESS_ENV,
   sessionLine,
   toolCallLine,
   turnFinishedLine,
   turnStartedLine,
-} from "./progress.js";
+} from "../shared/progress.js";
 
 expect.extend(m3Matchers);
 

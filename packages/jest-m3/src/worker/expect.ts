@@ -3,10 +3,10 @@ import { dirname, join } from "node:path";
 import type { expect as JestGlobalExpect } from "@jest/globals";
 import type { ToolCallStatus } from "@jest-m3/core";
 import { describeTurn, type TurnRef } from "@jest-m3/core/runner";
-import { shortValue } from "./format/values.js";
-import { CHAIN_DESCRIPTION, type ToolCallOptions } from "./matchers/to-have-tool-call.js";
-import { m3Matchers } from "./matchers/index.js";
-import "./types.js";
+import { shortValue } from "../format/values.js";
+import { CHAIN_DESCRIPTION, type ToolCallOptions } from "../matchers/to-have-tool-call.js";
+import { m3Matchers } from "../matchers/index.js";
+import "../types.js";
 
 let registered: typeof JestGlobalExpect | undefined;
 
@@ -92,7 +92,10 @@ export type M3Expect = (<T = unknown>(actual: T) => M3Assertions<T>) &
   };
 
 /** This module, compiled and (through source maps) as source: frames to hide from failures. */
-const OWN_FRAMES = [__filename, join(dirname(__filename), "..", "src", "expect.ts")];
+const OWN_FRAMES = [
+  __filename,
+  join(dirname(__filename), "..", "..", "src", "worker", "expect.ts"),
+];
 
 function label(turn: TurnRef): string {
   return typeof turn === "object" ? `turn ${describeTurn(turn)}` : JSON.stringify(turn);

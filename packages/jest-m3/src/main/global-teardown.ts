@@ -3,10 +3,10 @@
  * outlived its kit, naming it.
  */
 import { signalIfSame } from "@jest-m3/core/lean";
-import { readRecords, removeLeftoverDirs } from "./run-ledger.js";
-import { loadConfig } from "./config.js";
+import { readRecords, removeLeftoverDirs } from "../shared/run-ledger.js";
+import { loadConfig } from "../shared/config.js";
 import { recordRunEnded } from "./run-guard.js";
-import { runDir } from "./run-state.js";
+import { runDir } from "../shared/hand-off.js";
 import { SHARED_SERVICES } from "./shared-services.js";
 
 export interface StartedProcess {
