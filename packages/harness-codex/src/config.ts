@@ -38,6 +38,19 @@ export const APP_SERVER_ARGS: readonly string[] = [
 ];
 
 /**
+ * The app-server's command line for `options`: {@link APP_SERVER_ARGS}, with Codex's shell
+ * tool (and so `apply_patch`) left on when `builtinTools` names one of them. The shell
+ * snapshot stays off either way (it would write the environment into CODEX_HOME).
+ */
+export function appServerArgs(options: Pick<ResolvedCodexOptions, "builtinTools">): string[] {
+  if (options.builtinTools.length === 0) return [...APP_SERVER_ARGS];
+  const args = [...APP_SERVER_ARGS];
+  const at = args.indexOf("shell_tool");
+  args.splice(at - 1, 2);
+  return args;
+}
+
+/**
  * A model provider as Codex configures one. Only the *name* of the key variable is
  * written (`env_key`); its value stays in the app-server's environment. Retries are off so a
  * scripted fault fails the turn once, as the test wrote it.

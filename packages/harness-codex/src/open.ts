@@ -8,7 +8,7 @@ import {
 } from "@jest-m3/core/adapter-kit";
 import { HarnessStartError, type HarnessLaunch } from "@jest-m3/core/harness";
 import { AppServerClient } from "./app-server-client.js";
-import { APP_SERVER_ARGS, threadStartParams } from "./config.js";
+import { appServerArgs, threadStartParams } from "./config.js";
 import { AppServerExited, CodexRpcError } from "./errors.js";
 import { codexEnvironment, copyHostLogin, createHomes, findHostLogin } from "./home.js";
 import { resolveCodexOptions, type ResolvedCodexOptions } from "./options.js";
@@ -171,7 +171,7 @@ export async function openCodexSession(launch: HarnessLaunch): Promise<CodexSess
   const child = launch.spawn({
     label: "codex app-server",
     command: facts.executable.path,
-    args: [...APP_SERVER_ARGS],
+    args: appServerArgs(options),
     env: codexEnvironment(launch.env, homes),
     cwd: launch.workspace,
   });
@@ -218,6 +218,7 @@ async function openWarmSession(
       executable,
       env: launch.env,
       authFile,
+      args: appServerArgs(options),
       timeoutMs: options.startupTimeoutMs,
     });
   } catch (error) {

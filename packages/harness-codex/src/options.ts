@@ -3,6 +3,14 @@ import { InvalidCodexOptions } from "./errors.js";
 import type { SandboxMode } from "./protocol.js";
 
 /**
+ * Codex's own tools a selection may turn on (`options: { builtinTools }`), by the names the
+ * model sees: `shell` (Codex's command tool, `exec_command` and `write_stdin` in 0.171) and
+ * `apply_patch` (its file-editing tool). Both are Codex's `shell_tool` feature, which
+ * the harness otherwise turns off (`--disable shell_tool`).
+ */
+export const CODEX_BUILTIN_TOOLS: readonly string[] = ["shell", "apply_patch"];
+
+/**
  * Options of the Codex harness, given as a selection's `options`.
  *
  * @example
@@ -11,6 +19,20 @@ import type { SandboxMode } from "./protocol.js";
  * ```
  */
 export interface CodexOptions {
+  /**
+   * Codex's own tools to turn on: `["apply_patch"]` (its file-editing tool), `["shell"]`
+   * (its command tool), or both; they are one Codex feature, so either turns on both.
+   * Default `[]`: none, only the MCP servers' tools. Give a `workspace` and, to let the
+   * tools write there, `sandbox: "workspace-write"`: the tools run in the session's
+   * workspace under Codex's sandbox, their edits are in `result.workspace`, and the
+   * allow-list still holds for MCP tools (a built-in tool is not an MCP call).
+   *
+   * @example
+   * ```ts
+   * kit.agents([{ harness: "codex", models: ["scripted"], provider, options: { builtinTools: ["apply_patch"], sandbox: "workspace-write" } }]);
+   * ```
+   */
+  readonly builtinTools?: readonly string[];
   /**
    * The sandbox of the agent's own commands (MCP servers run outside it). Default
    * `"read-only"`: the workspace is a fresh empty directory and the shell tool is off.
@@ -37,6 +59,7 @@ export interface CodexOptions {
 
 /** {@link CodexOptions} with every default applied. */
 export interface ResolvedCodexOptions {
+  readonly builtinTools: readonly string[];
   readonly sandbox: "read-only" | "workspace-write";
   readonly exposeDisallowedTools: boolean;
   readonly startupTimeoutMs: number;
@@ -45,12 +68,27 @@ export interface ResolvedCodexOptions {
 }
 
 const OPTION_NAMES = [
+  "builtinTools",
   "sandbox",
   "exposeDisallowedTools",
   "startupTimeoutMs",
   "toolTimeoutMs",
   "warm",
 ];
+
+function builtinTools(value: unknown): readonly string[] {
+  if (value === undefined) return [];
+  if (
+    !Array.isArray(value) ||
+    value.some((name) => typeof name !== "string" || !CODEX_BUILTIN_TOOLS.includes(name))
+  ) {
+    throw new InvalidCodexOptions(
+      "builtinTools",
+      `must be an array of Codex's own tools, ${CODEX_BUILTIN_TOOLS.map((name) => JSON.stringify(name)).join(" or ")}, got ${JSON.stringify(value)}. MCP tools are chosen by the session's tools.`,
+    );
+  }
+  return [...new Set(value as string[])];
+}
 
 /**
  * Checks a selection's options for the Codex harness and applies the defaults.
@@ -66,6 +104,7 @@ export function resolveCodexOptions(
   const sandbox = read.oneOf("sandbox", ["read-only", "workspace-write"], "read-only");
   const exposeDisallowedTools = read.boolean("exposeDisallowedTools", false);
   return {
+    builtinTools: builtinTools(options.builtinTools),
     warm: read.boolean("warm", false),
     sandbox,
     exposeDisallowedTools,

@@ -16,7 +16,6 @@ import {
   type WarmLease,
 } from "@jest-m3/core/adapter-kit";
 import { AppServerClient } from "./app-server-client.js";
-import { APP_SERVER_ARGS } from "./config.js";
 import { copyHostLogin, codexEnvironment, type CodexHomes } from "./home.js";
 
 /** How long an unused warm app-server stays up before it is stopped. */
@@ -34,13 +33,15 @@ export interface WarmKey {
   readonly env: Readonly<Record<string, string>>;
   /** The login copied into the shared CODEX_HOME, if any. */
   readonly authFile: string | undefined;
+  /** The app-server's command line (which of Codex's own tools are on). */
+  readonly args: readonly string[];
   /** How long `initialize` may take. */
   readonly timeoutMs: number;
 }
 
 function keyOf(key: WarmKey): string {
   const env = Object.entries(key.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify([key.executable, env, key.authFile ?? null, APP_SERVER_ARGS]);
+  return JSON.stringify([key.executable, env, key.authFile ?? null, key.args]);
 }
 
 function stopNow(warm: WarmAppServer): void {
@@ -57,7 +58,7 @@ async function start(key: WarmKey): Promise<WarmAppServer> {
   const child = new ManagedProcess({
     label: "codex app-server (warm)",
     command: key.executable,
-    args: [...APP_SERVER_ARGS],
+    args: [...key.args],
     env: codexEnvironment(key.env, homes),
     cwd: root,
   });
