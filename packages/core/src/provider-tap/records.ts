@@ -109,11 +109,18 @@ export interface ModelRequest {
     readonly tools: readonly OfferedModelTool[];
     /** Bytes of every tool definition together. */
     readonly toolBytes: number;
+    /**
+     * Set when the body could not be read for the fields above (forwarded all the same):
+     * `not decoded (zstd): …` on a Node without a zstd decoder, an unknown encoding.
+     */
+    readonly decoding?: string;
   };
   readonly response: {
     readonly bytes: number;
     /** Whether a successful answer ended as its dialect ends one (a cut stream, an error did not). */
     readonly complete: boolean;
+    /** Set when the answer could not be read for usage and calls (it reached the agent as sent). */
+    readonly decoding?: string;
   };
   /** Usage as the provider reported it in this answer, or why there is none. */
   readonly usage: TokenUsage | Unavailable;

@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
-import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+import * as zlib from "node:zlib";
 import { monotonicNow } from "../evidence/clock.js";
 import { unavailable } from "../evidence/unavailable.js";
 import { isGeneration, readAnswer, readRequest, type TapDialect } from "./dialect-reading.js";
@@ -22,24 +22,44 @@ const HOP_BY_HOP =
 /** The most of one answer the tap keeps to read usage from (the agent gets all of it). */
 const ANSWER_COPY_LIMIT = 8 * 1024 * 1024;
 
-function decoded(body: Buffer, encoding: string | undefined): Buffer | null {
+/** zlib's zstd decoder where this Node has one (22.15 and later); Node 20 has none. */
+const zstdDecompress = (zlib as unknown as { zstdDecompressSync?: (body: Buffer) => Buffer })
+  .zstdDecompressSync;
+
+/**
+ * A body read through its content encoding: the bytes, or why they could not be read
+ * (`not decoded (zstd)` where this Node has no zstd decoder). Reading never touches what is
+ * forwarded: the agent's and the provider's bytes go on as they came.
+ */
+function decoded(
+  body: Buffer,
+  encoding: string | undefined,
+): { body: Buffer; note: null } | { body: null; note: string } {
+  const name = (encoding ?? "identity").trim().toLowerCase();
   try {
-    switch ((encoding ?? "identity").toLowerCase()) {
+    switch (name) {
       case "identity":
       case "":
-        return body;
+        return { body, note: null };
       case "gzip":
       case "x-gzip":
-        return gunzipSync(body);
+        return { body: zlib.gunzipSync(body), note: null };
       case "deflate":
-        return inflateSync(body);
+        return { body: zlib.inflateSync(body), note: null };
       case "br":
-        return brotliDecompressSync(body);
+        return { body: zlib.brotliDecompressSync(body), note: null };
+      case "zstd":
+        return zstdDecompress
+          ? { body: zstdDecompress(body), note: null }
+          : { body: null, note: `not decoded (zstd): Node ${process.version} has no zstd decoder` };
       default:
-        return null;
+        return { body: null, note: `not decoded (${name}): an encoding the tap cannot read` };
     }
-  } catch {
-    return null;
+  } catch (problem) {
+    return {
+      body: null,
+      note: `not decoded (${name}): ${problem instanceof Error ? problem.message : String(problem)}`,
+    };
   }
 }
 
@@ -214,11 +234,8 @@ export class ProviderTap {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
     const path = (req.url ?? "/").split("?")[0] ?? "/";
-    const read = readRequest(
-      this.upstream.wireApi,
-      path,
-      parsedJson(decoded(body, req.headers["content-encoding"])),
-    );
+    const sent = decoded(body, req.headers["content-encoding"]);
+    const read = readRequest(this.upstream.wireApi, path, parsedJson(sent.body));
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined && !HOP_BY_HOP.test(name)) headers[name] = value;
@@ -285,9 +302,9 @@ export class ProviderTap {
     const generation = isGeneration(req.method ?? "GET", path);
     const answerBody = decoded(Buffer.concat(copy), contentEncoding);
     const answer =
-      answerBody === null
+      answerBody.body === null
         ? null
-        : readAnswer(this.upstream.wireApi, contentType, answerBody.toString("utf8"));
+        : readAnswer(this.upstream.wireApi, contentType, answerBody.body.toString("utf8"));
     const record: ModelRequest = {
       id,
       turnId,
@@ -310,17 +327,16 @@ export class ProviderTap {
         messageBytes: read.messageBytes,
         tools: read.tools,
         toolBytes: read.tools.reduce((sum, tool) => sum + tool.bytes, 0),
+        ...(sent.note === null ? {} : { decoding: sent.note }),
       },
       response: {
         bytes: responseBytes,
         complete: error === null && (status ?? 500) < 400 && (answer?.complete ?? false),
+        ...(answerBody.note === null ? {} : { decoding: answerBody.note }),
       },
       usage: !generation
         ? unavailable(`a ${req.method ?? "GET"} ${path} request generates nothing`)
-        : (answer?.usage ??
-          unavailable(
-            `the answer's content encoding (${String(contentEncoding)}) could not be read`,
-          )),
+        : (answer?.usage ?? unavailable(`the answer's body was ${String(answerBody.note)}`)),
       toolCalls: answer?.toolCalls ?? [],
     };
     this.list.push(record);
