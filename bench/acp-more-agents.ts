@@ -2,18 +2,12 @@
 // kit vs a bare ACP driver of the same binary: the official SDK's client() and nothing
 // else, with the same binary, flags and settings as the profile (Kilo: its inline
 // configuration and KILO_* switches; Copilot: its provider variables, the server at launch
-// in --additional-mcp-config, the tool flags, the shared unpacked folder), the same
-// scripted model, server and prompts. As bench/acp-session.ts, whose driver this follows.
+// in --additional-mcp-config and none in session/new, the tool flags, the shared unpacked
+// folder), the same scripted model, server and prompts. The driver, rounds and report are
+// bench/acp-session.ts's.
 //
 // Run on its own: `npx tsx bench/acp-more-agents.ts [kilo] [copilot]` (after `npm run build`).
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable, Writable } from "node:stream";
-import { gone, memory } from "./process-tree";
-import { childEnvironment, type ProviderDialect } from "@jest-m3/core/harness";
-import { MCPTestKit, type StdioServer } from "@jest-m3/core";
 import {
   copilotDistDir,
   copilotHarness,
@@ -23,118 +17,22 @@ import {
   kiloHarness,
   kiloPermissions,
   kiloProfile,
-  loadAcpSdk,
   opencodeConfig,
-  type AcpProfile,
 } from "@jest-m3/harness-acp";
-import { startScriptedModel, type Script, type ScriptedModel } from "@jest-m3/scripted-model";
-import { median, printComparison } from "./report";
+import type { CapturedServer } from "@jest-m3/core/harness";
+import { BARE_SERVER, benchAcpAgents, type BenchAcpAgent } from "./acp-session";
 
-const SHIPPING = join(__dirname, "..", "examples", "shipping");
-const SERVER: StdioServer = {
-  name: "shipping",
-  command: process.execPath,
-  args: [join(SHIPPING, "shipping-server.mjs")],
-  cwd: SHIPPING,
-};
 const MODEL = "scripted-1";
-const PROMPTS = [
-  "Call shipping_quote once for weight_kg 2 in zone local.",
-  "Call shipping_quote once for weight_kg 3 in zone regional.",
-] as const;
-// These agents pass the model only a tool result's text ("Quote calculated"), so the reply
-// carries what the model asked for, not the amount.
-const SCRIPT: Script = {
-  rules: [
-    {
-      name: "quote",
-      when: { user: /weight_kg (\d+) in zone (\w+)/ },
-      steps: [
-        {
-          call: "shipping:shipping_quote",
-          args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
-        },
-        { reply: "The {{match.2}} quote for {{match.1}} kg is ready." },
-      ],
-    },
-  ],
-};
-const EXPECTED = ["2 kg", "3 kg"] as const;
-const MB = 1024 * 1024;
 
-type Side = "bare" | "kit";
-
-interface Agent {
-  readonly name: "kilo" | "copilot";
-  readonly label: string;
-  readonly dialect: ProviderDialect;
-  readonly profile: AcpProfile;
-}
-
-const AGENTS: readonly Agent[] = [
-  { name: "kilo", label: "Kilo Code", dialect: "chat-completions", profile: kiloProfile },
+/** Kilo Code and GitHub Copilot CLI, as the benchmark drives them. */
+export const MORE_ACP_AGENTS: readonly BenchAcpAgent[] = [
   {
-    name: "copilot",
-    label: "GitHub Copilot CLI",
+    name: "kilo",
+    label: "Kilo Code",
     dialect: "chat-completions",
-    profile: copilotProfile,
-  },
-];
-
-interface Round {
-  readonly open: number;
-  readonly turn1: number;
-  readonly turn2: number;
-  readonly close: number;
-  readonly wall: number;
-  /** Peak RSS (VmHWM) of the agent process, bytes. */
-  readonly agent: number;
-  /** Summed peak RSS of everything below the agent (bare: the server; kit: relay + server). */
-  readonly below: number;
-}
-
-function check(what: string, turn: number, reply: string | null | undefined, calls: number): void {
-  if (!reply?.includes(EXPECTED[turn - 1]!)) {
-    throw new Error(`${what}: turn ${turn} replied ${JSON.stringify(reply)}`);
-  }
-  if (calls !== 1) throw new Error(`${what}: turn ${turn} made ${calls} successful quote calls`);
-}
-
-/** The bare driver: the SDK's client() over the agent's stdio, nothing else. */
-class BareAcp {
-  private text = "";
-  private calls = 0;
-  private constructor(
-    readonly child: ChildProcessWithoutNullStreams,
-    private readonly root: string,
-    private readonly agent: Agent,
-    private readonly prompt: (text: string) => Promise<unknown>,
-  ) {}
-
-  static async open(agent: Agent, model: ScriptedModel): Promise<BareAcp> {
-    const { client, methods, ndJsonStream } = await loadAcpSdk();
-    const root = await mkdtemp(join(tmpdir(), `m3-bench-${agent.name}-`));
-    const dirs = ["home", "config", "data", "cache", "state", "tmp", "workspace"];
-    for (const dir of dirs) await mkdir(join(root, dir));
-    const provider = model.providerFor(agent.dialect);
-    const policy = new Map([["shipping", new Set(["shipping_quote"])]]);
-    const env = childEnvironment({
-      HOME: join(root, "home"),
-      XDG_CONFIG_HOME: join(root, "config"),
-      XDG_DATA_HOME: join(root, "data"),
-      XDG_CACHE_HOME: join(root, "cache"),
-      XDG_STATE_HOME: join(root, "state"),
-      TMPDIR: join(root, "tmp"),
-    });
-    const lookup = agent.profile.executable(
-      { harness: agent.name, model: MODEL, name: agent.name, credentialEnv: {}, options: {} },
-      {},
-      agent.profile.resolveOptions({}),
-    );
-    if (!lookup.found) throw new Error(lookup.reason);
-    let args: string[];
-    const mcpServers: { name: string; command: string; args: string[]; env: [] }[] = [];
-    if (agent.name === "kilo") {
+    profile: kiloProfile,
+    harness: kiloHarness,
+    bare({ env, provider, policy }) {
       const { $schema: _schema, ...config } = opencodeConfig(
         provider,
         MODEL,
@@ -151,24 +49,27 @@ class BareAcp {
         KILO_DISABLE_LSP_DOWNLOAD: "true",
         KILO_DISABLE_CLAUDE_CODE: "true",
       });
-      args = ["acp", "--pure"];
-      mcpServers.push({
-        name: "shipping",
-        command: SERVER.command,
-        args: [...SERVER.args!],
-        env: [],
-      });
-    } else {
+      return Promise.resolve({ args: ["acp", "--pure"], mcpServers: [BARE_SERVER] });
+    },
+  },
+  {
+    name: "copilot",
+    label: "GitHub Copilot CLI",
+    dialect: "chat-completions",
+    profile: copilotProfile,
+    harness: copilotHarness,
+    // Copilot drops stdio servers sent in session/new: the server goes in at launch.
+    async bare({ root, env, provider, policy, executable }) {
       const server = {
-        kind: "stdio" as const,
-        name: "shipping",
-        command: SERVER.command,
-        args: [...SERVER.args!],
+        kind: "stdio",
+        name: BARE_SERVER.name,
+        command: BARE_SERVER.command,
+        args: BARE_SERVER.args,
         env: {},
-      };
+      } as unknown as CapturedServer;
       Object.assign(env, {
         COPILOT_HOME: join(root, "home", "copilot-home"),
-        COPILOT_CLI_DIST_DIR: await copilotDistDir(lookup),
+        COPILOT_CLI_DIST_DIR: await copilotDistDir(executable),
         COPILOT_OFFLINE: "true",
         COPILOT_AUTO_UPDATE: "false",
         COPILOT_MODEL: MODEL,
@@ -176,222 +77,31 @@ class BareAcp {
         COPILOT_PROVIDER_TYPE: "openai",
         COPILOT_PROVIDER_WIRE_API: "completions",
       });
-      args = [
-        "--acp",
-        "--no-auto-update",
-        "--disable-builtin-mcps",
-        "--no-custom-instructions",
-        "--no-ask-user",
-        `--additional-mcp-config=${JSON.stringify(copilotMcpConfig([server as never], policy))}`,
-        ...copilotToolFlags(policy, ["shipping"]),
-      ];
-    }
-    const child = spawn(lookup.command, [...lookup.prefix, ...args], {
-      cwd: join(root, "workspace"),
-      env,
-    });
-    child.stderr.resume();
-    const holder: { bare?: BareAcp } = {};
-    const connection = client({ name: "bench" })
-      .onRequest(methods.client.session.requestPermission, ({ params }) => {
-        const allow = params.options.find((option) => option.kind === "allow_once");
-        return { outcome: { outcome: "selected", optionId: allow!.optionId } };
-      })
-      .onNotification(methods.client.session.update, ({ params }) =>
-        holder.bare?.onUpdate(params.update),
-      )
-      .connect(ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout) as never));
-    await connection.agent.request(methods.agent.initialize, {
-      protocolVersion: 1,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-    });
-    const session: { sessionId: string } = await connection.agent.request(
-      methods.agent.session.new,
-      { cwd: join(root, "workspace"), mcpServers },
-    );
-    holder.bare = new BareAcp(child, root, agent, (text) =>
-      connection.agent.request(methods.agent.session.prompt, {
-        sessionId: session.sessionId,
-        prompt: [{ type: "text", text }],
-      }),
-    );
-    return holder.bare;
-  }
+      return {
+        args: [
+          "--acp",
+          "--no-auto-update",
+          "--disable-builtin-mcps",
+          "--no-custom-instructions",
+          "--no-ask-user",
+          `--additional-mcp-config=${JSON.stringify(copilotMcpConfig([server], policy))}`,
+          ...copilotToolFlags(policy, ["shipping"]),
+        ],
+        mcpServers: [],
+      };
+    },
+  },
+];
 
-  private onUpdate(update: { sessionUpdate: string; [key: string]: unknown }): void {
-    if (update.sessionUpdate === "agent_message_chunk") {
-      const content = update.content as { type: string; text?: string };
-      if (content.type === "text") this.text += content.text ?? "";
-    } else if (update.sessionUpdate === "tool_call_update" && update.status === "completed") {
-      this.calls += 1;
-    }
-  }
-
-  /** One turn: the reply and the number of completed tool calls. */
-  async send(text: string): Promise<{ reply: string; calls: number }> {
-    this.text = "";
-    this.calls = 0;
-    await this.prompt(text);
-    return { reply: this.text, calls: this.calls };
-  }
-
-  async close(): Promise<void> {
-    const exited = new Promise((resolve) => this.child.on("exit", resolve));
-    if (this.agent.profile.stop(this.agent.profile.resolveOptions({})) === "sigterm") {
-      this.child.kill("SIGTERM");
-    } else {
-      this.child.stdin.end();
-    }
-    await exited;
-    await rm(this.root, { recursive: true, force: true });
-  }
-}
-
-async function bareRound(agent: Agent, model: ScriptedModel): Promise<Round> {
-  const t0 = performance.now();
-  const bare = await BareAcp.open(agent, model);
-  const t1 = performance.now();
-  const first = await bare.send(PROMPTS[0]);
-  const t2 = performance.now();
-  const second = await bare.send(PROMPTS[1]);
-  const t3 = performance.now();
-  const used = memory(bare.child.pid!);
-  const t4 = performance.now();
-  await bare.close();
-  // Closed means nothing of the session is left, as the kit's close() guarantees.
-  await gone(used.pids, `${agent.name} bare`);
-  const t5 = performance.now();
-  check(`${agent.name} bare`, 1, first.reply, first.calls);
-  check(`${agent.name} bare`, 2, second.reply, second.calls);
-  return {
-    open: t1 - t0,
-    turn1: t2 - t1,
-    turn2: t3 - t2,
-    close: t5 - t4,
-    wall: t3 - t0 + t5 - t4,
-    agent: used.agent,
-    below: used.below,
-  };
-}
-
-async function kitRound(agent: Agent, model: ScriptedModel): Promise<Round> {
-  const t0 = performance.now();
-  const kit = new MCPTestKit({ env: {}, harnesses: [kiloHarness, copilotHarness] });
-  try {
-    const [selection] = kit.agents([
-      { harness: agent.name, models: [MODEL], provider: model.providerFor(agent.dialect) },
-    ]);
-    const session = selection!.session({
-      server: SERVER,
-      tools: ["shipping:shipping_quote"],
-      timeout: 120_000,
-    });
-    await session.open();
-    const t1 = performance.now();
-    const first = await session.send(PROMPTS[0]);
-    const t2 = performance.now();
-    const second = await session.send(PROMPTS[1]);
-    const t3 = performance.now();
-    const pid = kit.processes[0]?.pid;
-    if (pid === undefined) throw new Error(`${agent.name} kit: no agent process`);
-    const used = memory(pid);
-    const t4 = performance.now();
-    await session.close();
-    await kit.close();
-    await gone(used.pids, `${agent.name} kit`);
-    const t5 = performance.now();
-    [first, second].forEach((turn, index) => {
-      const quotes = turn.toolCalls.filter(
-        (call) => call.status === "success" && call.evidence === "both",
-      );
-      check(`${agent.name} kit`, index + 1, turn.response?.text, quotes.length);
-    });
-    return {
-      open: t1 - t0,
-      turn1: t2 - t1,
-      turn2: t3 - t2,
-      close: t5 - t4,
-      wall: t3 - t0 + t5 - t4,
-      agent: used.agent,
-      below: used.below,
-    };
-  } finally {
-    await kit.close();
-  }
-}
-
-async function round(side: Side, agent: Agent): Promise<Round> {
-  const model = await startScriptedModel(SCRIPT);
-  try {
-    return side === "kit" ? await kitRound(agent, model) : await bareRound(agent, model);
-  } finally {
-    await model.close();
-  }
-}
-
-async function benchAgent(agent: Agent, rounds: number): Promise<void> {
-  const sides: readonly Side[] = ["bare", "kit"];
-  for (const side of sides) await round(side, agent); // warm-up: readiness, page cache
-  const results: Record<Side, Round[]> = { bare: [], kit: [] };
-  for (let index = 0; index < rounds; index++) {
-    const order = index % 2 === 0 ? sides : [...sides].reverse();
-    for (const side of order) results[side].push(await round(side, agent));
-  }
-  const med = (side: Side, pick: (round: Round) => number) => median(results[side].map(pick));
-  const labels: Record<Side, string> = {
-    bare: "bare ACP driver (SDK client)",
-    kit: "kit (agent.session)",
-  };
-  const row = (side: Side, pick: (round: Round) => number, unit: string) => ({
-    label: labels[side],
-    value: med(side, pick),
-    unit,
-  });
-  printComparison(
-    `acp more agents: one two-turn ${agent.label} session (scripted model, shipping server), ms, median of ${rounds} rounds, lower is better`,
-    row("bare", (r) => r.wall, "ms"),
-    [row("kit", (r) => r.wall, "ms")],
-  );
-  for (const phase of ["open", "turn1", "turn2", "close"] as const) {
-    const cells = sides.map(
-      (side) =>
-        `${side} ${med(side, (r) => r[phase])
-          .toFixed(1)
-          .padStart(7)}`,
-    );
-    console.log(`    ${phase.padEnd(6)} ${cells.join("  ")} ms`);
-  }
-  printComparison(
-    `acp more agents: ${agent.label} peak RSS (VmHWM read before close), MB, median`,
-    row("bare", (r) => r.agent / MB, "MB"),
-    [row("kit", (r) => r.agent / MB, "MB")],
-  );
-  printComparison(
-    `acp more agents: ${agent.label} and everything below it (MCP server; kit: relay + server), summed peak RSS, MB, median`,
-    row("bare", (r) => (r.agent + r.below) / MB, "MB"),
-    [row("kit", (r) => (r.agent + r.below) / MB, "MB")],
-  );
-  for (const side of sides) {
-    const all = results[side].map((r) => r.wall.toFixed(0)).join(" ");
-    console.log(`  ${side.padEnd(4)} every round (ms): ${all}`);
-  }
-}
-
-/**
- * The benchmark: per agent, a warm-up round of each side, then `rounds` rounds in
- * alternating order. Every round checks the replies, one successful quote per turn, and
- * that every process of the session is gone, by pid.
- */
-export async function benchAcpMoreAgents({
-  rounds = 3,
-  agents = AGENTS.map((agent) => agent.name),
+/** The benchmark on Kilo Code and GitHub Copilot CLI (`agents`: those by name). */
+export function benchAcpMoreAgents({
+  rounds,
+  agents,
 }: { rounds?: number; agents?: readonly string[] } = {}): Promise<void> {
-  for (const agent of AGENTS.filter((one) => agents.includes(one.name))) {
-    await benchAgent(agent, rounds);
-  }
-  console.log(
-    "  every round: replies checked (2 kg, then 3 kg), one successful quote per turn, every process gone by pid",
-  );
+  return benchAcpAgents("acp more agents", MORE_ACP_AGENTS, {
+    ...(rounds !== undefined ? { rounds } : {}),
+    ...(agents !== undefined ? { names: agents } : {}),
+  });
 }
 
 if (require.main === module) {

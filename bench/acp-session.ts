@@ -16,6 +16,10 @@
 // Close is timed until every process of the session is gone, on both sides (the kit's
 // close() guarantees it; after Gemini CLI's SIGTERM its MCP server outlives it briefly).
 //
+// The driver, the rounds and the report are parameterised by agent (bench/acp-more-agents.ts
+// runs them on Kilo Code and GitHub Copilot CLI): an agent gives its bare launch (arguments,
+// variables, and the servers it takes in session/new) and its harness.
+//
 // Run on its own: `npx tsx bench/acp-session.ts [gemini] [opencode]` (after `npm run build`).
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -23,7 +27,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { gone, memory } from "./process-tree";
-import { childEnvironment, type ProviderDialect } from "@jest-m3/core/harness";
+import type {
+  HarnessDefinition,
+  ModelProvider,
+  ProviderDialect,
+  ToolPolicy,
+} from "@jest-m3/core/harness";
+import { childEnvironment, type FoundExecutable } from "@jest-m3/core/adapter-kit";
 import { MCPTestKit, type StdioServer } from "@jest-m3/core";
 import {
   GEMINI_SETTINGS,
@@ -41,7 +51,7 @@ import { startScriptedModel, type Script, type ScriptedModel } from "@jest-m3/sc
 import { median, printComparison } from "./report";
 
 const SHIPPING = join(__dirname, "..", "examples", "shipping");
-const SERVER: StdioServer = {
+export const SERVER: StdioServer = {
   name: "shipping",
   command: process.execPath,
   args: [join(SHIPPING, "shipping-server.mjs")],
@@ -74,16 +84,100 @@ const MB = 1024 * 1024;
 
 type Side = "bare" | "kit";
 
-interface Agent {
-  readonly name: "gemini" | "opencode";
+/** An MCP server as a bare driver gives it in `session/new`. */
+export interface BareServer {
+  readonly name: string;
+  readonly command: string;
+  readonly args: string[];
+  readonly env: [];
+}
+
+/** What an agent's bare launch gets: its fresh folders, variables, provider and executable. */
+export interface BareSetup {
+  /** The fresh folder (`home`, `config`, `data`, `cache`, `state`, `tmp`, `workspace`). */
+  readonly root: string;
+  /** The agent's environment so far (HOME, XDG folders, TMPDIR); the launch adds to it. */
+  readonly env: Record<string, string>;
+  readonly provider: ModelProvider;
+  /** The allow-list: `shipping:shipping_quote`. */
+  readonly policy: ToolPolicy;
+  readonly executable: FoundExecutable;
+}
+
+/** An agent's bare launch: its arguments, and the servers it is given in `session/new`. */
+export interface BareLaunch {
+  readonly args: string[];
+  readonly mcpServers: BareServer[];
+}
+
+/** One agent of an ACP session benchmark. */
+export interface BenchAcpAgent {
+  readonly name: string;
   readonly label: string;
   readonly dialect: ProviderDialect;
   readonly profile: AcpProfile;
+  readonly harness: HarnessDefinition;
+  /** The bare side's launch, with the same flags and settings as the profile's. */
+  bare(setup: BareSetup): Promise<BareLaunch>;
 }
 
-const AGENTS: readonly Agent[] = [
-  { name: "gemini", label: "Gemini CLI", dialect: "gemini", profile: geminiProfile },
-  { name: "opencode", label: "OpenCode", dialect: "chat-completions", profile: opencodeProfile },
+/** The shipping server, given directly (no relay) in `session/new`. */
+export const BARE_SERVER: BareServer = {
+  name: "shipping",
+  command: SERVER.command,
+  args: [...SERVER.args!],
+  env: [],
+};
+
+const AGENTS: readonly BenchAcpAgent[] = [
+  {
+    name: "gemini",
+    label: "Gemini CLI",
+    dialect: "gemini",
+    profile: geminiProfile,
+    harness: geminiHarness,
+    async bare({ root, env, provider, policy }) {
+      await mkdir(join(root, "home", ".gemini"));
+      await writeFile(
+        join(root, "home", ".gemini", "settings.json"),
+        JSON.stringify(GEMINI_SETTINGS),
+      );
+      await writeFile(join(root, "policy.toml"), geminiPolicy(policy, ["shipping"], false));
+      Object.assign(env, {
+        GEMINI_CLI_TRUST_WORKSPACE: "true",
+        GEMINI_CLI_NO_RELAUNCH: "true",
+        GOOGLE_GEMINI_BASE_URL: provider.baseUrl,
+        GEMINI_API_KEY: "bench-no-key",
+      });
+      return {
+        args: ["--acp", "-m", MODEL, "--policy", join(root, "policy.toml")],
+        mcpServers: [BARE_SERVER],
+      };
+    },
+  },
+  {
+    name: "opencode",
+    label: "OpenCode",
+    dialect: "chat-completions",
+    profile: opencodeProfile,
+    harness: opencodeHarness,
+    async bare({ root, env, provider, policy }) {
+      const config = opencodeConfig(
+        provider,
+        MODEL,
+        opencodePermissions(policy, ["shipping"], false),
+      );
+      await writeFile(join(root, "opencode.json"), JSON.stringify(config));
+      Object.assign(env, {
+        OPENCODE_CONFIG: join(root, "opencode.json"),
+        OPENCODE_DISABLE_PROJECT_CONFIG: "true",
+        OPENCODE_DISABLE_AUTOUPDATE: "true",
+        OPENCODE_DISABLE_MODELS_FETCH: "true",
+        OPENCODE_DISABLE_LSP_DOWNLOAD: "true",
+      });
+      return { args: ["acp", "--pure"], mcpServers: [BARE_SERVER] };
+    },
+  },
 ];
 
 interface Round {
@@ -112,11 +206,11 @@ class BareAcp {
   private constructor(
     readonly child: ChildProcessWithoutNullStreams,
     private readonly root: string,
-    private readonly agent: Agent,
+    private readonly agent: BenchAcpAgent,
     private readonly prompt: (text: string) => Promise<unknown>,
   ) {}
 
-  static async open(agent: Agent, model: ScriptedModel): Promise<BareAcp> {
+  static async open(agent: BenchAcpAgent, model: ScriptedModel): Promise<BareAcp> {
     const { client, methods, ndJsonStream } = await loadAcpSdk();
     const root = await mkdtemp(join(tmpdir(), `m3-bench-${agent.name}-`));
     const dirs = ["home", "config", "data", "cache", "state", "tmp", "workspace"];
@@ -137,37 +231,13 @@ class BareAcp {
       agent.profile.resolveOptions({}),
     );
     if (!lookup.found) throw new Error(lookup.reason);
-    let args: string[];
-    if (agent.name === "gemini") {
-      await mkdir(join(root, "home", ".gemini"));
-      await writeFile(
-        join(root, "home", ".gemini", "settings.json"),
-        JSON.stringify(GEMINI_SETTINGS),
-      );
-      await writeFile(join(root, "policy.toml"), geminiPolicy(policy, ["shipping"], false));
-      Object.assign(env, {
-        GEMINI_CLI_TRUST_WORKSPACE: "true",
-        GEMINI_CLI_NO_RELAUNCH: "true",
-        GOOGLE_GEMINI_BASE_URL: provider.baseUrl,
-        GEMINI_API_KEY: "bench-no-key",
-      });
-      args = ["--acp", "-m", MODEL, "--policy", join(root, "policy.toml")];
-    } else {
-      const config = opencodeConfig(
-        provider,
-        MODEL,
-        opencodePermissions(policy, ["shipping"], false),
-      );
-      await writeFile(join(root, "opencode.json"), JSON.stringify(config));
-      Object.assign(env, {
-        OPENCODE_CONFIG: join(root, "opencode.json"),
-        OPENCODE_DISABLE_PROJECT_CONFIG: "true",
-        OPENCODE_DISABLE_AUTOUPDATE: "true",
-        OPENCODE_DISABLE_MODELS_FETCH: "true",
-        OPENCODE_DISABLE_LSP_DOWNLOAD: "true",
-      });
-      args = ["acp", "--pure"];
-    }
+    const { args, mcpServers } = await agent.bare({
+      root,
+      env,
+      provider,
+      policy,
+      executable: lookup,
+    });
     const child = spawn(lookup.command, [...lookup.prefix, ...args], {
       cwd: join(root, "workspace"),
       env,
@@ -189,7 +259,7 @@ class BareAcp {
     });
     const session = await connection.agent.request(methods.agent.session.new, {
       cwd: join(root, "workspace"),
-      mcpServers: [{ name: "shipping", command: SERVER.command, args: [...SERVER.args!], env: [] }],
+      mcpServers,
     });
     holder.bare = new BareAcp(child, root, agent, (text) =>
       connection.agent.request(methods.agent.session.prompt, {
@@ -229,7 +299,7 @@ class BareAcp {
   }
 }
 
-async function bareRound(agent: Agent, model: ScriptedModel): Promise<Round> {
+async function bareRound(agent: BenchAcpAgent, model: ScriptedModel): Promise<Round> {
   const t0 = performance.now();
   const bare = await BareAcp.open(agent, model);
   const t1 = performance.now();
@@ -256,9 +326,9 @@ async function bareRound(agent: Agent, model: ScriptedModel): Promise<Round> {
   };
 }
 
-async function kitRound(agent: Agent, model: ScriptedModel): Promise<Round> {
+async function kitRound(agent: BenchAcpAgent, model: ScriptedModel): Promise<Round> {
   const t0 = performance.now();
-  const kit = new MCPTestKit({ env: {}, harnesses: [geminiHarness, opencodeHarness] });
+  const kit = new MCPTestKit({ env: {}, harnesses: [agent.harness] });
   try {
     const [selection] = kit.agents([
       { harness: agent.name, models: [MODEL], provider: model.providerFor(agent.dialect) },
@@ -302,7 +372,8 @@ async function kitRound(agent: Agent, model: ScriptedModel): Promise<Round> {
   }
 }
 
-async function round(side: Side, agent: Agent): Promise<Round> {
+/** One round of one side for one agent (also for bench/memory.ts and bench/warm-acp.ts). */
+export async function acpRound(side: Side, agent: BenchAcpAgent): Promise<Round> {
   const model = await startScriptedModel(SCRIPT);
   try {
     return side === "kit" ? await kitRound(agent, model) : await bareRound(agent, model);
@@ -311,13 +382,13 @@ async function round(side: Side, agent: Agent): Promise<Round> {
   }
 }
 
-async function benchAgent(agent: Agent, rounds: number): Promise<void> {
+async function benchAgent(agent: BenchAcpAgent, rounds: number, title: string): Promise<void> {
   const sides: readonly Side[] = ["bare", "kit"];
-  for (const side of sides) await round(side, agent); // warm-up: readiness, page cache
+  for (const side of sides) await acpRound(side, agent); // warm-up: readiness, page cache
   const results: Record<Side, Round[]> = { bare: [], kit: [] };
   for (let index = 0; index < rounds; index++) {
     const order = index % 2 === 0 ? sides : [...sides].reverse();
-    for (const side of order) results[side].push(await round(side, agent));
+    for (const side of order) results[side].push(await acpRound(side, agent));
   }
   const med = (side: Side, pick: (round: Round) => number) => median(results[side].map(pick));
   const labels: Record<Side, string> = {
@@ -330,7 +401,7 @@ async function benchAgent(agent: Agent, rounds: number): Promise<void> {
     unit,
   });
   printComparison(
-    `acp session: one two-turn ${agent.label} session (scripted model, shipping server), ms, median of ${rounds} rounds, lower is better`,
+    `${title}: one two-turn ${agent.label} session (scripted model, shipping server), ms, median of ${rounds} rounds, lower is better`,
     row("bare", (r) => r.wall, "ms"),
     [row("kit", (r) => r.wall, "ms")],
   );
@@ -344,12 +415,12 @@ async function benchAgent(agent: Agent, rounds: number): Promise<void> {
     console.log(`    ${phase.padEnd(6)} ${cells.join("  ")} ms`);
   }
   printComparison(
-    `acp session: ${agent.label} peak RSS (VmHWM read before close), MB, median`,
+    `${title}: ${agent.label} peak RSS (VmHWM read before close), MB, median`,
     row("bare", (r) => r.agent / MB, "MB"),
     [row("kit", (r) => r.agent / MB, "MB")],
   );
   printComparison(
-    `acp session: ${agent.label} and everything below it (MCP server; kit: relay + server), summed peak RSS, MB, median`,
+    `${title}: ${agent.label} and everything below it (MCP server; kit: relay + server), summed peak RSS, MB, median`,
     row("bare", (r) => (r.agent + r.below) / MB, "MB"),
     [row("kit", (r) => (r.agent + r.below) / MB, "MB")],
   );
@@ -360,20 +431,39 @@ async function benchAgent(agent: Agent, rounds: number): Promise<void> {
 }
 
 /**
- * The benchmark: per agent, a warm-up round of each side, then `rounds` rounds in
- * alternating order. Every round checks the replies, one successful quote per turn, and
- * that every process of the session is gone, by pid.
+ * An ACP session benchmark over `agents` (those named in `names`, all by default): per
+ * agent, a warm-up round of each side, then `rounds` rounds in alternating order. Every
+ * round checks the replies, one successful quote per turn, and that every process of the
+ * session is gone, by pid.
  */
-export async function benchAcpSession({
-  rounds = 3,
-  agents = AGENTS.map((agent) => agent.name),
-}: { rounds?: number; agents?: readonly string[] } = {}): Promise<void> {
-  for (const agent of AGENTS.filter((one) => agents.includes(one.name))) {
-    await benchAgent(agent, rounds);
+export async function benchAcpAgents(
+  title: string,
+  agents: readonly BenchAcpAgent[],
+  { rounds = 3, names = agents.map((agent) => agent.name) }: BenchAcpOptions = {},
+): Promise<void> {
+  for (const agent of agents.filter((one) => names.includes(one.name))) {
+    await benchAgent(agent, rounds, title);
   }
   console.log(
     "  every round: replies checked (2 kg, then 3 kg), one successful quote per turn, every process gone by pid",
   );
+}
+
+/** How many rounds, and which agents by name. */
+export interface BenchAcpOptions {
+  readonly rounds?: number;
+  readonly names?: readonly string[];
+}
+
+/** The benchmark on Gemini CLI and OpenCode. */
+export function benchAcpSession({
+  rounds,
+  agents,
+}: { rounds?: number; agents?: readonly string[] } = {}): Promise<void> {
+  return benchAcpAgents("acp session", AGENTS, {
+    ...(rounds !== undefined ? { rounds } : {}),
+    ...(agents !== undefined ? { names: agents } : {}),
+  });
 }
 
 if (require.main === module) {
@@ -384,5 +474,4 @@ if (require.main === module) {
   });
 }
 
-/** One round of one side for one agent (for bench/memory.ts). */
-export { round as acpRound, AGENTS as ACP_AGENTS };
+export { AGENTS as ACP_AGENTS };

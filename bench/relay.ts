@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { MCPTestKit } from "@jest-m3/core";
-import { STDIO_RELAY_VARIABLE, stdioRelayLaunch } from "@jest-m3/core/harness";
+import { STDIO_RELAY_VARIABLE, stdioRelayLaunch } from "@jest-m3/core/runner";
 import { median } from "./report";
 
 const script = join(__dirname, "..", "examples", "shipping", "shipping-server.mjs");

@@ -29,6 +29,7 @@ export {
   type HarnessHealth,
   type HarnessEvent,
   type AdapterTurn,
+  type AgentReportedUsage,
   type AdapterTurnOutcome,
   type AdapterTurnRequest,
   type ReportedToolCall,
@@ -68,73 +69,8 @@ export { unavailable, isUnavailable, type Unavailable } from "./evidence/unavail
 export { monotonicNow } from "./evidence/clock.js";
 export { M3Error } from "./errors.js";
 
-// Moved to @jest-m3/core/adapter-kit (or another entry); kept here only until the code
-// that still imports them from this entry has moved. Import them from the entry named.
+/** @deprecated Import from `@jest-m3/core/runner` (kept until `jest-m3 doctor` has moved). */
 export {
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  ManagedProcess,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  childEnvironment,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  isProcessAlive,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  type ExitInfo,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  isRunnableFile,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  installedBin,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  onPath,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  runnable,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  resolveAgentExecutable,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  type ExecutableLookup,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  type ExecutableSearch,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  type ExecutableSource,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  compareVersions,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  parseVersion,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  readVersion,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  type AgentVersion,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  type VersionProbe,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  announceWarmProcess,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  registerWarmPool,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  holdProcess,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  killProcessGroup,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  stopSessionServers,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  warmStartKey,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  isPolicyDenialMessage,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  POLICY_DENIED_CODE,
-  /** @deprecated Import from `@jest-m3/core/adapter-kit`. */
-  isSecretName,
-} from "./adapter-kit.js";
-/** @deprecated Import from `@jest-m3/core/runner`. */
-export { processStartTime } from "./processes/managed-process.js";
-/** @deprecated Core's own tests only; not part of the contract. */
-export { correlateTurn } from "./evidence/correlation.js";
-/** @deprecated Tests only; a launch gives its policy ready made. */
-export { parseToolPolicy } from "./servers/tool-policy.js";
-/** @deprecated The relay is core's business, not an adapter's; kept for existing importers. */
-export { STDIO_RELAY_PATH } from "./wire/captured-server.js";
-/** @deprecated The relay is core's business, not an adapter's; kept for existing importers. */
-export {
-  stdioRelayLaunch,
   stdioRelayChoice,
   nativeRelayBuildCommand,
   STDIO_RELAY_VARIABLE,

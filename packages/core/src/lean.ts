@@ -4,8 +4,8 @@
  * evidence, harness names — loading neither the kit, the MCP SDK nor zod (the input
  * checks are `@jest-m3/core/validation`).
  *
- * Every name here is also exported by `@jest-m3/core/runner` (or the main entry, or
- * `/harness` for the stdio relay): the same functions and classes, so `instanceof` and
+ * Every name here is also exported by `@jest-m3/core/runner` (or the main entry): the same
+ * functions and classes, so `instanceof` and
  * identity hold across both. A reporter or
  * global setup that imports from here costs a run whose tests never open a kit about a
  * third of what the full entry costs to load.

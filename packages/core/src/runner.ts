@@ -33,6 +33,14 @@ export { stopWarmPools } from "./adapter-kit/warm-registry.js";
 export { canonicalJson } from "./evidence/canonical.js";
 export { toolCatalogs, type ListedTool, type ToolCatalog } from "./evidence/catalogs.js";
 export { harnessDialects } from "./harness/dialects.js";
+// The stdio relay that wraps a captured server (what `jest-m3 doctor` reports of it).
+export { STDIO_RELAY_PATH } from "./wire/captured-server.js";
+export {
+  stdioRelayLaunch,
+  stdioRelayChoice,
+  nativeRelayBuildCommand,
+  STDIO_RELAY_VARIABLE,
+} from "./wire/relay-launch.js";
 export {
   queryToolCalls,
   queryTrajectory,

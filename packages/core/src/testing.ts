@@ -5,12 +5,16 @@
  * `recordingFromTrace()` and `replayServer()` record MCP traffic and replay it as a server.
  * `testHarness()` is a small deterministic adapter that makes real MCP calls through the
  * captured servers it is given (so wire evidence is real) from instructions in the prompt;
- * `connectCaptured()` is an MCP SDK client connected to a captured server.
+ * `connectCaptured()` is an MCP SDK client connected to a captured server. For tests that build
+ * an adapter's launch by hand: `parseToolPolicy()` (the allow-list a launch carries) and
+ * `correlateTurn()` (a turn's reported calls matched with the wire's).
  *
  * @packageDocumentation
  */
 export { testHarness, type TestHarnessOptions } from "./testing/test-harness.js";
 export { connectCaptured } from "./testing/captured-client.js";
+export { parseToolPolicy } from "./servers/tool-policy.js";
+export { correlateTurn } from "./evidence/correlation.js";
 export {
   mockServer,
   MockServer,

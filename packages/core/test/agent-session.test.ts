@@ -1,4 +1,5 @@
-import { defineHarness, type ManagedProcess } from "@jest-m3/core/harness";
+import { defineHarness } from "@jest-m3/core/harness";
+import type { ManagedProcess } from "@jest-m3/core/adapter-kit";
 import {
   M3Runtime,
   ExecutionOutcome,

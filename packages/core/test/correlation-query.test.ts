@@ -1,4 +1,5 @@
-import { correlateTurn, type ReportedToolCall } from "@jest-m3/core/harness";
+import { type ReportedToolCall } from "@jest-m3/core/harness";
+import { correlateTurn } from "@jest-m3/core/testing";
 import { QueryError, type ToolCall } from "@jest-m3/core";
 import { queryToolCalls, toQuerySubject } from "@jest-m3/core/runner";
 

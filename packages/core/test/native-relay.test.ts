@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MCPTestKit } from "@jest-m3/core";
-import { stdioRelayLaunch, STDIO_RELAY_VARIABLE } from "@jest-m3/core/harness";
+import { stdioRelayLaunch, STDIO_RELAY_VARIABLE } from "@jest-m3/core/runner";
 
 const native = stdioRelayLaunch();
 

@@ -1,6 +1,7 @@
 // The query engine on its own (no Jest formatting): trajectory modes, argument and result
 // matching as m3 defines them, what each kind of evidence counts, near misses.
-import { correlateTurn, type ReportedToolCall } from "@jest-m3/core/harness";
+import { type ReportedToolCall } from "@jest-m3/core/harness";
+import { correlateTurn } from "@jest-m3/core/testing";
 import { QueryError, type ToolCall, type Trace, type Unavailable } from "@jest-m3/core";
 import {
   normalizeTrajectory,

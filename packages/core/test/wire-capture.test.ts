@@ -6,7 +6,8 @@ import type { AddressInfo } from "node:net";
 import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { InvalidToolPolicy, isUnavailable, MCPTestKit, type CapturedServer } from "@jest-m3/core";
-import { POLICY_DENIED_CODE, STDIO_RELAY_PATH, stdioRelayLaunch } from "@jest-m3/core/harness";
+import { STDIO_RELAY_PATH, stdioRelayLaunch } from "@jest-m3/core/runner";
+import { POLICY_DENIED_CODE } from "@jest-m3/core/adapter-kit";
 import { connectCaptured } from "@jest-m3/core/testing";
 import { isRunning } from "./support/processes";
 import {

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { MCPTestKit } from "jest-m3";
 import type { ProviderDialect } from "@jest-m3/core/harness";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { fixturePath } from "@jest-m3/test-support";
 import { startHttpShipping } from "./support/acp";
 
 jest.setTimeout(120_000);
@@ -87,7 +88,7 @@ test.each([
           {
             name: "local",
             command: process.execPath,
-            args: [join(__dirname, "fixtures/env-server.mjs")],
+            args: [fixturePath("env-server.mjs"), "GEMINI_API_KEY", "SCRIPTED_API_KEY"],
             env: { ENV_LOG: envLog, SHIPPING_TOKEN: SERVER_SECRET },
           },
         ],

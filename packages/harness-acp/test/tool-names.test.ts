@@ -6,10 +6,10 @@
  * rewrote is reported under the MCP tool's real name, so one wire call is one record. Ground
  * truth: the servers' own call logs and the wire capture.
  */
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { MCPTestKit, type StdioServer, type WireCapture } from "@jest-m3/core";
-import { correlateTurn, parseToolPolicy, type HarnessDefinition } from "@jest-m3/core/harness";
+import { MCPTestKit, type WireCapture } from "@jest-m3/core";
+import { correlateTurn, parseToolPolicy } from "@jest-m3/core/testing";
+import { type HarnessDefinition } from "@jest-m3/core/harness";
 import {
   assertDistinctToolNames,
   geminiHarness,
@@ -25,37 +25,16 @@ import {
   type AcpSession,
 } from "@jest-m3/harness-acp";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { namedCallLog as calls, namedToolsServer as namedServer } from "@jest-m3/test-support";
 import {
   acpLaunch,
   closeAndExpectNoProcessLeft,
   knownPids,
-  REPO_ROOT,
   runTurn,
   selection,
 } from "./support/acp";
 
 jest.setTimeout(120_000);
-
-const NAMED_SERVER = join(REPO_ROOT, "packages/harness-acp/test/fixtures/named-tools-server.mjs");
-
-/** A server named `name` with `tools`, logging every call it receives to `log`. */
-function namedServer(name: string, tools: readonly string[], log: string): StdioServer {
-  return {
-    name,
-    command: process.execPath,
-    args: [NAMED_SERVER, name, ...tools],
-    env: { NAMED_CALL_LOG: log },
-    cwd: REPO_ROOT,
-  };
-}
-
-function calls(log: string): { server: string; tool: string }[] {
-  if (!existsSync(log)) return [];
-  return readFileSync(log, "utf8")
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as { server: string; tool: string });
-}
 
 const policy = (tools: readonly string[] | undefined, servers: readonly string[]) =>
   parseToolPolicy(tools, servers);

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { MCPTestKit } from "@jest-m3/core";
 import claudeCodeHarness from "@jest-m3/harness-claude-code";
 import { startScriptedModel } from "@jest-m3/scripted-model";
+import { fixturePath } from "@jest-m3/test-support";
 import { startHttpShipping } from "./support/claude";
 
 jest.setTimeout(60_000);
@@ -67,7 +68,12 @@ test("a key, a header and a server secret reach no file, trace or event; the std
         {
           name: "local",
           command: process.execPath,
-          args: [join(__dirname, "fixtures/env-server.mjs")],
+          args: [
+            fixturePath("env-server.mjs"),
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_AUTH_TOKEN",
+            "SCRIPTED_API_KEY",
+          ],
           env: { ENV_LOG: envLog, SHIPPING_TOKEN: SERVER_SECRET },
         },
       ],

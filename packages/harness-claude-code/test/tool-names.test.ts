@@ -5,47 +5,27 @@
  * fix; names that stay distinct under the rule open, and a call of one is one record on the
  * right server. Ground truth: the servers' own call logs and the wire capture.
  */
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { MCPTestKit, type StdioServer, type WireCapture } from "@jest-m3/core";
+import { correlateTurn } from "@jest-m3/core/testing";
 import { nameCollisions, serverPrefixOverlaps, ToolNameCollision } from "@jest-m3/core/adapter-kit";
-import { correlateTurn, HarnessStartError } from "@jest-m3/core/harness";
+import { HarnessStartError } from "@jest-m3/core/harness";
 import claudeCodeHarness, {
   claudeCodeNaming,
   type ClaudeCodeSession,
 } from "@jest-m3/harness-claude-code";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { namedCallLog as calls, namedToolsServer as namedServer } from "@jest-m3/test-support";
 import {
   claudeLaunch,
   claudeSelection,
   closeAndExpectNoProcessLeft,
   knownPids,
-  REPO_ROOT,
   turn,
 } from "./support/claude";
 
 jest.setTimeout(90_000);
-
-const NAMED_SERVER = join(__dirname, "fixtures", "named-tools-server.mjs");
-
-/** A server named `name` with `tools`, logging every call it receives to `log`. */
-function namedServer(name: string, tools: readonly string[], log: string): StdioServer {
-  return {
-    name,
-    command: process.execPath,
-    args: [NAMED_SERVER, name, ...tools],
-    env: { NAMED_CALL_LOG: log },
-    cwd: REPO_ROOT,
-  };
-}
-
-function calls(log: string): { server: string; tool: string; arguments: unknown }[] {
-  if (!existsSync(log)) return [];
-  return readFileSync(log, "utf8")
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as { server: string; tool: string; arguments: unknown });
-}
 
 describe("Claude Code's naming rule", () => {
   test("a.b:c and a_b:c are both mcp__a_b__c; a.b and a-b stay apart", () => {

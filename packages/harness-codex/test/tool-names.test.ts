@@ -7,45 +7,22 @@
  * calls carry the server and tool as the session names them. Ground truth: the servers' own
  * call logs, the wire capture and what the scripted model was offered.
  */
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { MCPTestKit, type StdioServer, type WireCapture } from "@jest-m3/core";
-import { correlateTurn } from "@jest-m3/core/harness";
+import { correlateTurn } from "@jest-m3/core/testing";
 import codexHarness from "@jest-m3/harness-codex";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { fixturePath } from "@jest-m3/test-support";
+import { namedCallLog as calls, namedToolsServer as namedServer } from "@jest-m3/test-support";
 import type { CodexSession } from "../src/session";
 import {
   closeAndExpectNoProcessLeft,
   codexLaunch,
   codexSelection,
   knownPids,
-  REPO_ROOT,
   turnRequest,
 } from "./support/codex";
 
 jest.setTimeout(90_000);
-
-const NAMED_SERVER = fixturePath("named-tools-server.mjs");
-
-/** A server named `name` with `tools`, logging every call it receives to `log`. */
-function namedServer(name: string, tools: readonly string[], log: string): StdioServer {
-  return {
-    name,
-    command: process.execPath,
-    args: [NAMED_SERVER, name, ...tools],
-    env: { NAMED_CALL_LOG: log },
-    cwd: REPO_ROOT,
-  };
-}
-
-function calls(log: string): { server: string; tool: string; arguments: unknown }[] {
-  if (!existsSync(log)) return [];
-  return readFileSync(log, "utf8")
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as { server: string; tool: string; arguments: unknown });
-}
 
 interface OfferedTool {
   readonly type: string;

@@ -1,12 +1,12 @@
 import { readFileSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
+import type { SelectionSpec } from "@jest-m3/core/harness";
 import {
   parseVersion,
   resolveAgentExecutable,
   type AgentVersion,
   type ExecutableLookup,
-  type SelectionSpec,
-} from "@jest-m3/core/harness";
+} from "@jest-m3/core/adapter-kit";
 
 /** The Pi version this adapter was tested with. Older is refused; newer is untested. */
 export const TESTED_PI_VERSION = "1.6.0";

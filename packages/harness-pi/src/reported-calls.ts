@@ -1,10 +1,5 @@
-import { callOutcome } from "@jest-m3/core/adapter-kit";
-import {
-  isPolicyDenialMessage,
-  unavailable,
-  type ReportedToolCall,
-  type ToolCallStatus,
-} from "@jest-m3/core/harness";
+import { callOutcome, isPolicyDenialMessage } from "@jest-m3/core/adapter-kit";
+import { unavailable, type ReportedToolCall, type ToolCallStatus } from "@jest-m3/core/harness";
 import type { BridgeStatus } from "./bridge-config.js";
 import type { ContentPart, Json } from "./protocol.js";
 import { sanitizeName, type McpToolName } from "./tool-names.js";

@@ -3,8 +3,8 @@ import {
   JsonLines,
   PendingRequests,
   type RequestOptions,
+  type ManagedProcess,
 } from "@jest-m3/core/adapter-kit";
-import type { ManagedProcess } from "@jest-m3/core/harness";
 import { PiCommandError, PiExited, PiTimeout } from "./errors.js";
 import type { Json, JsonObject, PiEvent, RpcResponse } from "./protocol.js";
 

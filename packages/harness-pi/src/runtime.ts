@@ -11,8 +11,8 @@ import {
   type AgentNodeLookup,
   type AgentNodeSearch,
   type AgentNodeSource,
+  type AgentVersion,
 } from "@jest-m3/core/adapter-kit";
-import type { AgentVersion } from "@jest-m3/core/harness";
 
 /** The configuration variable naming the Node executable to run Pi on. */
 export const PI_NODE_VARIABLE = "M3_PI_NODE";

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { MCPTestKit } from "@jest-m3/core";
 import piHarness from "@jest-m3/harness-pi";
 import { startScriptedModel } from "@jest-m3/scripted-model";
+import { fixturePath } from "@jest-m3/test-support";
 import { startHttpShipping } from "./support/pi";
 
 jest.setTimeout(90_000);
@@ -68,7 +69,13 @@ test("a key, a header and a server secret reach no file, trace or event; the std
         {
           name: "local",
           command: process.execPath,
-          args: [join(__dirname, "fixtures/env-server.mjs")],
+          args: [
+            fixturePath("env-server.mjs"),
+            "SCRIPTED_API_KEY",
+            "M3_PI_NO_KEY",
+            "M3_PI_BRIDGE",
+            "OPENAI_API_KEY",
+          ],
           env: { ENV_LOG: envLog, SHIPPING_TOKEN: SERVER_SECRET },
         },
       ],

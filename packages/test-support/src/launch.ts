@@ -5,9 +5,9 @@
  * scripted model and real MCP servers without going through an agent session.
  */
 import type { MCPTestKit, ServerSpec, WireCapture } from "@jest-m3/core";
+import { parseToolPolicy } from "@jest-m3/core/testing";
 import { childEnvironment } from "@jest-m3/core/adapter-kit";
 import {
-  parseToolPolicy,
   type AdapterTurn,
   type HarnessEvent,
   type HarnessLaunch,

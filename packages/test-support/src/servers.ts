@@ -91,6 +91,16 @@ export function callLog(file: string): LoggedCall[] {
     .map((line) => JSON.parse(line) as LoggedCall);
 }
 
+/** One line of a named-tools server's call log: which server got which call. */
+export interface NamedCall extends LoggedCall {
+  readonly server: string;
+}
+
+/** The calls a {@link namedToolsServer} logged (none when it wrote nothing). */
+export function namedCallLog(file: string): NamedCall[] {
+  return callLog(file) as NamedCall[];
+}
+
 /**
  * The shipping server listening on Streamable HTTP on a free loopback port. `stop()` kills
  * it and waits until it has closed (its pipes too), so no test file ends with it still

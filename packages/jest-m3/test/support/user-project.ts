@@ -5,6 +5,7 @@
  * run is time-boxed; every process a run's kits started can be listed from the run folder.
  */
 import { spawn, spawnSync } from "node:child_process";
+import { processStartTime } from "@jest-m3/core/runner";
 import {
   existsSync,
   mkdirSync,
@@ -17,7 +18,6 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { processStartTime } from "@jest-m3/core/harness";
 import { dirname, join, relative, sep } from "node:path";
 
 /** The repository root. */
