@@ -29,6 +29,7 @@ export {
   type ToolCallOptions,
   type SamplingHandler,
   type CompletionRef,
+  type CompleteRequest,
   type ServerRequestRecord,
   type LogMessage,
 } from "./direct/direct-client.js";

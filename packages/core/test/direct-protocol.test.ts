@@ -67,6 +67,75 @@ describe("the whole protocol against server-everything", () => {
     await client.close();
   });
 
+  test("completions in the MCP SDK's own shape ({ ref, argument, context }) send what the kit's shape sends", async () => {
+    const client = kit.direct(everything);
+    const { completion } = await client.complete({
+      ref: { type: "ref/prompt", name: "completable-prompt" },
+      argument: { name: "department", value: "Eng" },
+    });
+    expect(completion.values).toEqual(["Engineering"]);
+    const names = await client.complete(
+      {
+        ref: { type: "ref/prompt", name: "completable-prompt" },
+        argument: { name: "name", value: "" },
+        context: { arguments: { department: "Sales" } },
+      },
+      { timeoutMs: 10_000 },
+    );
+    expect(names.completion.values).toEqual(["David", "Eve", "Frank"]);
+    const ids = await client.complete({
+      ref: { type: "ref/resource", uri: "demo://resource/dynamic/text/{resourceId}" },
+      argument: { name: "resourceId", value: "7" },
+    });
+    expect(ids.completion.values).toEqual(["7"]);
+    await client.complete(
+      { prompt: "completable-prompt" },
+      { name: "name", value: "" },
+      {
+        context: { department: "Sales" },
+      },
+    );
+    // On the wire: the SDK shape and the kit's shape are the same request.
+    const sent = client.trace.messages.flatMap((entry) =>
+      entry.message && "method" in entry.message && entry.message.method === "completion/complete"
+        ? [entry.message.params]
+        : [],
+    );
+    expect(sent).toEqual([
+      {
+        ref: { type: "ref/prompt", name: "completable-prompt" },
+        argument: { name: "department", value: "Eng" },
+      },
+      {
+        ref: { type: "ref/prompt", name: "completable-prompt" },
+        argument: { name: "name", value: "" },
+        context: { arguments: { department: "Sales" } },
+      },
+      {
+        ref: { type: "ref/resource", uri: "demo://resource/dynamic/text/{resourceId}" },
+        argument: { name: "resourceId", value: "7" },
+      },
+      {
+        ref: { type: "ref/prompt", name: "completable-prompt" },
+        argument: { name: "name", value: "" },
+        context: { arguments: { department: "Sales" } },
+      },
+    ]);
+    await expect(
+      client.complete({
+        ref: { type: "ref/tool", name: "x" },
+        argument: { name: "a", value: "" },
+      } as never),
+    ).rejects.toThrow(/ref\.type must be "ref\/prompt" or "ref\/resource", got "ref\/tool"/);
+    await expect(
+      client.complete({
+        ref: { type: "ref/resource" },
+        argument: { name: "a", value: "" },
+      } as never),
+    ).rejects.toThrow(/"ref\/resource" ref needs uri: string/);
+    await client.close();
+  });
+
   test("resource templates: listed, completed, and read through a URI made from one", async () => {
     const client = kit.direct(everything);
     const templates = await client.listResourceTemplates();

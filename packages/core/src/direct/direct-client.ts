@@ -201,6 +201,39 @@ export interface ServerIdentity {
 export type CompletionRef = { readonly prompt: string } | { readonly resourceTemplate: string };
 
 /**
+ * The MCP SDK's own shape of a completion request (`Client.complete()`'s params), which
+ * {@link DirectClient.complete} accepts as well: `ref` as the protocol writes it, the
+ * argument, and the arguments already chosen in `context.arguments`.
+ *
+ * @example
+ * ```ts
+ * await client.complete({ ref: { type: "ref/prompt", name: "completable-prompt" }, argument: { name: "department", value: "Eng" } });
+ * ```
+ */
+export interface CompleteRequest {
+  readonly ref:
+    | { readonly type: "ref/prompt"; readonly name: string }
+    | { readonly type: "ref/resource"; readonly uri: string };
+  readonly argument: { readonly name: string; readonly value: string };
+  readonly context?: { readonly arguments?: Readonly<Record<string, string>> };
+}
+
+/** The kit's `{ prompt }` / `{ resourceTemplate }` ref of an SDK-shaped request; a string is what is wrong. */
+function refOfRequest(ref: unknown): CompletionRef | string {
+  if (typeof ref !== "object" || ref === null) return "ref must be an object";
+  const { type, name, uri } = ref as { type?: unknown; name?: unknown; uri?: unknown };
+  if (type === "ref/prompt") {
+    return typeof name === "string" ? { prompt: name } : 'a "ref/prompt" ref needs name: string';
+  }
+  if (type === "ref/resource") {
+    return typeof uri === "string"
+      ? { resourceTemplate: uri }
+      : 'a "ref/resource" ref needs uri: string (the URI template)';
+  }
+  return `ref.type must be "ref/prompt" or "ref/resource", got ${JSON.stringify(type)}`;
+}
+
+/**
  * A request the server sent the client, and what became of it.
  *
  * @example
@@ -343,6 +376,7 @@ export class DirectClient {
   private http: StreamableHTTPClientTransport | undefined;
   private closing: Promise<void> | undefined;
   private closed = false;
+  private readonly createdAt = Date.now();
 
   /** @internal Created by {@link MCPTestKit.direct}. */
   constructor(
@@ -667,12 +701,58 @@ export class DirectClient {
    * expect(completion.values).toEqual(["Engineering"]);
    * ```
    */
-  async complete(
+  complete(
     ref: CompletionRef,
     argument: { readonly name: string; readonly value: string },
-    options: CallOptions & { readonly context?: Readonly<Record<string, string>> } = {},
+    options?: CallOptions & { readonly context?: Readonly<Record<string, string>> },
+  ): Promise<CompleteResult>;
+  /**
+   * The same, in the MCP SDK's own shape (`{ ref, argument, context }`, see
+   * {@link CompleteRequest}), so code written against the SDK's `Client.complete()` works.
+   *
+   * @example
+   * ```ts
+   * const { completion } = await client.complete({
+   *   ref: { type: "ref/prompt", name: "completable-prompt" },
+   *   argument: { name: "department", value: "Eng" },
+   * });
+   * ```
+   */
+  complete(request: CompleteRequest, options?: CallOptions): Promise<CompleteResult>;
+  async complete(
+    first: CompletionRef | CompleteRequest,
+    second?: { readonly name: string; readonly value: string } | CallOptions,
+    third: CallOptions & { readonly context?: Readonly<Record<string, string>> } = {},
   ): Promise<CompleteResult> {
     const where = "client.complete()";
+    if (typeof first === "object" && first !== null && "ref" in first && "argument" in first) {
+      const request = first;
+      const converted = refOfRequest(request.ref);
+      if (typeof converted === "string") {
+        throw new InvalidArgument(
+          `${where}: ${converted} ({ ref: { type: "ref/prompt", name } } or { ref: { type: "ref/resource", uri } }), got ${JSON.stringify(request.ref)}.`,
+        );
+      }
+      const context = request.context?.arguments;
+      if (
+        request.context !== undefined &&
+        (typeof request.context !== "object" ||
+          request.context === null ||
+          (context !== undefined && (typeof context !== "object" || context === null)))
+      ) {
+        throw new InvalidArgument(
+          `${where}: context must be { arguments: { <name>: <value> } }, got ${JSON.stringify(request.context)}.`,
+        );
+      }
+      const options = (second ?? {}) as CallOptions;
+      return this.complete(converted, request.argument, {
+        ...options,
+        ...(context ? { context } : {}),
+      });
+    }
+    const ref = first;
+    const argument = second as { readonly name: string; readonly value: string };
+    const options = third;
     const hasPrompt = typeof ref === "object" && ref !== null && "prompt" in ref;
     const hasTemplate = typeof ref === "object" && ref !== null && "resourceTemplate" in ref;
     if (hasPrompt === hasTemplate) {
@@ -1292,6 +1372,14 @@ export class DirectClient {
       this.hub.close();
       this.closed = true;
       this.release();
+      if (this.connecting) {
+        this.kit.directClosed?.({
+          server: this.server,
+          trace: this.recorder.snapshot(),
+          createdAt: this.createdAt,
+          finishedAt: Date.now(),
+        });
+      }
     }
   }
 }
