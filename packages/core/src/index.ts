@@ -99,6 +99,7 @@ export type {
   Trace,
   TraceMessage,
   TraceEvent,
+  TraceVerdict,
   ToolCall,
   ToolCallStatus,
   EvidenceSource,

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { monotonicNow } from "../evidence/clock.js";
 import type { Trace } from "../evidence/trace.js";
+import { traceVerdicts } from "../evidence/trace-verdicts.js";
 import {
   InvalidArgument,
   SessionBusy,
@@ -497,7 +498,8 @@ export class AgentSession implements AsyncDisposable {
         finishedAt: this.finishedAt,
       },
       turns: this.turns.slice(),
-      trace,
+      // Verdicts join the trace live: a judge asked after close adds to every result's list.
+      trace: { ...trace, verdicts: traceVerdicts(this.executionId) },
       error: this.error,
       ...(this.workspaceResult ? { workspace: this.workspaceResult } : {}),
       ...this.modelEvidence(

@@ -128,6 +128,45 @@ export interface EvidenceGap {
   readonly reason: string;
 }
 
+/**
+ * A judge's verdict as a session's trace keeps it, beside the turn it judged (`turnId`; null
+ * for the whole session). Texts are scrubbed of every registered secret; a credential
+ * appears only by its variable's name. The evidence and prompt the judge saw are not kept:
+ * the trace holds the turns themselves.
+ */
+export interface TraceVerdict {
+  /** The judged turn's id (`<executionId>/turn-<n>`), or null for the whole session. */
+  readonly turnId: string | null;
+  /** The judged turn's number (1 = first), or null for the whole session. */
+  readonly turn: number | null;
+  readonly criteria: string;
+  /** Which model judged: provider name, base URL, dialect, model, the credential's variable name. */
+  readonly judge: {
+    readonly provider: string;
+    readonly baseUrl: string;
+    readonly wireApi: string;
+    readonly model: string;
+    readonly credentialEnv: string | null;
+  };
+  /** The judge's own `pass`. */
+  readonly pass: boolean;
+  /** The judge's score, 0..1. */
+  readonly score: number;
+  /** Whether the assertion's verdict passes: `pass`, and `score ≥ threshold` when given. */
+  readonly passed: boolean;
+  readonly threshold: number | null;
+  readonly reasoning: string;
+  /** From request to answer, in ms. */
+  readonly latencyMs: number;
+  /** The judge's own token usage, when its provider reported it. */
+  readonly usage: {
+    readonly inputTokens: number | null;
+    readonly outputTokens: number | null;
+  } | null;
+  /** When the verdict came (epoch ms). */
+  readonly at: number;
+}
+
 /** Everything recorded for one owner (a direct client, a session): messages, calls, events. */
 export interface Trace {
   readonly messages: readonly TraceMessage[];
@@ -135,6 +174,11 @@ export interface Trace {
   readonly events: readonly TraceEvent[];
   /** Where observation failed; empty when the trace is complete. */
   readonly gaps: readonly EvidenceGap[];
+  /**
+   * In agent sessions: every judge verdict given on the session or one of its turns, oldest
+   * first. The list is live: a verdict asked after the session closed joins it.
+   */
+  readonly verdicts?: readonly TraceVerdict[];
 }
 
 /** What a harness says one of its tool calls was. Never proof on its own. */

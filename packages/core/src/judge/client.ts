@@ -4,11 +4,13 @@
  * and the decision (the judge's `pass`, and the score against a threshold). A judge that
  * errors, hangs or answers without the call throws {@link JudgeFailed}: never a pass.
  */
+import { recordTraceVerdict } from "../evidence/trace-verdicts.js";
 import { defaultRuntime } from "../runtime/runtime.js";
 import { describeValue } from "../validation/check-input.js";
 import { InvalidJudge, JudgeFailed } from "./errors.js";
 import {
   isJudgeSubject,
+  isSessionResult,
   judgeEvidence,
   type JudgeEvidence,
   type JudgeSubject,
@@ -211,6 +213,23 @@ export async function askJudge(
     at: Date.now(),
   };
   recordVerdict(subject, verdict);
+  if (verdict.subject.executionId !== null) {
+    // The session's trace keeps it beside the turn it judged, every text scrubbed.
+    recordTraceVerdict(verdict.subject.executionId, {
+      turnId: isSessionResult(subject) ? null : subject.snapshot.turnId,
+      turn: verdict.subject.turn,
+      criteria: hide(criteria),
+      judge: { ...verdict.judge, baseUrl: hide(verdict.judge.baseUrl) },
+      pass,
+      score,
+      passed: verdict.passed,
+      threshold,
+      reasoning: verdict.reasoning,
+      latencyMs,
+      usage: answer.usage,
+      at: verdict.at,
+    });
+  }
   return verdict;
 }
 
