@@ -72,6 +72,8 @@ describe("pass-rate statistics", () => {
       passed,
       error: passed ? null : "no",
       durationMs: 1,
+      score: null,
+      judged: 0,
     }));
     const summary = summarize(verdicts);
     expect(summary).toMatchObject({ trials: 5, passed: 3, rate: 0.6 });
@@ -163,7 +165,7 @@ describe("trials of real sessions", () => {
       "trials(): the requirement must be an object like { atLeast: 4 } or { minRate: 0.8 } (or left out: every trial must pass), got null.",
     );
     await expect(trials(3, body, { atleast: 2 } as never)).rejects.toThrow(
-      'trials(): atleast is not a trials() requirement; the requirements are atLeast, minRate, confidence, maxTrials. Did you mean "atLeast"?',
+      'trials(): atleast is not a trials() requirement; the requirements are atLeast, minRate, minMeanScore, confidence, maxTrials. Did you mean "atLeast"?',
     );
     await expect(trials(3, body, { minRate: 0.5, atLeast: 1.5 })).rejects.toThrow(
       /atLeast must be a whole number/,

@@ -1,7 +1,7 @@
 // The statistics engine and the catalog reader on their own: nearest-rank percentiles,
 // trials attributed per agent, and tools/list answers merged across pages.
 import type { TraceMessage } from "jest-m3";
-import { percentile, testStats } from "../dist/report/stats";
+import { formatStatsTable, percentile, testStats } from "../dist/report/stats";
 import { catalogsOf, schemaHash, type TranscriptRecord } from "../dist/shared/transcript";
 
 test("percentiles are nearest-rank: always a value that occurred", () => {
@@ -67,6 +67,7 @@ test("one row per agent; trials from the ledger (a record without an agent belon
       turns: 3,
       turnLatencyMs: { p50: 200, p95: 300 },
       toolCalls: { total: 3, perSession: { mean: 1.5, p50: 0, p95: 3, max: 3 } },
+      judgeScores: null,
     },
   ]);
   // Two agents, the ledger naming each (one without the version the session knows).
@@ -101,6 +102,44 @@ test("one row per agent; trials from the ledger (a record without an agent belon
     run: 1,
     passed: 1,
   });
+});
+
+test("judge scores per agent: each verdict on the agent of the session it judged, .not ones and judge failures left out; the table's column", () => {
+  const verdict = (executionId: string, score: number, isNot = false) => ({
+    testPath: "/p/a.test.ts",
+    testName: "t",
+    trial: null,
+    isNot,
+    criteria: "the reply states the amount",
+    threshold: null,
+    passed: score >= 0.5,
+    pass: score >= 0.5,
+    score,
+    reasoning: "r",
+    subject: { executionId, turn: 1 },
+  });
+  const sessions = [session("a", [[100, 1]]), session("b", [[50, 2]])];
+  const { score: _score, passed: _passed, pass: _pass, ...failed } = verdict("e-b-1", 0);
+  const rows = testStats(sessions, [], true, [
+    verdict("e-a-1", 0.9),
+    verdict("e-a-1", 0.7),
+    verdict("e-a-1", 0.1, true),
+    verdict("e-b-1", 0.3),
+    { ...failed, error: { reason: "timeout", status: null, message: "no answer" } },
+  ]);
+  expect(rows.map((row) => [row.agent.model, row.judgeScores])).toEqual([
+    ["a", { mean: 0.8, n: 2 }],
+    ["b", { mean: 0.3, n: 1 }],
+  ]);
+  const table = formatStatsTable(rows.map((stats) => ({ test: "t", stats })));
+  expect(table.split("\n")[0]).toContain("judge mean (n)");
+  expect(table).toMatch(/ 0\.8 \(2\) +codex 0\.171\.0 · a +t\n/);
+  expect(table).toMatch(/ 0\.3 \(1\) +codex 0\.171\.0 · b +t$/);
+  // No verdict in the run: no judge column at all.
+  const plain = formatStatsTable(
+    testStats(sessions, [], true).map((stats) => ({ test: "t", stats })),
+  );
+  expect(plain).not.toContain("judge");
 });
 
 test("catalogs: tools/list pages merged, the last complete listing kept, other traffic ignored", () => {

@@ -12,7 +12,7 @@ import { SecretScrubber } from "@jest-m3/core/lean";
 import { defaultRuntime } from "@jest-m3/core/runner";
 import { throwUsage } from "../format/messages.js";
 import { defaultJudge } from "../shared/judge-config.js";
-import { currentTrial } from "../matrix/trials.js";
+import { countJudgeScore, currentTrial } from "../matrix/trials.js";
 import { secretValuesOf } from "../shared/redact.js";
 import { appendRecord } from "../shared/run-ledger.js";
 import { runDir } from "../shared/hand-off.js";
@@ -83,6 +83,9 @@ export async function toPassJudge(
   }
   const { evidence: _evidence, prompt: _prompt, ...kept } = verdict;
   record(this, kept);
+  // In trials, the score counts toward a mean-score requirement; a .not verdict's low score
+  // is what its test wants, so it does not.
+  if (this.isNot !== true) countJudgeScore(verdict.score);
   return {
     pass: verdict.passed,
     message: () => verdictMessage(this, verdict),

@@ -14,11 +14,16 @@ const MIN_RATE = must(
   "a pass rate above 0 and at most 1, e.g. 0.8 (minRate: 0 would pass with every trial failing)",
 );
 
+const MIN_MEAN_SCORE = must(
+  "a mean judge score above 0 and at most 1, e.g. 0.7 (minMeanScore: 0 would pass with every judge scoring 0)",
+);
+
 /** `trials()`'s third argument: which requirement, and its value's type and range. */
 export const trialRequirementSchema = strictFields(
   {
     atLeast: z.int(AT_LEAST).min(1, AT_LEAST).optional(),
     minRate: z.number(MIN_RATE).gt(0, MIN_RATE).max(1, MIN_RATE).optional(),
+    minMeanScore: z.number(MIN_MEAN_SCORE).gt(0, MIN_MEAN_SCORE).max(1, MIN_MEAN_SCORE).optional(),
     // Sequential trials: their ranges are checked where the plan is made.
     confidence: z.unknown().optional(),
     maxTrials: z.unknown().optional(),

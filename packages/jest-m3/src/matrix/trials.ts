@@ -35,6 +35,13 @@ export interface TrialRequirement {
   readonly confidence?: number;
   /** The cap of sequential trials (default: the agent's trials, or the number given). */
   readonly maxTrials?: number;
+  /**
+   * The smallest mean judge score accepted, above 0 and at most 1 (e.g. 0.7), besides the
+   * pass requirement. A trial's score is the mean of the scores its `toPassJudge` verdicts
+   * gave (`.not` ones left out); a trial that got no verdict (it failed before its judge, or
+   * the judge gave none) scores 0, so a missing judgement never lifts the mean.
+   */
+  readonly minMeanScore?: number;
 }
 
 /** Why sequential trials stopped (`confidence` given), with the sentence a report prints. */
@@ -53,6 +60,10 @@ export interface TrialVerdict {
   /** The first lines of the failure, when it failed. */
   readonly error: string | null;
   readonly durationMs: number;
+  /** The mean score of the trial's judge verdicts (`.not` ones left out), or null without one. */
+  readonly score: number | null;
+  /** How many judge verdicts that score is the mean of. */
+  readonly judged: number;
 }
 
 /** The trials of one test and their statistics. */
@@ -68,6 +79,13 @@ export interface TrialsSummary {
   /** Probability that all of k fresh trials pass (pass^k), k = 1..n. */
   readonly passHatK: readonly number[];
   readonly verdicts: readonly TrialVerdict[];
+  /**
+   * The mean judge score over the trials run, a trial without a verdict counting 0; null
+   * when no trial got a verdict.
+   */
+  readonly meanScore: number | null;
+  /** The trials that got at least one judge verdict. */
+  readonly scored: number;
   /** Sequential trials only (`confidence` given): why they stopped. Null otherwise. */
   readonly stopped?: TrialsStopped | null;
 }
@@ -80,12 +98,19 @@ export class TrialsFailed extends M3Error {
     need: string,
   ) {
     super(
-      `${summary.passed} of ${summary.trials} trials passed; the test needs ${need}.\n` +
+      `${summary.passed} of ${summary.trials} trials passed` +
+        (summary.meanScore === null ? "" : `, mean judge score ${round(summary.meanScore)}`) +
+        `; the test needs ${need}.\n` +
         (summary.stopped ? `Sequential trials ${summary.stopped.text}.\n` : "") +
         summary.verdicts
           .map(
             (verdict) =>
-              `  trial ${verdict.trial}: ${verdict.passed ? "passed" : "FAILED"} (${verdict.durationMs} ms)` +
+              `  trial ${verdict.trial}: ${verdict.passed ? "passed" : "FAILED"} (${verdict.durationMs} ms` +
+              (verdict.score === null
+                ? summary.meanScore === null
+                  ? ")"
+                  : ", no judge verdict)"
+                : `, judge score ${round(verdict.score)})`) +
               (verdict.error
                 ? `\n    ${verdict.error.split("\n").slice(0, 6).join("\n    ")}`
                 : ""),
@@ -96,11 +121,24 @@ export class TrialsFailed extends M3Error {
 }
 
 let running: number | null = null;
+/** The judge scores of the trial being run (null outside trials). */
+let scores: number[] | null = null;
 
 /** The trial being run in this test file, for transcripts (null outside trials). */
 export function currentTrial(): number | null {
   return running;
 }
+
+/**
+ * Counts a judge's score in the trial being run, for {@link TrialRequirement.minMeanScore}
+ * (`toPassJudge` calls it for each verdict it gets, `.not` ones excepted). Outside trials
+ * it does nothing.
+ */
+export function countJudgeScore(score: number): void {
+  scores?.push(score);
+}
+
+const round = (value: number): number => Math.round(value * 1000) / 1000;
 
 function choose(n: number, k: number): number {
   if (k < 0 || k > n) return 0;
@@ -114,6 +152,7 @@ export function summarize(verdicts: readonly TrialVerdict[]): TrialsSummary {
   const n = verdicts.length;
   const c = verdicts.filter((verdict) => verdict.passed).length;
   const ks = Array.from({ length: n }, (_, index) => index + 1);
+  const scored = verdicts.filter((verdict) => verdict.score !== null);
   return {
     trials: n,
     passed: c,
@@ -122,6 +161,11 @@ export function summarize(verdicts: readonly TrialVerdict[]): TrialsSummary {
     passAtK: ks.map((k) => 1 - choose(n - c, k) / choose(n, k)),
     passHatK: ks.map((k) => choose(c, k) / choose(n, k)),
     verdicts,
+    meanScore:
+      scored.length === 0
+        ? null
+        : round(verdicts.reduce((sum, verdict) => sum + (verdict.score ?? 0), 0) / n),
+    scored: scored.length,
   };
 }
 
@@ -220,16 +264,38 @@ export async function trials(
   for (let trial = 1; trial <= count; trial++) {
     const started = Date.now();
     running = trial;
+    const judged: number[] = [];
+    scores = judged;
+    const score = () => ({
+      score:
+        judged.length === 0
+          ? null
+          : round(judged.reduce((sum, value) => sum + value, 0) / judged.length),
+      judged: judged.length,
+    });
     try {
       await body(trial);
-      verdicts.push({ trial, passed: true, error: null, durationMs: Date.now() - started });
+      verdicts.push({
+        trial,
+        passed: true,
+        error: null,
+        durationMs: Date.now() - started,
+        ...score(),
+      });
     } catch (error) {
       // A trial's error may quote a credential a server or model echoed: the summary, the
       // ledger and TrialsFailed's message carry only its name.
       const text = defaultRuntime().scrub(error instanceof Error ? error.message : String(error));
-      verdicts.push({ trial, passed: false, error: text, durationMs: Date.now() - started });
+      verdicts.push({
+        trial,
+        passed: false,
+        error: text,
+        durationMs: Date.now() - started,
+        ...score(),
+      });
     } finally {
       running = null;
+      scores = null;
     }
     if (plan) {
       const passes = verdicts.filter((verdict) => verdict.passed).length;
@@ -259,12 +325,26 @@ export async function trials(
             ? null
             : { harness: agent.harness, model: agent.model, version: agent.version },
         // The stop travels in `need`, which reports and merged shards carry as it is.
-        need: stopped ? `${need.text} (${stopped.text})` : need.text,
+        need:
+          (stopped ? `${need.text} (${stopped.text})` : need.text) +
+          (requirement.minMeanScore === undefined
+            ? ""
+            : `, a mean judge score of at least ${requirement.minMeanScore}`),
         ...summary,
       }),
     );
   }
-  const passes = decided ?? summary.passed >= need.atLeast;
-  if (!passes) throw new TrialsFailed(summary, need.text);
+  const minScore = requirement.minMeanScore;
+  const scoreMet = minScore === undefined || (summary.meanScore ?? 0) >= minScore;
+  const passes = (decided ?? summary.passed >= need.atLeast) && scoreMet;
+  if (!passes) {
+    throw new TrialsFailed(
+      summary,
+      minScore === undefined
+        ? need.text
+        : `${need.text} and a mean judge score of at least ${minScore}` +
+            (summary.meanScore === null ? " (no trial got a judge verdict)" : ""),
+    );
+  }
   return summary;
 }

@@ -138,7 +138,10 @@ function statsOf(
     (record) => record.testPath === testPath && record.testName === assertion.fullName,
   );
   if (sessions.length === 0 && trials.length === 0) return {};
-  return { stats: testStats(sessions, trials, assertion.status === "passed") };
+  const verdicts = (input.verdicts ?? []).filter(
+    (record) => record.testPath === testPath && record.testName === assertion.fullName,
+  );
+  return { stats: testStats(sessions, trials, assertion.status === "passed", verdicts) };
 }
 
 /** A test's judge verdicts, in the order they were given, when it asked a judge. */

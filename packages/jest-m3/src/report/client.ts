@@ -325,12 +325,14 @@ export const REPORT_SCRIPT = String.raw`
         (t.sessions.length ? '<div class="label">The calls the message lists are in the timeline of each turn below.</div>' : '');
     }
     if (t.stats && t.stats.length) {
-      html += '<h3>Per agent</h3><table class="stats"><thead><tr><th>agent</th><th>passed</th><th>pass rate (95% CI)</th><th>turn p50</th><th>turn p95</th><th>tool calls</th><th>per session p50 / max</th></tr></thead><tbody>' +
+      var judged = t.stats.some(function (r) { return r.judgeScores; });
+      html += '<h3>Per agent</h3><table class="stats"><thead><tr><th>agent</th><th>passed</th><th>pass rate (95% CI)</th><th>turn p50</th><th>turn p95</th><th>tool calls</th><th>per session p50 / max</th>' + (judged ? '<th>judge mean (n)</th>' : '') + '</tr></thead><tbody>' +
         t.stats.map(function (r) {
           var pct = function (v) { return Math.round(v * 100) + '%'; };
           return '<tr class="stats-row' + (state.agent === statsLabel(r.agent) ? ' on' : '') + '"><td>' + esc(r.agent.harness + (r.agent.version ? ' ' + r.agent.version : '') + ' · ' + r.agent.model) + '</td><td>' + esc(r.trials.passed) + '/' + esc(r.trials.run) +
             '</td><td>' + esc(pct(r.trials.rate)) + ' (' + esc(pct(r.trials.interval[0])) + '–' + esc(pct(r.trials.interval[1])) + ')</td><td>' + (r.turnLatencyMs ? esc(ms(r.turnLatencyMs.p50)) : '-') +
-            '</td><td>' + (r.turnLatencyMs ? esc(ms(r.turnLatencyMs.p95)) : '-') + '</td><td>' + esc(r.toolCalls.total) + '</td><td>' + esc(r.toolCalls.perSession.p50) + ' / ' + esc(r.toolCalls.perSession.max) + '</td></tr>';
+            '</td><td>' + (r.turnLatencyMs ? esc(ms(r.turnLatencyMs.p95)) : '-') + '</td><td>' + esc(r.toolCalls.total) + '</td><td>' + esc(r.toolCalls.perSession.p50) + ' / ' + esc(r.toolCalls.perSession.max) + '</td>' +
+            (judged ? '<td class="judge-mean">' + (r.judgeScores ? esc(r.judgeScores.mean) + ' (' + esc(r.judgeScores.n) + ')' : '-') + '</td>' : '') + '</tr>';
         }).join('') + '</tbody></table>';
     }
     var ids = {};

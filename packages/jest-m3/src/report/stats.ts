@@ -4,6 +4,7 @@
  * One engine for report.json, the reporter's end-of-run table and the HTML report.
  */
 import type { TranscriptRecord } from "../shared/transcript.js";
+import type { VerdictRecord } from "./verdicts.js";
 import { wilsonInterval } from "../stats/wilson.js";
 
 /** An agent as the statistics group by it. */
@@ -39,6 +40,11 @@ export interface AgentStats {
       readonly max: number;
     };
   };
+  /**
+   * The judge's scores of this test's verdicts on this agent's sessions (`toPassJudge`,
+   * `.not` ones and judge failures left out): their mean and how many. Null without one.
+   */
+  readonly judgeScores: { readonly mean: number; readonly n: number } | null;
 }
 
 /** A trials ledger record (see `trials()`), the fields the statistics read. */
@@ -86,12 +92,14 @@ const sameAgent = (a: StatsAgent, b: StatsAgent): boolean =>
 
 /**
  * The statistics of one test, one row per agent its sessions (or its trials) ran on.
- * `passedTest` says whether the test passed, for a test that ran no `trials()`.
+ * `passedTest` says whether the test passed, for a test that ran no `trials()`; `verdicts`
+ * are the test's judge verdicts, each counted on the agent of the session it judged.
  */
 export function testStats(
   sessions: readonly TranscriptRecord[],
   trials: readonly TrialsLedgerRecord[],
   passedTest: boolean,
+  verdicts: readonly VerdictRecord[] = [],
 ): AgentStats[] {
   const agents = new Map<string, StatsAgent>();
   for (const session of sessions)
@@ -127,6 +135,18 @@ export function testStats(
       session.turns.reduce((sum, turn) => sum + turn.toolCalls.length, 0),
     );
     const total = perSession.reduce((sum, count) => sum + count, 0);
+    const ids = new Set(mine.map((session) => session.executionId));
+    const scores = verdicts
+      .filter(
+        (verdict) =>
+          verdict.isNot !== true &&
+          typeof verdict.score === "number" &&
+          // A verdict on a session the run did not record belongs to the only agent.
+          (ids.has(verdict.subject?.executionId ?? "") ||
+            (agents.size === 1 &&
+              !sessions.some((session) => session.executionId === verdict.subject?.executionId))),
+      )
+      .map((verdict) => verdict.score as number);
     rows.push({
       agent,
       trials: {
@@ -150,6 +170,14 @@ export function testStats(
           max: perSession.length === 0 ? 0 : Math.max(...perSession),
         },
       },
+      judgeScores:
+        scores.length === 0
+          ? null
+          : {
+              mean:
+                Math.round((scores.reduce((sum, x) => sum + x, 0) / scores.length) * 1000) / 1000,
+              n: scores.length,
+            },
     });
   }
   return rows.sort((a, b) => agentKey(a.agent).localeCompare(agentKey(b.agent)));
@@ -167,14 +195,17 @@ export interface StatsLine {
 
 /**
  * The end-of-run table, as text: one row per test and agent with trials, pass rate and
- * interval, turn latency p50/p95 and tool calls (total, per session p50/max).
+ * interval, turn latency p50/p95, tool calls (total, per session p50/max), and, when any
+ * test asked a judge, the mean judge score and how many verdicts it is the mean of.
  */
 export function formatStatsTable(lines: readonly StatsLine[]): string {
+  const judged = lines.some(({ stats }) => stats.judgeScores);
   const header = [
     "passed",
     "rate (95% CI)",
     "turn p50/p95",
     "calls (per session p50/max)",
+    ...(judged ? ["judge mean (n)"] : []),
     "agent",
     "test",
   ];
@@ -185,6 +216,9 @@ export function formatStatsTable(lines: readonly StatsLine[]): string {
       ? `${millis(stats.turnLatencyMs.p50)} / ${millis(stats.turnLatencyMs.p95)}`
       : "-",
     `${stats.toolCalls.total} (${stats.toolCalls.perSession.p50}/${stats.toolCalls.perSession.max})`,
+    ...(judged
+      ? [stats.judgeScores ? `${stats.judgeScores.mean} (${stats.judgeScores.n})` : "-"]
+      : []),
     `${stats.agent.harness}${stats.agent.version ? ` ${stats.agent.version}` : ""} · ${stats.agent.model}`,
     test,
   ]);
