@@ -1,9 +1,17 @@
 // The seed: two turns in one conversation with a real agent, each turn with its own
 // evidence, the same test on Codex and on Claude Code. Offline by default (m3.config.json
 // starts the scripted model, which answers each agent in its own provider dialect); with
-// M3_PROVIDER=live and the M3_DOCS_*_MODEL variables set, it runs against real models.
+// M3_PROVIDER=live and the M3_DOCS_*_MODEL variables set, it runs against real models (set
+// M3_JUDGE too, docs/judges.md: offline, the run's scripted model is the judge).
 import { join } from "node:path";
-import { MCPTestKit, ExecutionOutcome, TurnOutcome, expect, type StdioServer } from "jest-m3";
+import {
+  MCPTestKit,
+  ExecutionOutcome,
+  TurnOutcome,
+  evaluators,
+  expect,
+  type StdioServer,
+} from "jest-m3";
 
 const agents = [
   { harness: "codex", model: process.env.M3_DOCS_CODEX_MODEL! },
@@ -49,4 +57,21 @@ test.each(agents)("two turns share one session ($harness)", async ({ harness, mo
     .withStatus("success")
     .times(1);
   expect(second).toHaveTextContaining("15.5"); // 5 + 3 kg × 3.5, the second quote's amount
+
+  // The assertion the seed page asks for: the second reply uses the amount the tool
+  // returned. Checked without a model, against the result the server sent...
+  const [quote] = second.toolCalls;
+  const amount = (quote?.result as { structuredContent?: { amount?: number } }).structuredContent
+    ?.amount;
+  expect(evaluators.contains(second, String(amount))).toMatchObject({ pass: true, score: 1 });
+  // ...and judged (offline, the run's scripted model is the judge; docs/judges.md).
+  await expect(second).toPassJudge("the reply states the amount the shipping quote returned", {
+    threshold: 0.8,
+  });
+  await expect(first).toPassJudge("the reply states the amount the shipping quote returned");
+  // The verdicts are in the session's trace, each beside the turn it judged.
+  expect(result.trace.verdicts?.map((verdict) => [verdict.turnId, verdict.score])).toEqual([
+    [second.snapshot.turnId, 0.9],
+    [first.snapshot.turnId, 0.9],
+  ]);
 });
