@@ -32,6 +32,9 @@ export function stdioStream(
 ): Stream {
   const stdin = process.child.stdin;
   const stdout = process.child.stdout;
+  // Cleared when the client cancels the stream (it closed the connection) or stdout closes:
+  // a line the agent still writes then is dropped, not enqueued into a closed stream.
+  let open = true;
   const readable = new ReadableStream<AnyMessage>({
     start(controller) {
       let pending: Buffer[] = [];
@@ -47,8 +50,9 @@ export function stdioStream(
           onProblem({ kind: "malformed", line: text.slice(0, 500) });
           return;
         }
-        if (isRecord(message)) controller.enqueue(message as AnyMessage);
-        else onProblem({ kind: "malformed", line: text.slice(0, 500) });
+        if (isRecord(message)) {
+          if (open) controller.enqueue(message as AnyMessage);
+        } else onProblem({ kind: "malformed", line: text.slice(0, 500) });
       };
       stdout.on("data", (chunk: Buffer) => {
         let start = 0;
@@ -81,12 +85,17 @@ export function stdioStream(
       stdout.once("close", () => {
         if (pending.length > 0 && !skipping) take(Buffer.concat(pending));
         pending = [];
+        if (!open) return;
+        open = false;
         try {
           controller.close();
         } catch {
           // Already closed or errored.
         }
       });
+    },
+    cancel() {
+      open = false;
     },
   });
   const writable = new WritableStream<AnyMessage>({
