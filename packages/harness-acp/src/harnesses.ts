@@ -5,6 +5,7 @@ import { copilotProfile } from "./profiles/copilot.js";
 import { geminiProfile } from "./profiles/gemini.js";
 import { kiloProfile } from "./profiles/kilo.js";
 import { opencodeProfile } from "./profiles/opencode.js";
+import { qwenProfile } from "./profiles/qwen.js";
 import type { AcpProfile } from "./profiles/profile.js";
 import { acpReadiness, acpReadinessKey } from "./readiness.js";
 import { openAcpSession } from "./open.js";
@@ -45,6 +46,15 @@ export const kiloHarness: HarnessDefinition = defineAcpHarness(kiloProfile);
 /** `harness: "copilot"`: GitHub Copilot CLI (`copilot --acp`) in the `chat-completions` dialect. */
 export const copilotHarness: HarnessDefinition = defineAcpHarness(copilotProfile);
 
+/**
+ * `harness: "qwen-code"` (alias `qwen`): Qwen Code (`cli.js --acp` on a Node ≥ 22) in the
+ * `chat-completions` dialect.
+ */
+export const qwenHarness: HarnessDefinition = defineHarness({
+  ...defineAcpHarness(qwenProfile),
+  aliases: ["qwen"],
+});
+
 /** Every harness kind of this package, for the registry (`"jest-m3": { "harnesses": [...] }`). */
 export const harnesses: readonly HarnessDefinition[] = Object.freeze([
   acpHarness,
@@ -52,4 +62,5 @@ export const harnesses: readonly HarnessDefinition[] = Object.freeze([
   opencodeHarness,
   kiloHarness,
   copilotHarness,
+  qwenHarness,
 ]);

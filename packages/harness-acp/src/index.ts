@@ -37,6 +37,7 @@ export {
   opencodeHarness,
   kiloHarness,
   copilotHarness,
+  qwenHarness,
   defineAcpHarness,
 } from "./harnesses.js";
 import { acpHarness } from "./harnesses.js";
@@ -108,6 +109,7 @@ export {
   selectModelOption,
   type AcpProfile,
   type AgentPlan,
+  type AgentRuntime,
   type EndedTurn,
   type PlanContext,
   type SessionContext,
@@ -153,6 +155,17 @@ export {
   COPILOT_TESTED,
   COPILOT_EXECUTABLE_VARIABLE,
 } from "./profiles/copilot.js";
+export {
+  qwenProfile,
+  qwenNaming,
+  qwenSettings,
+  qwenNodeMinimum,
+  identifyQwenCall,
+  installedQwenScript,
+  QWEN_TESTED,
+  QWEN_EXECUTABLE_VARIABLE,
+  QWEN_NODE_VARIABLE,
+} from "./profiles/qwen.js";
 export { ACP_PROTOCOL_VERSION, CLIENT_INFO, PROTOCOL_SURFACE } from "./protocol.js";
 export {
   AcpRpcError,

@@ -59,7 +59,10 @@ export function openAcpSession<O extends ResolvedCommonOptions>(
   return async (launch) => {
     const agent = profile.agent;
     const options = profile.resolveOptions(launch.selection.options);
-    const executable = profile.executable(launch.selection, launch.config, options);
+    const lookup = profile.executable(launch.selection, launch.config, options);
+    if (!lookup.found) throw new HarnessStartError(profile.name, lookup.reason);
+    const runtime = await profile.runtime?.(lookup, launch.config, options);
+    const executable = runtime ? runtime.executable : lookup;
     if (!executable.found) throw new HarnessStartError(profile.name, executable.reason);
     const credentials = profile.credentials(
       launch.provider,

@@ -318,18 +318,22 @@ export function acpReadiness<O extends ResolvedCommonOptions>(
 ): (context: ReadinessContext) => Promise<Readiness> {
   return async ({ selection, config, credentialNames, probeCache }) => {
     const options = profile.resolveOptions(selection.options);
-    const executable = profile.executable(selection, config, options);
+    const lookup = profile.executable(selection, config, options);
+    const runtime = lookup.found ? await profile.runtime?.(lookup, config, options) : undefined;
+    const executable = runtime ? runtime.executable : lookup;
     let executableCapability: Capability;
     let version: Capability;
     let initialize: InitializeCheck;
     let versionText: string | null = null;
     if (!executable.found) {
-      executableCapability = { status: "unavailable", reason: executable.reason };
-      version = {
-        status: "unavailable",
-        reason: `no ${profile.agent} executable to ask for its version`,
-      };
-      initialize = notChecked(`no ${profile.agent} executable to start`);
+      executableCapability = lookup.found
+        ? { status: "ready" }
+        : { status: "unavailable", reason: executable.reason };
+      const missing = lookup.found
+        ? `no runtime for ${profile.agent} (see node)`
+        : `no ${profile.agent} executable`;
+      version = { status: "unavailable", reason: `${missing} to ask for its version` };
+      initialize = notChecked(`${missing} to start`);
     } else {
       executableCapability = { status: "ready" };
       // The agent is asked `initialize` while its version is read (each takes seconds: a
@@ -368,8 +372,16 @@ export function acpReadiness<O extends ResolvedCommonOptions>(
       selection.model,
       options,
     );
-    const harness = worst(executableCapability, version, initialize.acp, initialize.mcpStdio);
+    const node = runtime?.capability;
+    const harness = worst(
+      executableCapability,
+      ...(node ? [node] : []),
+      version,
+      initialize.acp,
+      initialize.mcpStdio,
+    );
     const capabilities = sessionCapabilities(harness, credentials, {
+      ...(node ? { node } : {}),
       elicitation: profile.elicitation,
       executable: executableCapability,
       version,
@@ -381,7 +393,7 @@ export function acpReadiness<O extends ResolvedCommonOptions>(
       {
         name: profile.name,
         version: versionText,
-        executable: executable.found ? executable.path : null,
+        executable: lookup.found ? lookup.path : null,
       },
       capabilities,
     );

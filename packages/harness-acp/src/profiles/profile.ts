@@ -24,6 +24,14 @@ export interface TestedRange {
   readonly packageName: string;
 }
 
+/** How an agent that needs another runtime is started, for {@link AcpProfile.runtime}. */
+export interface AgentRuntime {
+  /** The executable on that runtime (e.g. a Node 22 with the agent's script), or why not. */
+  readonly executable: ExecutableLookup;
+  /** Readiness's account of it (the `node` capability): what was found, what is needed. */
+  readonly capability: Capability;
+}
+
 /** What a profile gets to plan one agent process. */
 export interface PlanContext<O> {
   readonly launch: HarnessLaunch;
@@ -82,6 +90,16 @@ export interface AcpProfile<O extends ResolvedCommonOptions = ResolvedCommonOpti
     config: Readonly<Record<string, string | undefined>>,
     options: O,
   ): ExecutableLookup;
+  /**
+   * For an agent that must run on another runtime than the one its executable would get
+   * (a script that needs a newer Node than the tests'): finds it before every start and in
+   * readiness, where its capability is reported as `node`.
+   */
+  runtime?(
+    executable: FoundExecutable,
+    config: Readonly<Record<string, string | undefined>>,
+    options: O,
+  ): Promise<AgentRuntime>;
   /** Whether there is something to authenticate with, and how the provider is reached. */
   credentials(
     provider: ModelProvider | undefined,
