@@ -68,10 +68,3 @@ export type { ToolCallStatus } from "./evidence/trace.js";
 export { unavailable, isUnavailable, type Unavailable } from "./evidence/unavailable.js";
 export { monotonicNow } from "./evidence/clock.js";
 export { M3Error } from "./errors.js";
-
-/** @deprecated Import from `@jest-m3/core/runner` (kept until `jest-m3 doctor` has moved). */
-export {
-  stdioRelayChoice,
-  nativeRelayBuildCommand,
-  STDIO_RELAY_VARIABLE,
-} from "./wire/relay-launch.js";

@@ -8,11 +8,12 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { ModelProvider, ProviderDialect, Readiness } from "@jest-m3/core";
 import {
+  harnessDialects,
   nativeRelayBuildCommand,
+  resolveHarness,
   STDIO_RELAY_VARIABLE,
   stdioRelayChoice,
-} from "@jest-m3/core/harness";
-import { harnessDialects, resolveHarness } from "@jest-m3/core/runner";
+} from "@jest-m3/core/runner";
 import { loadConfig, type M3Config } from "../shared/config.js";
 import { KNOWN_HARNESSES, type KnownHarness } from "../main/known-harnesses.js";
 import { providersOf } from "../shared/hand-off.js";
