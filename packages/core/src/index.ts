@@ -22,6 +22,12 @@ export {
 export type { StdioServer, HttpServer, ServerSpec } from "./servers/spec.js";
 export { InvalidToolPolicy, type ToolPolicy } from "./servers/tool-policy.js";
 export {
+  startWebServer,
+  WebServerFailed,
+  type WebServer,
+  type WebServerOptions,
+} from "./servers/web-server.js";
+export {
   DirectClient,
   type DirectClientOptions,
   type CallOptions,

@@ -28,3 +28,4 @@ export {
   type JudgeProvider,
 } from "./judge/judge-spec.js";
 export { InvalidJudge } from "./judge/errors.js";
+export { checkWebServerOptions, type WebServerOptions } from "./validation/web-server-options.js";

@@ -21,7 +21,7 @@ export type { ElicitationOptions } from "./matchers/to-have-elicitation.js";
 export type { PassJudgeOptions } from "./matchers/to-pass-judge.js";
 export type { TrajectoryStep, TrajectoryMode } from "@jest-m3/core/runner";
 export { describeConformance } from "./worker/conformance.js";
-export { scriptedProvider, runDir } from "./shared/hand-off.js";
+export { scriptedProvider, runDir, webServerUrl } from "./shared/hand-off.js";
 export { loadConfig, InvalidConfig, type M3Config } from "./shared/config.js";
 export { agents, describeAgents } from "./matrix/describe-agents.js";
 export {

@@ -41,6 +41,7 @@ import { KIT_UNUSED_ENV, kitUnusedByPlan } from "../shared/run-plan.js";
 import { SHARED_SERVICES } from "./shared-services.js";
 import { secretValuesOf } from "../shared/redact.js";
 import { guardRun } from "./run-guard.js";
+import { startRunWebServers } from "./web-servers.js";
 
 interface JestGlobalConfig {
   readonly rootDir: string;
@@ -250,6 +251,9 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
   if (judge) process.env[RUN_JUDGE_ENV] = JSON.stringify(judge);
   else delete process.env[RUN_JUDGE_ENV];
   const { runId, dir } = createRunFolder(config);
+  // The price table the workers cost each session by (none is built in).
+  if (config.prices) process.env[RUN_ENV.prices] = JSON.stringify(config.prices);
+  else delete process.env[RUN_ENV.prices];
 
   // Progress lines: decided here, where Jest's terminal is; workers inherit the choice.
   const progress = progressEnabled(process.env, process.stderr.isTTY === true);
@@ -262,6 +266,10 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
       ? parseAgentsVariable(variable)
       : (config.agents ?? []);
   const probed = [...new Set([...config.harnesses, ...agentEntries.map((entry) => entry.harness)])];
+  // The run's web servers, first: the configuration asks for them whether or not a test
+  // imports the kit (a test may call the URL it names), and one that does not come up stops
+  // the run before any probe or test.
+  await startRunWebServers(config.webServers, dir);
   // A run whose tests cannot use the kit: nothing to start, nothing to probe, no adapter
   // loaded; every name is still found, so a typo stops the run.
   if (kitUnusedByPlan()) {

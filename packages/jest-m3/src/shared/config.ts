@@ -10,7 +10,9 @@ import {
   strictFields,
   type JudgeSelection,
 } from "@jest-m3/core/validation";
+import type { PriceTable } from "@jest-m3/core";
 import { parseAgentEntries, type MatrixAgentEntry } from "./agent-list.js";
+import { parseWebServers, type WebServerEntry } from "./web-servers.js";
 
 /**
  * jest-m3's configuration, in one place the user controls: `m3.config.json` next to the
@@ -45,6 +47,20 @@ export interface M3Config {
    * it): `{ provider: { name, baseUrl, wireApi } | "run", model, credentialEnv? }`.
    */
   readonly judge?: JudgeSelection;
+  /**
+   * Your price table, per model as its requests name it: `{ "<model>": { inputPerMillion,
+   * outputPerMillion, cachedInputPerMillion? } }`, in a currency of your choosing. The report
+   * shows each session's cost from it; none is built in, and a model without a price is
+   * shown as unavailable, never 0.
+   */
+  readonly prices?: PriceTable;
+  /**
+   * Server commands started once for the run, before any test, and stopped after the last
+   * (Playwright Test's `webServer`): `[{ name, command, args?, url, timeoutMs?, env?, cwd?,
+   * reuseExisting? }]`. Global setup waits until each `url` answers; tests read it with
+   * `webServerUrl(name)`.
+   */
+  readonly webServers: readonly WebServerEntry[];
   /**
    * What global teardown does when a process started by the suite outlived its kit: kill it
    * and fail the run (`fail`, the default), or kill it and warn.
@@ -86,7 +102,26 @@ export const configSchema = strictFields(
     scriptedModel: scriptedModelSchema.optional(),
     // Checked by the judge selection's own schema, whose errors name the field.
     judge: z.unknown().optional(),
+    // Checked by the web server options' own schema, whose errors name the entry and field.
+    webServers: z.unknown().optional(),
     orphans: z.enum(["fail", "warn"], must('"fail" or "warn"')).optional(),
+    // Your price table by model (none is built in): the report's cost per session.
+    prices: z
+      .record(
+        nonEmptyString("a model name"),
+        strictFields(
+          {
+            inputPerMillion: z.number(must("a number")).min(0, must("0 or more")),
+            outputPerMillion: z.number(must("a number")).min(0, must("0 or more")),
+            cachedInputPerMillion: z.number(must("a number")).min(0, must("0 or more")).optional(),
+          },
+          SETTINGS,
+        ),
+        must(
+          'an object of prices by model, e.g. { "gpt-5.5": { "inputPerMillion": 1.25, "outputPerMillion": 10 } }',
+        ),
+      )
+      .optional(),
   },
   { ...SETTINGS, notAnObject: () => "must be an object." },
 );
@@ -118,6 +153,14 @@ function validate(raw: unknown, source: string, rootDir: string): M3Config {
       );
     }
   }
+  const webServers =
+    config.webServers === undefined
+      ? []
+      : parseWebServers(
+          config.webServers,
+          rootDir,
+          (key, problem) => new InvalidConfig(source, key, problem),
+        );
   let model: M3Config["scriptedModel"];
   if (config.scriptedModel !== undefined) {
     // The one check against the disk, after the shape is right.
@@ -137,7 +180,9 @@ function validate(raw: unknown, source: string, rootDir: string): M3Config {
     ...(agentEntries ? { agents: agentEntries } : {}),
     ...(model ? { scriptedModel: model } : {}),
     ...(judge ? { judge } : {}),
+    ...(config.prices ? { prices: config.prices } : {}),
     orphans: config.orphans ?? "fail",
+    webServers,
     source,
     rootDir,
   };

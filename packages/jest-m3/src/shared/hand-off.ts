@@ -1,4 +1,4 @@
-import type { ModelProvider, ProviderDialect } from "@jest-m3/core";
+import type { ModelProvider, PriceTable, ProviderDialect } from "@jest-m3/core";
 import { PROVIDER_DIALECTS } from "@jest-m3/core/lean";
 
 /**
@@ -15,6 +15,8 @@ export const RUN_ENV = {
   progress: "M3_PROGRESS",
   /** `1` when no test of this run can use the kit: the workers skip its setup. */
   kitUnused: "M3_RUN_KIT_UNUSED",
+  /** The run's web servers (`{ name: url }` as JSON), started by global setup. */
+  webServers: "M3_RUN_WEB_SERVERS",
   runId: "M3_RUN_ID",
   runDir: "M3_RUN_DIR",
   scriptedProvider: "M3_SCRIPTED_PROVIDER",
@@ -22,6 +24,8 @@ export const RUN_ENV = {
   scriptedProviders: "M3_SCRIPTED_PROVIDERS",
   /** The run's agents (`MatrixAgent[]` as JSON), resolved once by global setup. */
   agents: "M3_RUN_AGENTS",
+  /** m3.config.json's price table (`PriceTable` as JSON), when it has one. */
+  prices: "M3_RUN_PRICES",
 } as const;
 
 /** A scripted model as global setup sees it: `providerFor` where the package has it. */
@@ -52,6 +56,12 @@ export function sharedProviders(): Partial<Record<ProviderDialect, ModelProvider
   return raw ? (JSON.parse(raw) as Partial<Record<ProviderDialect, ModelProvider>>) : undefined;
 }
 
+/** The run's price table (m3.config.json `prices`), when global setup was given one. */
+export function runPrices(): PriceTable | undefined {
+  const raw = process.env[RUN_ENV.prices];
+  return raw ? (JSON.parse(raw) as PriceTable) : undefined;
+}
+
 /** The folder of the current run (`.m3/runs/<run-id>`), when the preset's global setup ran. */
 export function runDir(): string | undefined {
   return process.env[RUN_ENV.runDir] || undefined;
@@ -80,4 +90,27 @@ export function scriptedProvider(dialect: ProviderDialect = "responses"): ModelP
     );
   }
   return JSON.parse(raw) as ModelProvider;
+}
+
+/**
+ * The URL of a web server the run started from m3.config.json's `webServers`, by its name:
+ * global setup waited until it answered, and global teardown stops it.
+ *
+ * @example
+ * ```ts
+ * const catalogue = { name: "catalogue", url: webServerUrl("catalogue") };
+ * ```
+ * @throws when no web server of that name was started, naming those that were.
+ */
+export function webServerUrl(name: string): string {
+  const raw = process.env[RUN_ENV.webServers];
+  const servers = raw ? (JSON.parse(raw) as Record<string, string>) : {};
+  const url = servers[name];
+  if (url !== undefined) return url;
+  const names = Object.keys(servers);
+  throw new Error(
+    names.length > 0
+      ? `jest-m3: no web server named ${JSON.stringify(name)} was started; this run's are ${names.map((n) => JSON.stringify(n)).join(", ")} (m3.config.json "webServers").`
+      : `jest-m3: no web server named ${JSON.stringify(name)}: this run started none. Add it to m3.config.json, e.g. "webServers": [{ "name": ${JSON.stringify(name)}, "command": "node", "args": ["server.mjs"], "url": "http://127.0.0.1:8931/mcp" }], and run with preset: "jest-m3" (or start one in the file with startWebServer()).`,
+  );
 }
