@@ -41,6 +41,27 @@ export function childrenOf(parent: number, name?: string): number[] {
     });
 }
 
+/**
+ * The running (not zombie) members of process group `pgid`, as /proc sees them. A zombie
+ * runs nothing: an agent that exits leaves its MCP children's zombies to an init that may
+ * reap them late, and the kit does not wait for that.
+ */
+export function groupRunning(pgid: number): number[] {
+  const running: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    const [state, , pgrp] = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    if (Number(pgrp) === pgid && state !== "Z") running.push(Number(entry));
+  }
+  return running;
+}
+
 /** Every descendant of `pid` (children, grandchildren...), from `ps`. */
 export function descendants(pid: number): number[] {
   const ps = spawnSync("ps", ["-e", "-o", "pid=,ppid="], { encoding: "utf8" });
@@ -97,12 +118,7 @@ export async function closeAndExpectNoProcessLeft(
   expect(pids.filter(isRunning)).toEqual([]);
   if (!owned) return;
   for (const pid of pids) {
-    let groupAlive = true;
-    try {
-      process.kill(-pid, 0);
-    } catch {
-      groupAlive = false;
-    }
+    const groupAlive = groupRunning(pid).length > 0;
     expect({ pid, groupAlive }).toEqual({ pid, groupAlive: false });
   }
 }

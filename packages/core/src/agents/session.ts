@@ -32,6 +32,7 @@ import { buildTurnResult, outcomeOfTurns, sessionTrace } from "./turn-result.js"
 import { runTurn, type RunningTurn } from "./turn-runner.js";
 import { bindWorkspace } from "../servers/spec.js";
 import type { WorkspaceResult } from "../workspace/result.js";
+import { SERVER_SETTLE_MS, assertServersStarted, serversSettled } from "./server-start.js";
 import { Workspace, readOnlyViolation } from "../workspace/workspace.js";
 import type { ProviderTap, TapAttachment } from "../provider-tap/tap.js";
 import { usageOf } from "../provider-tap/usage.js";
@@ -192,12 +193,18 @@ export class AgentSession implements AsyncDisposable {
         this.stopIfClosedWhileOpening();
       }
       this.harnessSession = opened;
+      // Servers ready before the first turn are part of the contract: one that died while
+      // the agent started fails the session here, even where the agent went on without it.
+      await serversSettled(
+        () => capture.trace,
+        () => capture.flush(1000),
+        SERVER_SETTLE_MS,
+      );
+      assertServersStarted(this.agent.spec.harness, capture.trace);
       // The agent listed each server's tools while it opened: an allow-list entry naming a
       // tool a server does not have would otherwise just leave the agent without it.
-      if (this.spec.tools !== undefined) {
-        await capture.flush(1000);
+      if (this.spec.tools !== undefined)
         assertPolicyMatchesCatalogs(this.spec.policy, capture.trace);
-      }
       this.state = Lifecycle.IDLE;
       return this;
     } catch (error) {

@@ -1,5 +1,5 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import spawn from "cross-spawn";
 import { StreamTail } from "./stderr-tail.js";
 
@@ -25,13 +25,41 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
+/**
+ * Whether any process of the group still runs. A zombie does not: it has exited and holds
+ * nothing but its table entry until its parent reaps it, and an agent that exits leaves its
+ * MCP children's zombies to an init that may reap them late (or never, in a container),
+ * so waiting for them would only run out the grace period.
+ */
 function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
+  return runningMember(pgid);
+}
+
+/** Whether `/proc` lists a process of group `pgid` that is not a zombie (true without `/proc`). */
+function runningMember(pgid: number): boolean {
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return true; // no /proc (not Linux): existence is all we can tell
+  }
+  for (const pid of pids) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue; // gone meanwhile
+    }
+    // After the parenthesised name (which may contain ")"): state, ppid, pgrp, ...
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) === pgid && fields[0] !== "Z") return true;
+  }
+  return false;
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {

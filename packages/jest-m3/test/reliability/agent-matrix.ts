@@ -91,7 +91,7 @@ export const MATRIX_AGENTS: Record<string, MatrixAgent> = {
     dialect: "gemini",
     faults: { "401": /401/, "429": "retries", "500": "retries", cut: /terminated/ },
     ownErrorReports: /\/tmp\/gemini-client-error-[^/]+\.json$/,
-    serverStartFailure: "turn completes",
+    serverStartFailure: "open fails",
   },
   opencode: {
     harness: "opencode",
@@ -99,7 +99,7 @@ export const MATRIX_AGENTS: Record<string, MatrixAgent> = {
     dialect: "chat-completions",
     faults: { "401": /invalid key/, "429": "retries", "500": "retries", cut: "retries" },
     ownErrorReports: /\/data\/opencode\/(log\/opencode\.log|opencode\.db(-wal)?)$/,
-    serverStartFailure: "turn completes",
+    serverStartFailure: "open fails",
   },
 };
 
