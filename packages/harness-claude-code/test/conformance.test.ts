@@ -1,70 +1,15 @@
 // Core's harness conformance suite, run against the Claude Code adapter: the real binary,
 // the scripted model (Anthropic Messages), and the shipping server.
-import { join } from "node:path";
-import { conformanceChecks } from "@jest-m3/core/harness";
+import { describeConformance } from "jest-m3";
 import claudeCodeHarness from "@jest-m3/harness-claude-code";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { REPO_ROOT } from "./support/claude";
+import { conformanceModel, conformanceOptions } from "@jest-m3/test-support";
 
-jest.setTimeout(90_000);
+const model = conformanceModel({ dialect: "anthropic-messages" });
 
-let model: ScriptedModel;
-beforeAll(async () => {
-  model = await startScriptedModel({
-    rules: [
-      {
-        name: "call",
-        when: { user: "conformance: call the tool" },
-        steps: [
-          { call: "shipping:shipping_quote", args: { weight_kg: 2, zone: "local" } },
-          { reply: "The quote is {{result.amount}} {{result.currency}}." },
-        ],
-      },
-      { name: "hang", when: { user: "conformance: hang" }, steps: [{ hang: true }] },
-      {
-        name: "fail",
-        when: { user: "conformance: fail" },
-        steps: [{ http: 500, message: "scripted outage" }],
-      },
-    ],
-  });
-});
-afterAll(() => model.close());
-
-describe("harness conformance: claude-code", () => {
-  const checks = () =>
-    conformanceChecks({
-      harness: claudeCodeHarness,
-      selection: {
-        models: ["scripted-model"],
-        provider: model.providerFor("anthropic-messages"),
-      },
-      server: {
-        name: "shipping",
-        command: process.execPath,
-        args: [join(REPO_ROOT, "examples/shipping/shipping-server.mjs")],
-      },
-      tool: "shipping_quote",
-      prompts: {
-        callTool: "conformance: call the tool",
-        hang: "conformance: hang",
-        fail: "conformance: fail",
-      },
-      turnTimeoutMs: 60_000,
-    });
-  // The checks need the model's provider, known only once it listens: look them up by index.
-  const names = [
-    "multi-turn: two turns on one session id, each with its own wire evidence",
-    "allow-list: a tool outside it never reaches the server",
-    "timeout: a turn past its budget ends timed_out, readable, with no process left",
-    "interrupt: cancel() during a turn ends it cancelled",
-    "failing provider: the turn fails and the session stays usable",
-  ];
-  names.forEach((name, index) => {
-    test(name, async () => {
-      const check = checks()[index]!;
-      expect(check.name).toBe(name);
-      await check.run();
-    });
-  });
-});
+describeConformance(
+  "claude-code",
+  conformanceOptions(claudeCodeHarness, model, {
+    models: ["scripted-model"],
+    turnTimeoutMs: 60_000,
+  }),
+);

@@ -10,3 +10,6 @@ export * from "./processes";
 export * from "./launch";
 export * from "./waits";
 export { BOOK_RULE, deskServer } from "./desk-server";
+export * from "./conformance";
+export * from "./seed";
+export * from "./secrets";

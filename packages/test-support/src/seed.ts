@@ -1,0 +1,126 @@
+/**
+ * The project's seed as the harness packages run it on their agent: two turns on one
+ * session, each asking for one shipping_quote, and what must hold of them (one successful
+ * call per turn on the shipping server, reported by the agent and seen on the wire, and the
+ * server's own log holding exactly those two calls).
+ */
+import {
+  ExecutionOutcome,
+  TurnOutcome,
+  type AgentSession,
+  type ExecutionResult,
+  type TurnResult,
+} from "@jest-m3/core";
+import type { Rule } from "@jest-m3/scripted-model";
+// Types only (erased): jest-m3's matchers on the global expect, which the preset registers.
+import type {} from "jest-m3";
+import { callLog } from "./servers";
+
+/** The seed's two turns: the prompt and the arguments its shipping_quote call must carry. */
+export const SEED_TURNS = [
+  {
+    prompt: "Call shipping_quote once for weight_kg 2 in zone local.",
+    args: { weight_kg: 2, zone: "local" },
+  },
+  {
+    prompt: "Call shipping_quote once for weight_kg 3 in zone regional.",
+    args: { weight_kg: 3, zone: "regional" },
+  },
+] as const;
+
+/** The scripted model's rule for the seed's prompts: one shipping_quote, then `reply`. */
+export function seedRule(reply = "The quote is {{result.amount}} {{result.currency}}."): Rule {
+  return {
+    name: "quote",
+    when: { user: /weight_kg (\d+) in zone (\w+)/ },
+    steps: [
+      {
+        call: "shipping:shipping_quote",
+        args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
+      },
+      { reply },
+    ],
+  };
+}
+
+/** A rule that never answers the prompt "hang" (a turn that outlives its timeout). */
+export const HANG_RULE: Rule = { name: "hang", when: { user: "hang" }, steps: [{ hang: true }] };
+
+/** What {@link runSeed} gives back. */
+export interface SeedRun {
+  readonly first: TurnResult;
+  readonly second: TurnResult;
+  readonly result: ExecutionResult;
+  /** The processes `pidsWhileOpen` named while the session was open. */
+  readonly pids: number[];
+}
+
+/**
+ * Opens `session`, sends the seed's two turns (each with `timeout` when given), reads
+ * `pidsWhileOpen()` before it closes, and returns the turns and the session's result.
+ */
+export async function runSeed(
+  session: AgentSession,
+  pidsWhileOpen: () => number[],
+  timeout?: number,
+): Promise<SeedRun> {
+  const options = timeout !== undefined ? { timeout } : {};
+  let first: TurnResult;
+  let second: TurnResult;
+  let pids: number[];
+  {
+    await using open = await session.open();
+    first = await open.send(SEED_TURNS[0].prompt, options);
+    second = await open.send(SEED_TURNS[1].prompt, options);
+    pids = pidsWhileOpen();
+  }
+  return { first, second, result: session.result, pids };
+}
+
+/**
+ * What must hold of a seed run: the session and both turns completed on one session id,
+ * one successful shipping_quote per turn on the shipping server with the seed's arguments,
+ * reported by the agent and seen on the wire (evidence "both"), and `log` (the shipping
+ * server's call log) holding exactly those two calls.
+ */
+export function expectSeed(run: SeedRun, log: string): void {
+  const { first, second, result } = run;
+  expect(result).toHaveOutcome(ExecutionOutcome.COMPLETED);
+  expect(first.snapshot.outcome).toBe(TurnOutcome.COMPLETED);
+  expect(second.snapshot.outcome).toBe(TurnOutcome.COMPLETED);
+  expect(first.snapshot.sessionId).toBeTruthy();
+  expect(first.snapshot.sessionId).toBe(second.snapshot.sessionId);
+  for (const turn of [first, second]) {
+    expect(result).toHaveToolCall("shipping_quote", {
+      turn,
+      server: "shipping",
+      status: "success",
+      count: 1,
+    });
+  }
+  [first, second].forEach((turn, index) => {
+    expect(
+      turn.toolCalls.map((call) => ({
+        server: call.server,
+        tool: call.tool,
+        arguments: call.arguments,
+        status: call.status,
+        evidence: call.evidence,
+        turnId: call.turnId,
+      })),
+    ).toEqual([
+      {
+        server: "shipping",
+        tool: "shipping_quote",
+        arguments: SEED_TURNS[index]!.args,
+        status: "success",
+        evidence: "both",
+        turnId: turn.snapshot.turnId,
+      },
+    ]);
+  });
+  // Ground truth: the server's own log.
+  expect(callLog(log).map((entry) => [entry.tool, entry.arguments])).toEqual(
+    SEED_TURNS.map((turn) => ["shipping_quote", turn.args]),
+  );
+}
