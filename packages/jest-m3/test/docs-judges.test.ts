@@ -5,6 +5,7 @@ import {
   ExecutionOutcome,
   evaluators,
   expect,
+  trials,
   verdictsOf,
   type StdioServer,
 } from "jest-m3";
@@ -120,4 +121,57 @@ test("the reply and the calls, checked without a model", async () => {
   const f1 = evaluators.toolCallF1(session.result, ["shipping_quote", "shipping_quote"]);
   expect([f1.precision, f1.recall, f1.score, f1.pass]).toEqual([1, 0.5, 0.667, false]);
   expect(f1.reasoning).toBe("F1 0.667 (precision 1, recall 0.5); missing: shipping_quote.");
+});
+
+test("two trials, each judged: a pass rate and a mean judge score", async () => {
+  await using model = await startScriptedModel({
+    rules: [
+      {
+        name: "judge",
+        when: { user: "## Criteria" },
+        steps: [{ call: "judge:verdict", args: amountVerdict }],
+      },
+      {
+        name: "quote",
+        when: { user: /weight_kg (\d+) in zone (\w+)/ },
+        steps: [
+          {
+            call: "shipping:shipping_quote",
+            args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
+          },
+          { reply: "The quote is {{result.amount}} {{result.currency}}." },
+        ],
+      },
+    ],
+  });
+  const judge = { provider: model.providerFor("chat-completions"), model: "judge" };
+
+  const summary = await trials(
+    2,
+    async () => {
+      await using kit = new MCPTestKit({ env: {} });
+      const [agent] = kit.agents([
+        { harness: "codex", models: ["scripted"], provider: model.provider },
+      ]);
+      const session = agent!.session({
+        server,
+        tools: ["shipping:shipping_quote"],
+        timeout: 60_000,
+      });
+      let turn;
+      {
+        await using open = await session.open();
+        turn = await open.send("Call shipping_quote once for weight_kg 2 in zone local.");
+      }
+      await expect(turn).toPassJudge("the reply states the quoted amount", { judge });
+      // The verdict is in the session's trace, beside the turn it judged.
+      expect(session.result.trace.verdicts).toMatchObject([
+        { turnId: turn.snapshot.turnId, turn: 1, score: 1, pass: true },
+      ]);
+    },
+    { minRate: 0.5, minMeanScore: 0.8 },
+  );
+
+  expect([summary.passed, summary.meanScore, summary.scored]).toEqual([2, 1, 2]);
+  expect(summary.verdicts.map((trial) => trial.score)).toEqual([1, 1]);
 });
