@@ -126,7 +126,13 @@ test("versions: read in a throw-away home; older is unavailable, newer degraded,
   });
   const failing = await readVersion(found(fakeAgent("failing", "broken", 2)), 10_000);
   expect(failing.ok).toBe(false);
-  expect(!failing.ok && failing.reason).toMatch(/failed \(Command failed.*\): broken$/);
+  // How it ended is said, not Node's bare "Command failed".
+  expect(!failing.ok && failing.reason).toMatch(/failed \(exit code 2\): broken$/);
+  const slowPath = join(dir, "slow");
+  writeFileSync(slowPath, "#!/bin/sh\nsleep 5\necho 'kit-cli 1.2.3'\n");
+  chmodSync(slowPath, 0o755);
+  const slow = await readVersion(found(slowPath), 300);
+  expect(!slow.ok && slow.reason).toContain("failed (timed out after 300 ms and was killed");
 });
 
 test("agentChecks: each step runs only when the one before allows it, and says why not", async () => {

@@ -91,9 +91,22 @@ export async function runIsolated(
     const output = run.stdout.trim();
     if (!run.error) return { ok: true, output };
     const said = [output, run.stderr.trim()].filter(Boolean).join("\n").slice(-2000);
+    const failure = run.error as Error & {
+      killed?: boolean;
+      signal?: string | null;
+      code?: unknown;
+    };
+    // Node's message is only "Command failed: <command>": say how it ended.
+    const how = failure.killed
+      ? `timed out after ${timeoutMs} ms and was killed; a busy machine can do that, so run it again`
+      : failure.signal
+        ? `ended by ${failure.signal}`
+        : typeof failure.code === "number"
+          ? `exit code ${failure.code}`
+          : failure.message.split("\n")[0];
     return {
       ok: false,
-      reason: `\`${shown}\` failed (${run.error.message.split("\n")[0]})${said ? `: ${said}` : ""}`,
+      reason: `\`${shown}\` failed (${how})${said ? `: ${said}` : ""}`,
     };
   } finally {
     await rm(home, { recursive: true, force: true });
