@@ -118,6 +118,7 @@ test("doctor: versions, providers and every installed harness's readiness, on on
   expect(ready.output).toMatch(/✓ kilo 7\.7\.7 .*: ready/);
   expect(ready.output).toMatch(/✓ copilot 1\.0\.102 .*: ready/);
   expect(ready.output).toMatch(/✓ pi 1\.6\.0 .*: ready/);
+  expect(ready.output).toMatch(/✓ qwen-code 0\.24\.4 .*: ready/);
   expect(ready.output).toContain("All set.");
   expect(ready.status).toBe(0);
 });

@@ -54,6 +54,12 @@ export const KNOWN_HARNESSES: readonly KnownHarness[] = [
     credentials: ["COPILOT_PROVIDER_API_KEY"],
   },
   {
+    name: "qwen-code",
+    packageName: "@jest-m3/harness-acp",
+    install: "npm install --save-dev @jest-m3/harness-acp @qwen-code/qwen-code@0.24.4",
+    credentials: ["OPENAI_API_KEY"],
+  },
+  {
     name: "pi",
     packageName: "@jest-m3/harness-pi",
     install: "npm install --save-dev @jest-m3/harness-pi @earendil-works/pi-coding-agent@1.6.0",
@@ -65,6 +71,7 @@ export const KNOWN_HARNESSES: readonly KnownHarness[] = [
 const ALIASES: Readonly<Record<string, string>> = {
   claude: "claude-code",
   claude_code: "claude-code",
+  qwen: "qwen-code",
 };
 
 /** Every name a published harness answers to (`acp` takes any agent by command). */
