@@ -49,11 +49,80 @@ function installed(require: NodeJS.Require, name: string): boolean {
   return versionOf(require, name) !== null;
 }
 
+/** `>=22`, `>=22.0.0`, `^20.11`: the lowest version a simple range allows, or null. */
+function minimumOf(range: string): [number, number, number] | null {
+  const match = /^\s*(?:>=|\^|~)?\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?\s*$/.exec(range);
+  return match ? [Number(match[1]), Number(match[2] ?? 0), Number(match[3] ?? 0)] : null;
+}
+
+function atLeast(version: string, minimum: readonly [number, number, number]): boolean {
+  const parts = version.replace(/^v/, "").split(".").map(Number);
+  for (let index = 0; index < 3; index += 1) {
+    const [have, need] = [parts[index] ?? 0, minimum[index]!];
+    if (have !== need) return have > need;
+  }
+  return true;
+}
+
+/**
+ * Which Node runs a harness's agent, and whether it is the one the agent's package asks for
+ * (`engines.node`): the agent's own Node when the harness found one for it (its `node`
+ * capability), this Node for an agent that is a JavaScript file, none for a native binary
+ * (where the install's engine warning does not apply). `ok` false when a JavaScript agent
+ * runs on a Node older than it asks for.
+ */
+export function agentNodeLine(
+  known: KnownHarness | undefined,
+  readiness: Readiness,
+  projectRequire: NodeJS.Require,
+  nodeVersion: string = process.versions.node,
+): { line: string; ok: boolean } | undefined {
+  const own = readiness.capabilities.node;
+  if (own)
+    return {
+      line: `      node: ${own.status === "ready" ? "" : `${own.status} — `}${own.reason ?? "the agent's own Node"}`,
+      ok: own.status === "ready" || own.status === "degraded",
+    };
+  const agentPackage = known?.install
+    .split(" ")
+    .filter((word) => !word.startsWith("-") && !word.startsWith("@jest-m3/"))
+    .slice(2)[0]
+    ?.replace(/(.)@[^@/]+$/, "$1");
+  let engines: string | undefined;
+  try {
+    const manifest = projectRequire.resolve(`${agentPackage}/package.json`);
+    engines = (JSON.parse(readFileSync(manifest, "utf8")) as { engines?: { node?: string } })
+      .engines?.node;
+  } catch {
+    engines = undefined;
+  }
+  const executable = readiness.harness.executable;
+  if (!executable) return undefined;
+  const asks = engines ? `${agentPackage} asks for Node ${engines}` : undefined;
+  if (!/\.[cm]?js$/.test(executable))
+    return {
+      line: `      node: not used — the agent is a native binary${asks ? ` (${asks} at install; that warning does not apply here)` : ""}`,
+      ok: true,
+    };
+  const minimum = engines ? minimumOf(engines) : null;
+  const ok = minimum === null || atLeast(nodeVersion, minimum);
+  return {
+    line:
+      `      node: ${ok ? "" : "too old — "}runs on this Node, ${nodeVersion}` +
+      (asks ? `; ${asks}` : "") +
+      (ok
+        ? ""
+        : `\n        fix: run the tests on Node ${engines!.replace(/^>=\s*/, "")} or later (for example with nvm)`),
+    ok,
+  };
+}
+
 /** One harness's readiness: a status line, then each reason once with the fix. */
 function readinessLines(
   name: string,
   known: KnownHarness | undefined,
   readiness: Readiness,
+  projectRequire: NodeJS.Require,
 ): string[] {
   const at = readiness.harness.version ?? "unknown version";
   const where = readiness.harness.executable ? ` (${readiness.harness.executable})` : "";
@@ -62,7 +131,10 @@ function readinessLines(
   ];
   // Capabilities that share a reason (one missing login blocks several) are listed together.
   const byReason = new Map<string, { status: string; names: string[] }>();
+  const node = agentNodeLine(known, readiness, projectRequire);
+  if (node) lines.push(node.line);
   for (const [capability, value] of Object.entries(readiness.capabilities)) {
+    if (capability === "node") continue; // said on the node line above
     if (!value || value.status === "ready" || value.status === "unsupported") continue;
     const key = `${value.status}\u0000${value.reason ?? ""}`;
     const entry = byReason.get(key) ?? { status: value.status, names: [] };
@@ -229,7 +301,11 @@ export async function doctor(
       } catch (error) {
         return { bad: true, lines: [`  ✗ ${name}: ${(error as Error).message.split("\n")[0]}`] };
       }
-      return { bad: !readiness.ready, lines: readinessLines(name, known, readiness) };
+      const nodeOk = agentNodeLine(known, readiness, projectRequire)?.ok !== false;
+      return {
+        bad: !readiness.ready || !nodeOk,
+        lines: readinessLines(name, known, readiness, projectRequire),
+      };
     }),
   );
   clearInterval(keepAlive);
