@@ -184,3 +184,5 @@ export { describeExit, stderrSection } from "./errors.js";
 // What a reported call's text or an option's name may need checking against.
 export { isPolicyDenialMessage, POLICY_DENIED_CODE } from "./wire/channel-protocol.js";
 export { isSecretName } from "./wire/redaction.js";
+// The token usage an agent reports in its own events, added up per turn.
+export { UsageTally } from "./adapter-kit/reported-usage.js";

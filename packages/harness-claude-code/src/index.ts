@@ -35,6 +35,7 @@ export const claudeCodeHarness: HarnessDefinition = defineHarness({
   name: HARNESS_NAME,
   aliases: ["claude", "claude_code"],
   dialects: ["anthropic-messages"],
+  reportedUsage: "the usage of Claude Code's result message",
   readiness: claudeCodeReadiness,
   readinessKey: claudeCodeReadinessKey,
   open: openClaudeCodeSession,

@@ -83,6 +83,13 @@ export interface ResultMessage {
   readonly session_id: string;
   readonly stop_reason?: string | null;
   readonly terminal_reason?: string;
+  /** The turn's tokens, all its model requests added up (Anthropic's names). */
+  readonly usage?: {
+    readonly input_tokens?: number;
+    readonly cache_creation_input_tokens?: number;
+    readonly cache_read_input_tokens?: number;
+    readonly output_tokens?: number;
+  };
   readonly permission_denials?: readonly {
     readonly tool_name: string;
     readonly tool_use_id: string;
@@ -173,6 +180,6 @@ export const PROTOCOL_SURFACE = {
     init: ["type", "subtype", "session_id", "tools", "mcp_servers", "claude_code_version"],
     assistant: ["type", "message", "session_id", "tool_use_meta"],
     user: ["type", "message", "session_id", "tool_use_result", "tool_result_meta"],
-    result: ["type", "subtype", "is_error", "result", "session_id", "permission_denials"],
+    result: ["type", "subtype", "is_error", "result", "session_id", "permission_denials", "usage"],
   },
 } as const;

@@ -5,7 +5,7 @@ import {
   type AdapterTurnOutcome,
   type ToolPolicy,
 } from "@jest-m3/core/harness";
-import { unfinishedCall } from "@jest-m3/core/adapter-kit";
+import { UsageTally, unfinishedCall } from "@jest-m3/core/adapter-kit";
 import type {
   AssistantMessage,
   ContentBlock,
@@ -52,6 +52,8 @@ export class TurnCollector {
   private readonly calls = new Map<string, ObservedCall>();
   private readonly denied = new Set<string>();
   private lastText: string | null = null;
+  /** Claude Code's own usage, from the turn's result. */
+  private readonly usage = new UsageTally();
   private finished = false;
   private resolve: (turn: AdapterTurn) => void = () => undefined;
 
@@ -96,6 +98,7 @@ export class TurnCollector {
         this.onUser(message as UserMessage);
         return;
       case "result":
+        this.readUsage(message as ResultMessage);
         this.onResult(message as ResultMessage);
         return;
     }
@@ -123,6 +126,19 @@ export class TurnCollector {
       error,
       toolCalls,
       events: this.events.slice(),
+      ...this.usage.turnUsage(),
+    });
+  }
+
+  /** The result's usage: the turn's requests added up; the prompt is its three parts. */
+  private readUsage(message: ResultMessage): void {
+    const usage = message.usage;
+    if (usage?.input_tokens === undefined) return;
+    const read = usage.cache_read_input_tokens ?? 0;
+    this.usage.add({
+      inputTokens: usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + read,
+      outputTokens: usage.output_tokens,
+      cachedInputTokens: read,
     });
   }
 

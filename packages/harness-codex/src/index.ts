@@ -30,6 +30,7 @@ import { openCodexSession } from "./open.js";
  */
 export const codexHarness: HarnessDefinition = defineHarness({
   name: "codex",
+  reportedUsage: "Codex's thread/tokenUsage/updated notifications",
   readiness: codexReadiness,
   readinessKey: codexReadinessKey,
   open: openCodexSession,

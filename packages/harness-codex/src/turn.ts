@@ -1,5 +1,5 @@
 import { monotonicNow, type AdapterTurn, type AdapterTurnOutcome } from "@jest-m3/core/harness";
-import { unfinishedCall } from "@jest-m3/core/adapter-kit";
+import { UsageTally, unfinishedCall } from "@jest-m3/core/adapter-kit";
 import type {
   AgentMessageItem,
   ErrorNotificationParams,
@@ -83,6 +83,8 @@ export class TurnCollector {
   private readonly declined: { server: string; tool: string }[] = [];
   private lastMessage: string | null = null;
   private lastError: string | null = null;
+  /** Codex's own token usage, one `thread/tokenUsage/updated` per model request. */
+  private readonly usage = new UsageTally();
   private finished = false;
   private resolve: (turn: AdapterTurn) => void = () => undefined;
 
@@ -139,6 +141,17 @@ export class TurnCollector {
       case "turn/completed":
         this.onCompleted(params as unknown as TurnCompleted);
         return;
+      case "thread/tokenUsage/updated": {
+        // `last` is the model request just answered; `total` the thread's so far.
+        const last = field(field(params, "tokenUsage"), "last");
+        this.usage.add({
+          inputTokens: field(last, "inputTokens"),
+          outputTokens: field(last, "outputTokens"),
+          cachedInputTokens: field(last, "cachedInputTokens"),
+          reasoningTokens: field(last, "reasoningOutputTokens"),
+        });
+        return;
+      }
     }
   }
 
@@ -170,6 +183,7 @@ export class TurnCollector {
       error,
       toolCalls,
       events: this.events.slice(),
+      ...this.usage.turnUsage(),
     });
   }
 

@@ -4,7 +4,8 @@
 // Every step of a two-turn script sets its own numbers, and every other answer (side
 // requests such as titles, tool searches) reports zero, so each turn's usage must be the sum
 // of exactly that turn's two steps: a tap that lost a request, counted one twice, put one in
-// the wrong turn or misread a dialect's fields would not add up.
+// the wrong turn or misread a dialect's fields would not add up. Codex and Claude Code also
+// report usage in their own events (turn.reportedUsage): the same numbers.
 import { join } from "node:path";
 import codexHarness from "@jest-m3/harness-codex";
 import claudeCodeHarness from "@jest-m3/harness-claude-code";
@@ -49,6 +50,13 @@ function expected(turn: 1 | 2) {
     reasoning: call.reasoningTokens! + reply.reasoningTokens!,
   };
 }
+
+/**
+ * The agents whose adapter reads usage from the agent's own events. Gemini CLI's ACP answer
+ * carries none; OpenCode's carries the last model request's only (its uncached input), not
+ * the turn's, so it is not read.
+ */
+const REPORTS_USAGE = new Set(["codex", "claude-code"]);
 
 let model: ScriptedModel;
 beforeAll(async () => {
@@ -119,6 +127,19 @@ describe.each([
       // Anthropic's Messages API has no reasoning count; every other dialect reports it.
       if (dialect === "anthropic-messages") expect(isUnavailable(usage.reasoningTokens)).toBe(true);
       else expect(usage.reasoningTokens).toBe(want.reasoning);
+      // What the agent reported in its own events, next to the tap's: the same numbers.
+      if (REPORTS_USAGE.has(harness)) {
+        expect(turn.reportedUsage).toMatchObject({
+          inputTokens: want.inputTokens,
+          outputTokens: want.outputTokens,
+          cachedInputTokens: want.cached,
+          source: "agent-reported",
+        });
+        if (harness === "codex")
+          expect(turn.reportedUsage).toMatchObject({ reasoningTokens: want.reasoning });
+      } else {
+        expect(isUnavailable(turn.reportedUsage)).toBe(true);
+      }
       sessionInput += want.inputTokens;
     }
     expect((result.usage as TokenUsage).inputTokens).toBe(sessionInput);

@@ -1,9 +1,42 @@
-import type { HarnessDefinition, Readiness, SelectionSpec } from "../harness/contract.js";
+import type {
+  Capability,
+  HarnessDefinition,
+  Readiness,
+  SelectionSpec,
+} from "../harness/contract.js";
 import type { AgentServices, SessionAgent } from "./services.js";
 import type { ExecutionResult } from "../evidence/results.js";
 import { AgentSession } from "./session.js";
 import { readinessKeyFor } from "./readiness-key.js";
 import type { SessionOptions } from "./session-spec.js";
+
+/**
+ * Readiness with its `modelUsage` line: where a turn's tokens will come from. A selection
+ * with a provider gets the provider tap (ready); one without (the agent's own login and base
+ * URL, which a tap cannot stand in front of) is degraded, saying so and naming the agent's
+ * own usage reports it falls back to, or that there are none. Degraded is usable: the
+ * session runs, its usage marked `agent-reported` or `Unavailable`.
+ */
+function withModelUsage(
+  readiness: Readiness,
+  spec: SelectionSpec,
+  harness: HarnessDefinition,
+): Readiness {
+  if (readiness.capabilities.modelUsage !== undefined) return readiness;
+  const noTap =
+    "no provider tap can stand in the path: the selection has no provider, so the agent uses its own login and base URL";
+  const modelUsage: Capability =
+    spec.provider !== undefined
+      ? { status: "ready" }
+      : {
+          status: "degraded",
+          reason:
+            harness.reportedUsage !== undefined
+              ? `${noTap}; usage is agent-reported, from ${harness.reportedUsage}, and no model request is recorded`
+              : `${noTap}, and the ${harness.name} harness reads no usage from the agent's own events: usage is Unavailable`,
+        };
+  return { ...readiness, capabilities: { ...readiness.capabilities, modelUsage } };
+}
 
 /**
  * One harness with one model, ready to open sessions. Made by `kit.agents()`; nothing is
@@ -39,11 +72,11 @@ export class AgentSelection implements SessionAgent {
     this.services.assertOpen("agent.readiness()");
     const credentialNames = Object.keys(this.spec.credentialEnv).sort();
     const context = { selection: this.spec, config: this.services.config, credentialNames };
-    return this.services.runtime.readiness(
-      this.harness,
-      readinessKeyFor(this.harness, context),
-      () => this.harness.readiness(context),
-    );
+    return this.services.runtime
+      .readiness(this.harness, readinessKeyFor(this.harness, context), () =>
+        this.harness.readiness(context),
+      )
+      .then((readiness) => withModelUsage(readiness, this.spec, this.harness));
   }
 
   /**

@@ -11,7 +11,7 @@ import {
   toResultError,
   type ResultError,
 } from "../errors.js";
-import type { HarnessSession, Readiness } from "../harness/contract.js";
+import type { AgentReportedUsage, HarnessSession, Readiness } from "../harness/contract.js";
 import type { SessionProgress } from "../runtime/runtime.js";
 import type { WireCapture } from "../wire/capture.js";
 import { buildLaunch, openWithin, withServerStderr } from "./harness-launch.js";
@@ -35,9 +35,9 @@ import type { WorkspaceResult } from "../workspace/result.js";
 import { SERVER_SETTLE_MS, assertServersStarted, serversSettled } from "./server-start.js";
 import { Workspace, readOnlyViolation } from "../workspace/workspace.js";
 import type { ProviderTap, TapAttachment } from "../provider-tap/tap.js";
-import { usageOf } from "../provider-tap/usage.js";
-import type { ModelRequest } from "../provider-tap/records.js";
-import { unavailable } from "../evidence/unavailable.js";
+import { agentReportedUsage, sumUsage, usageOf } from "../provider-tap/usage.js";
+import type { ModelRequest, TokenUsage } from "../provider-tap/records.js";
+import { isUnavailable, unavailable, type Unavailable } from "../evidence/unavailable.js";
 
 /**
  * One conversation with an agent across several turns, with the wire evidence of every
@@ -174,6 +174,7 @@ export class AgentSession implements AsyncDisposable {
         capture,
         signal: this.shutdown.signal,
         workspace,
+        ...(this.spec.workspace ? { workspaceKind: this.spec.workspace.kind } : {}),
         ...(this.tap ? { provider: this.tap.provider } : {}),
       });
       const plan = this.spec.elicitation;
@@ -284,7 +285,9 @@ export class AgentSession implements AsyncDisposable {
     });
     const result = this.scrubbed({
       ...built,
-      ...this.modelEvidence(modelSide?.requests, "turn", modelSide?.shared),
+      ...this.modelEvidence(modelSide?.requests, "turn", modelSide?.shared, [
+        this.reportedUsageOf(ending.turn?.usage),
+      ]),
     });
     this.turns.push(result);
     this.running = undefined;
@@ -302,20 +305,47 @@ export class AgentSession implements AsyncDisposable {
     return result;
   }
 
-  /** The model requests and their usage, or why there are none. */
+  /** The usage the agent reported in its own events for a turn, or why there is none. */
+  private reportedUsageOf(reported: AgentReportedUsage | undefined): TokenUsage | Unavailable {
+    if (reported !== undefined) return agentReportedUsage(reported);
+    return unavailable(
+      this.agent.harness.reportedUsage === undefined
+        ? `the ${this.agent.spec.harness} harness reads no token usage from the agent's own events`
+        : `the agent reported no usage for this turn (jest-m3 reads ${this.agent.harness.reportedUsage})`,
+    );
+  }
+
+  /**
+   * The model requests and their usage, or why there are none: the tap's, or where no tap
+   * stood in the path, the sum of what the agent reported for each turn (`reported`).
+   */
   private modelEvidence(
     requests: readonly ModelRequest[] | undefined,
     scope: "turn" | "session",
     shared = 0,
-  ): { modelRequests?: readonly ModelRequest[]; usage: TurnResult["usage"] & object } {
+    reported: readonly (TokenUsage | Unavailable)[] = [],
+  ): {
+    modelRequests?: readonly ModelRequest[];
+    usage: TurnResult["usage"] & object;
+    reportedUsage?: TokenUsage | Unavailable;
+  } {
+    const fromAgent = scope === "turn" ? { reportedUsage: reported[0] } : {};
     if (requests === undefined) {
+      const missing = reported.find(isUnavailable);
+      const noTap =
+        "the session had no explicit model provider (the harness used its own), so no provider tap stood between the agent and its model";
       return {
-        usage: unavailable(
-          "the session had no explicit model provider (the harness used its own), so no provider tap stood between the agent and its model",
-        ),
+        ...fromAgent,
+        usage:
+          reported.length === 0
+            ? unavailable(`${noTap}, and no turn ran`)
+            : missing !== undefined
+              ? unavailable(`${noTap}; ${missing.reason}`)
+              : sumUsage(reported as TokenUsage[]),
       };
     }
     return {
+      ...fromAgent,
       modelRequests: requests,
       usage:
         shared > 0
@@ -512,6 +542,10 @@ export class AgentSession implements AsyncDisposable {
       ...this.modelEvidence(
         this.tapShare && this.services.runtime.scrubValue(this.tapShare.requests),
         "session",
+        0,
+        this.turns.map(
+          (turn) => turn.reportedUsage ?? unavailable("the turn has no reported usage"),
+        ),
       ),
     };
   }

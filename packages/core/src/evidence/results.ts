@@ -41,8 +41,16 @@ export interface TurnResult {
    * docs/model-usage.md). Absent in results made without a tap.
    */
   readonly modelRequests?: readonly ModelRequest[];
-  /** The tokens of this turn's model requests, or why they are unavailable. */
+  /**
+   * The tokens of this turn's model requests, or why they are unavailable: as the provider
+   * reported them through the tap, or, where no tap stood in the path, {@link reportedUsage}.
+   */
   readonly usage?: TokenUsage | Unavailable;
+  /**
+   * The tokens the agent reported in its own events for this turn (`source:
+   * "agent-reported"`), or why there are none; reported evidence, next to the tap's.
+   */
+  readonly reportedUsage?: TokenUsage | Unavailable;
 }
 
 /**

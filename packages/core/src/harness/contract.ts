@@ -200,6 +200,13 @@ export interface HarnessLaunch {
   /** A fresh, empty working directory for the agent, removed with the kit. */
   readonly workspace: string;
   /**
+   * The kind of workspace the test gave the session (`agent.session({ workspace })`), whose
+   * copy or worktree `workspace` then is; absent when it is an empty temporary folder. An
+   * agent process that cannot work in `workspace` (one kept warm in a folder of its own)
+   * must refuse a session that has one.
+   */
+  readonly workspaceKind?: "copy" | "gitWorktree" | "readOnly";
+  /**
    * The harness's environment: an allow-list of the parent's (PATH, locale, temp dir) plus
    * the mapped credentials. Add what the harness needs; never merge in `process.env`.
    */
@@ -236,6 +243,32 @@ export interface AdapterTurn {
   readonly toolCalls: readonly ReportedToolCall[];
   /** The harness's raw events for this turn, for transcripts. */
   readonly events: readonly unknown[];
+  /**
+   * The tokens the agent itself reported for this turn in its own events, when it reports
+   * any. jest-m3 uses them when no provider tap stands between the agent and its model.
+   */
+  readonly usage?: AgentReportedUsage;
+}
+
+/**
+ * Token usage as an agent's own events report it for one turn (nothing on the wire was
+ * read). `inputTokens` counts the whole prompt, cached part included; `outputTokens`
+ * everything generated, reasoning included.
+ *
+ * @example
+ * ```ts
+ * const usage: AgentReportedUsage = { inputTokens: 1200, outputTokens: 40, cachedInputTokens: 1000, reports: 2 };
+ * ```
+ */
+export interface AgentReportedUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** The part of `inputTokens` read from a cache, when the agent says. */
+  readonly cachedInputTokens?: number;
+  /** The part of `outputTokens` spent reasoning, when the agent says. */
+  readonly reasoningTokens?: number;
+  /** How many usage reports (model requests, as far as the agent tells) the numbers add up. */
+  readonly reports: number;
 }
 
 /** What {@link HarnessSession.send} gets. */
@@ -284,6 +317,12 @@ export interface HarnessDefinition {
    * asked for the first it serves. Defaults to `["responses"]`.
    */
   readonly dialects?: readonly ProviderDialect[];
+  /**
+   * Where the agent reports its own token usage (in words: "Codex's thread/tokenUsage/updated
+   * notifications"), when its adapter reads it into {@link AdapterTurn.usage}. Readiness
+   * names it for a selection no provider tap can stand in front of.
+   */
+  readonly reportedUsage?: string;
   /** Checks, without starting a session, what this harness can do with this selection. */
   readiness(context: ReadinessContext): Promise<Readiness>;
   /**

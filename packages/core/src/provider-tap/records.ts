@@ -31,7 +31,10 @@ export interface TokenUsage {
    * was read).
    */
   readonly source: "provider" | "agent-reported";
-  /** How many model requests the numbers add up. */
+  /**
+   * How many model requests the numbers add up (for `agent-reported` usage, how many usage
+   * reports the agent's events held).
+   */
   readonly requests: number;
 }
 

@@ -42,6 +42,27 @@ export function usageOf(all: readonly ModelRequest[], none: string): TokenUsage 
   return sumUsage(requests.map((request) => request.usage as TokenUsage));
 }
 
+/** The numbers of an agent's own usage report, as a {@link TokenUsage} (`agent-reported`). */
+export function agentReportedUsage(reported: {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cachedInputTokens?: number;
+  readonly reasoningTokens?: number;
+  readonly reports: number;
+}): TokenUsage {
+  return {
+    inputTokens: reported.inputTokens,
+    outputTokens: reported.outputTokens,
+    totalTokens: reported.inputTokens + reported.outputTokens,
+    cachedInputTokens:
+      reported.cachedInputTokens ?? unavailable("the agent did not report cached input tokens"),
+    reasoningTokens:
+      reported.reasoningTokens ?? unavailable("the agent did not report reasoning tokens"),
+    source: "agent-reported",
+    requests: reported.reports,
+  };
+}
+
 /** The sum of several usages (their `source` is the first one's). */
 export function sumUsage(usages: readonly TokenUsage[]): TokenUsage {
   const [first, ...rest] = usages;

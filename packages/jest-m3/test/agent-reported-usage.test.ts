@@ -1,0 +1,109 @@
+// Where no provider tap can stand in the path (a selection with no provider: the agent uses
+// its own login and base URL), readiness says so in its modelUsage line, and turn.usage is
+// what the agent reported in its own events, marked agent-reported: Claude Code's result
+// usage, on the real binary. Its "vendor" here is the scripted model, reached through the
+// agent's own base-URL variable (what a tap never sees), and the usage the script set for
+// each step is the ground truth. (Codex takes no key without a provider, so its reported
+// usage is checked next to the tap's in provider-tap-usage.test.ts.)
+import { join } from "node:path";
+import claudeCodeHarness from "@jest-m3/harness-claude-code";
+import {
+  startScriptedModel,
+  type ScriptedModel,
+  type ScriptedUsage,
+} from "@jest-m3/scripted-model";
+import { ExecutionOutcome, MCPTestKit, expect, isUnavailable, type TokenUsage } from "jest-m3";
+
+jest.setTimeout(240_000);
+
+const shipping = {
+  name: "shipping",
+  command: process.execPath,
+  args: [join(__dirname, "..", "..", "..", "examples", "shipping", "shipping-server.mjs")],
+  cwd: join(__dirname, "..", "..", "..", "examples", "shipping"),
+};
+const CALL: ScriptedUsage = { inputTokens: 4101, outputTokens: 37, cachedInputTokens: 4000 };
+const REPLY: ScriptedUsage = { inputTokens: 4203, outputTokens: 29, cachedInputTokens: 4100 };
+const NOTHING: ScriptedUsage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 };
+
+let model: ScriptedModel;
+beforeAll(async () => {
+  model = await startScriptedModel({
+    usage: NOTHING,
+    rules: [
+      {
+        name: "quote",
+        when: { user: /weight_kg (\d+) in zone (\w+)/ },
+        steps: [
+          {
+            call: "shipping:shipping_quote",
+            args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
+            usage: CALL,
+          },
+          { reply: "The quote is {{result.amount}}.", usage: REPLY },
+        ],
+      },
+    ],
+  });
+});
+afterAll(() => model.close());
+
+describe.each([
+  ["claude-code", "anthropic-messages", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "scripted-1"],
+] as const)("%s without a provider", (harness, dialect, baseVariable, keyVariable, modelName) => {
+  test("readiness names the fallback; turn.usage is agent-reported and equals the script", async () => {
+    process.env.M3_TEST_VENDOR_BASE = model.providerFor(dialect).baseUrl;
+    process.env.M3_TEST_VENDOR_KEY = "not-a-real-key-0000";
+    try {
+      await using kit = new MCPTestKit({ env: {}, harnesses: [claudeCodeHarness] });
+      const [agent] = kit.agents([
+        {
+          harness,
+          models: [modelName],
+          credentialEnv: {
+            [keyVariable]: "M3_TEST_VENDOR_KEY",
+            [baseVariable]: "M3_TEST_VENDOR_BASE",
+          },
+        },
+      ]);
+      const readiness = await agent!.readiness();
+      expect(readiness.capabilities.modelUsage).toMatchObject({ status: "degraded" });
+      expect(readiness.capabilities.modelUsage!.reason).toMatch(
+        /no provider tap can stand in the path.*usage is agent-reported, from /,
+      );
+      const before = model.journal.entries.length;
+      const session = agent!.session({
+        server: shipping,
+        tools: ["shipping:shipping_quote"],
+        timeout: 180_000,
+      });
+      let turn;
+      {
+        await using open = await session.open();
+        turn = await open.send("Call shipping_quote once for weight_kg 2 in zone local.", {
+          timeout: 180_000,
+        });
+      }
+      const result = session.result;
+      expect(result).toHaveOutcome(ExecutionOutcome.COMPLETED);
+      expect(result).toHaveToolCall("shipping_quote", { turn, status: "success", count: 1 });
+      // The agent did reach its "vendor", past any tap: nothing was recorded on the model side.
+      expect(model.journal.entries.length).toBeGreaterThan(before);
+      expect(result.modelRequests).toBeUndefined();
+      expect(turn.modelRequests).toBeUndefined();
+      const want = {
+        inputTokens: CALL.inputTokens + REPLY.inputTokens,
+        outputTokens: CALL.outputTokens + REPLY.outputTokens,
+        cachedInputTokens: CALL.cachedInputTokens! + REPLY.cachedInputTokens!,
+        source: "agent-reported",
+      };
+      expect(turn.usage).toMatchObject(want);
+      expect(turn.reportedUsage).toEqual(turn.usage);
+      expect(result.usage).toMatchObject(want);
+      expect(isUnavailable((turn.usage as TokenUsage).inputTokens)).toBe(false);
+    } finally {
+      delete process.env.M3_TEST_VENDOR_BASE;
+      delete process.env.M3_TEST_VENDOR_KEY;
+    }
+  });
+});
