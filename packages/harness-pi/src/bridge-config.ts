@@ -8,6 +8,13 @@
 /** The variable holding the {@link BridgeConfig} as JSON. */
 export const BRIDGE_CONFIG_VARIABLE = "M3_PI_BRIDGE";
 
+/**
+ * The bridge's command: on a warm Pi, `/m3-bridge <BridgeConfig as JSON>` sent as a prompt
+ * binds a session's servers (Pi runs the command itself: no model request, and no message in
+ * the conversation). The configuration travels on Pi's stdin, never through a file.
+ */
+export const BRIDGE_COMMAND = "m3-bridge";
+
 /** One server for the bridge: exactly the captured command or URL (the wire capture's). */
 export type BridgeServer =
   | {

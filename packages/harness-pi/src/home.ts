@@ -62,7 +62,7 @@ export function piEnvironment(
   launchEnv: Readonly<Record<string, string>>,
   home: PiHome,
   provider: HarnessLaunch["provider"],
-  bridge: BridgeConfig,
+  bridge: BridgeConfig | undefined,
 ): Record<string, string> {
   const env: Record<string, string> = {
     ...launchEnv,
@@ -77,7 +77,8 @@ export function piEnvironment(
     PI_TELEMETRY: "0",
     PI_SKIP_VERSION_CHECK: "1",
     NO_COLOR: "1",
-    [BRIDGE_CONFIG_VARIABLE]: JSON.stringify(bridge),
+    // A warm Pi starts without servers: each session binds its own (see warm-pool.ts).
+    ...(bridge ? { [BRIDGE_CONFIG_VARIABLE]: JSON.stringify(bridge) } : {}),
   };
   if (process.platform === "win32") env.USERPROFILE = home.home;
   if (provider && provider.envKey === undefined) env[PLACEHOLDER_KEY_VARIABLE] = PLACEHOLDER_KEY;

@@ -70,3 +70,4 @@ export { assignToolNames, plainToolName, hashedToolName, type McpToolName } from
 export { mcpToolName } from "./reported-calls.js";
 export { PROTOCOL_SURFACE } from "./protocol.js";
 export { InvalidPiOptions, PiCommandError, PiExited, PiTimeout } from "./errors.js";
+export { stopWarmPi, warmPiPids } from "./warm-pool.js";

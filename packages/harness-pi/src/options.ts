@@ -42,6 +42,14 @@ export interface PiOptions {
    * else the Node running the tests, whichever is new enough first.
    */
   readonly node?: string;
+  /**
+   * Keep the Pi process for the next session of this worker with the same selection,
+   * servers' names and allow-list (default false). Between sessions Pi starts a new
+   * conversation (`new_session`), its bridge closes the session's MCP servers, and the next
+   * session's servers are bound anew. Not with `builtinTools`: a warm Pi runs in a folder of
+   * its own, not in the session's workspace.
+   */
+  readonly warm?: boolean;
 }
 
 /** {@link PiOptions} with every default applied. */
@@ -51,9 +59,17 @@ export interface ResolvedPiOptions {
   readonly toolTimeoutMs: number;
   readonly maxRetries: number;
   readonly node: string | undefined;
+  readonly warm: boolean;
 }
 
-const OPTION_NAMES = ["builtinTools", "startupTimeoutMs", "toolTimeoutMs", "maxRetries", "node"];
+const OPTION_NAMES = [
+  "builtinTools",
+  "startupTimeoutMs",
+  "toolTimeoutMs",
+  "maxRetries",
+  "node",
+  "warm",
+];
 
 function milliseconds(value: unknown, option: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -108,11 +124,23 @@ export function resolvePiOptions(options: Readonly<Record<string, unknown>>): Re
       `must be the path of a Node executable, got ${JSON.stringify(node)}.`,
     );
   }
+  const { warm } = options;
+  if (warm !== undefined && typeof warm !== "boolean") {
+    throw new InvalidPiOptions("warm", `must be true or false, got ${JSON.stringify(warm)}.`);
+  }
+  const tools = builtinTools(options.builtinTools);
+  if (warm === true && (tools === "default" || tools.length > 0)) {
+    throw new InvalidPiOptions(
+      "warm",
+      `cannot be used with builtinTools (${JSON.stringify(tools)}): a warm Pi runs in a folder of its own, not in each session's workspace, so its own tools would not work on the session's files. Leave out builtinTools, or warm.`,
+    );
+  }
   return {
-    builtinTools: builtinTools(options.builtinTools),
+    builtinTools: tools,
     startupTimeoutMs: milliseconds(options.startupTimeoutMs, "startupTimeoutMs", 30_000),
     toolTimeoutMs: milliseconds(options.toolTimeoutMs, "toolTimeoutMs", 300_000),
     maxRetries: maxRetries ?? 0,
     node,
+    warm: warm === true,
   };
 }

@@ -1,6 +1,9 @@
-import { readFile } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startFailure, TurnSlot, type AgentNames } from "@jest-m3/core/adapter-kit";
+import { setTimeout as sleep } from "node:timers/promises";
+import { errorMessage, startFailure, TurnSlot, type AgentNames } from "@jest-m3/core/adapter-kit";
 import {
   HarnessStartError,
   type AdapterTurn,
@@ -9,9 +12,9 @@ import {
   type HarnessLaunch,
   type HarnessSession,
 } from "@jest-m3/core/harness";
-import type { BridgeStatus } from "./bridge-config.js";
+import { BRIDGE_COMMAND, type BridgeStatus } from "./bridge-config.js";
 import { bridgeConfig, piArgs } from "./config.js";
-import { createPiHome, piEnvironment, type PiHome } from "./home.js";
+import { createPiHome, piEnvironment } from "./home.js";
 import { resolvePiOptions, type ResolvedPiOptions } from "./options.js";
 import type { PiState } from "./protocol.js";
 import { credentialsCapability, HARNESS_NAME, launchFacts, piCommand } from "./readiness.js";
@@ -19,6 +22,7 @@ import { offeredToolNames } from "./reported-calls.js";
 import { PiRpcClient } from "./rpc-client.js";
 import type { McpToolName } from "./tool-names.js";
 import { PiTurn } from "./turn.js";
+import { acquireWarmPi, leaveSession, type WarmPiLease } from "./warm-pool.js";
 
 /** The names the adapter kit's messages use for Pi. */
 export const PI_NAMES: AgentNames = { agent: "Pi", process: "pi", stderr: "pi" };
@@ -29,9 +33,9 @@ export const BRIDGE_EXTENSION = join(__dirname, "extension", "mcp-bridge.js");
 /** How long `close()` waits for Pi to exit after its stdin closed, before signals. */
 const CLOSE_GRACE_MS = 1500;
 
-async function readStatus(home: PiHome): Promise<BridgeStatus | undefined> {
+async function readStatus(file: string): Promise<BridgeStatus | undefined> {
   try {
-    return JSON.parse(await readFile(home.statusFile, "utf8")) as BridgeStatus;
+    return JSON.parse(await readFile(file, "utf8")) as BridgeStatus;
   } catch {
     return undefined;
   }
@@ -87,6 +91,7 @@ export async function openPiSession(launch: HarnessLaunch): Promise<PiSession> {
   if (credentials.status !== "ready") {
     throw new HarnessStartError(HARNESS_NAME, credentials.reason ?? "no credentials");
   }
+  if (options.warm) return openWarmPiSession(launch, options, command);
   const home = await createPiHome(await launch.tempDir("m3-pi-"), launch, options);
   const bridge = bridgeConfig(launch, home.statusFile, options);
   const child = launch.spawn({
@@ -123,7 +128,7 @@ export async function openPiSession(launch: HarnessLaunch): Promise<PiSession> {
         { stderrTail: client.agent.stderrTail() },
       );
     }
-    const status = await readStatus(home);
+    const status = await readStatus(home.statusFile);
     checkServers(launch, status, client);
     const names = offeredToolNames(status);
     launch.record({
@@ -139,6 +144,99 @@ export async function openPiSession(launch: HarnessLaunch): Promise<PiSession> {
     });
     await client.close(300);
     throw failure;
+  }
+}
+
+/**
+ * Opens a session on a warm Pi (`options: { warm: true }`): one started for an earlier
+ * session of the same selection and left by it (see warm-pool.ts), or a new one. The
+ * session binds its own servers through the bridge's command (the configuration on Pi's
+ * stdin), then reads the bridge's status and Pi's new session id, as a cold start does.
+ *
+ * @throws {@link HarnessStartError} as {@link openPiSession}; the warm Pi is then stopped.
+ */
+async function openWarmPiSession(
+  launch: HarnessLaunch,
+  options: ResolvedPiOptions,
+  command: { readonly command: string; readonly prefix: readonly string[] },
+): Promise<PiSession> {
+  // The pool owns the folder (it outlives this session), so it is not one of the kit's.
+  const root = await mkdtemp(join(tmpdir(), "m3-pi-warm-"));
+  let lease: WarmPiLease;
+  try {
+    const home = await createPiHome(root, launch, options);
+    lease = await acquireWarmPi({
+      command: command.command,
+      args: [...command.prefix, ...piArgs(launch, options, BRIDGE_EXTENSION)],
+      env: piEnvironment(launch.env, home, launch.provider, undefined),
+      root,
+      startupTimeoutMs: options.startupTimeoutMs,
+    });
+  } catch (error) {
+    await rm(root, { recursive: true, force: true });
+    throw new HarnessStartError(HARNESS_NAME, `the warm Pi did not start: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
+  const client = lease.client;
+  launch.record({
+    kind: "harness",
+    detail: `${lease.started ? "started a warm" : "reused the warm"} Pi (pid ${client.agent.pid ?? "unknown"})`,
+  });
+  const wait = { timeoutMs: options.startupTimeoutMs, signal: launch.signal };
+  const statusFile = join(lease.root, `bridge-status-${randomUUID()}.json`);
+  try {
+    const bridge = bridgeConfig(launch, statusFile, options);
+    const bound = (await client.command(
+      "prompt",
+      { message: `/${BRIDGE_COMMAND} ${JSON.stringify(bridge)}` },
+      wait,
+    )) as { disposition?: unknown } | undefined;
+    if (bound?.disposition !== "handled") {
+      throw new HarnessStartError(
+        HARNESS_NAME,
+        `the warm Pi did not run the bridge's /${BRIDGE_COMMAND} command (prompt answered ${JSON.stringify(bound)})`,
+      );
+    }
+    const status = await waitForStatus(statusFile, options.startupTimeoutMs, launch.signal);
+    const state = (await client.command("get_state", {}, wait)) as unknown as PiState | undefined;
+    if (typeof state?.sessionId !== "string" || state.messageCount !== 0) {
+      throw new HarnessStartError(
+        HARNESS_NAME,
+        `the warm Pi is not at a new conversation: get_state answered ${JSON.stringify(state)}`,
+      );
+    }
+    checkServers(launch, status, client);
+    const names = offeredToolNames(status);
+    launch.record({
+      kind: "harness",
+      detail: `Pi ${state.sessionId}: the bridge offers ${names.size} MCP tool(s)${names.size > 0 ? `: ${[...names.keys()].join(", ")}` : ""}`,
+    });
+    return new PiSession(client, launch, state.sessionId, names, options, lease);
+  } catch (error) {
+    const failure = startFailure(HARNESS_NAME, error, {
+      names: PI_NAMES,
+      stderrTail: "",
+      aborted: launch.signal.aborted,
+    });
+    await lease.release(false);
+    throw failure;
+  } finally {
+    await rm(statusFile, { force: true });
+  }
+}
+
+/** The bridge's status once it wrote it (the command may return before), or undefined. */
+async function waitForStatus(
+  file: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<BridgeStatus | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await readStatus(file);
+    if (status !== undefined || Date.now() >= deadline || signal.aborted) return status;
+    await sleep(20);
   }
 }
 
@@ -161,6 +259,8 @@ export class PiSession implements HarnessSession {
     readonly id: string,
     private readonly names: ReadonlyMap<string, McpToolName>,
     private readonly options: ResolvedPiOptions,
+    /** Set when Pi is a warm one, handed on to the next session at close. */
+    private readonly lease?: WarmPiLease,
   ) {
     this.servers = launch.servers.map((server) => server.name);
     this.slot = new TurnSlot<PiTurn>({
@@ -209,12 +309,34 @@ export class PiSession implements HarnessSession {
     return this.slot.health();
   }
 
-  /** Ends the conversation: closes Pi's stdin (it stops the bridge's servers), then signals. */
+  /**
+   * Ends the conversation: closes Pi's stdin (it stops the bridge's servers), then signals.
+   * A warm Pi is left for the next session instead (`new_session`: a new conversation, this
+   * session's servers closed), or stopped when a turn was still running or Pi did not
+   * confirm it. Idempotent.
+   */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      this.slot.close();
+      const midTurn = this.slot.close();
       this.detach();
-      await this.client.close(CLOSE_GRACE_MS);
+      const lease = this.lease;
+      if (!lease) {
+        await this.client.close(CLOSE_GRACE_MS);
+        return;
+      }
+      let reusable = !midTurn;
+      if (reusable) {
+        try {
+          await leaveSession(this.client, this.id, this.options.startupTimeoutMs);
+        } catch (error) {
+          reusable = false;
+          this.launch.record({
+            kind: "harness",
+            detail: `stopped the warm Pi: it did not leave the session for the next one (${errorMessage(error)})`,
+          });
+        }
+      }
+      await lease.release(reusable);
     })();
     return this.closing;
   }

@@ -5,6 +5,9 @@
  * capture's relays and proxies, so the capture sees every message), registers each tool the
  * allow-list lets through under the name {@link assignToolNames} gives it (no other tool is
  * ever offered), and writes which servers connected to the status file the adapter reads.
+ * A warm Pi (one process for one session after another) is started without servers and
+ * given each session's by the bridge's command ({@link BRIDGE_COMMAND}); Pi's `new_session`
+ * reloads the extension, whose `session_shutdown` closes the session's clients first.
  * It runs inside Pi's process (Pi's Node), and imports nothing from jest-m3 but the
  * names it shares with the adapter.
  */
@@ -15,6 +18,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
+  BRIDGE_COMMAND,
   BRIDGE_CONFIG_VARIABLE,
   type BridgeConfig,
   type BridgeDetails,
@@ -39,6 +43,10 @@ export interface PiExtensionApi {
       signal: AbortSignal | undefined,
     ): Promise<{ content: PiContent[]; details: BridgeDetails }>;
   }): void;
+  registerCommand(
+    name: string,
+    command: { description: string; handler: (args: string) => Promise<void> },
+  ): void;
   on(event: "session_shutdown", handler: () => Promise<void>): unknown;
 }
 
@@ -144,25 +152,50 @@ function writeStatus(file: string, servers: Record<string, BridgeServerStatus>):
   renameSync(temporary, file);
 }
 
-function readConfig(): BridgeConfig {
+/** The configuration Pi was started with, or undefined (a warm Pi, or a reload). */
+function readConfig(): BridgeConfig | undefined {
   const text = process.env[BRIDGE_CONFIG_VARIABLE];
   // Read once and removed: Pi's tools (bash) and its children never see the servers' env.
   delete process.env[BRIDGE_CONFIG_VARIABLE];
-  if (text === undefined || text === "") {
-    throw new Error(`the jest-m3 MCP bridge was loaded without ${BRIDGE_CONFIG_VARIABLE}`);
-  }
+  if (text === undefined || text === "") return undefined;
   return JSON.parse(text) as BridgeConfig;
 }
 
 /**
- * The extension's factory: connects every server, registers the allowed tools, writes the
- * status file, and closes every client when Pi's session shuts down.
+ * The extension's factory: binds the servers Pi was started with, if any, and offers the
+ * command that binds a warm session's; closes every client when Pi's session shuts down
+ * (Pi's exit, or `new_session` before it reloads the extension).
  */
 export default async function mcpBridge(pi: PiExtensionApi): Promise<void> {
+  const connected: Connected[] = [];
+  let bound = false;
+  pi.on("session_shutdown", async () => {
+    await Promise.all(
+      connected.splice(0).map(({ client }) => client.close().catch(() => undefined)),
+    );
+  });
+  pi.registerCommand(BRIDGE_COMMAND, {
+    description: "jest-m3: connect this session's MCP servers (sent by the adapter)",
+    handler: async (args) => {
+      if (bound) throw new Error("the jest-m3 MCP bridge already bound this session's servers");
+      bound = true;
+      await bind(pi, JSON.parse(args) as BridgeConfig, connected);
+    },
+  });
   const config = readConfig();
+  if (config) {
+    bound = true;
+    await bind(pi, config, connected);
+  }
+}
+
+/**
+ * Connects every server of `config`, registers the allowed tools, and writes the status
+ * file; the clients go to `connected` (closed when the session shuts down).
+ */
+async function bind(pi: PiExtensionApi, config: BridgeConfig, connected: Connected[]) {
   const results = await Promise.all(config.servers.map((server) => connect(server, config)));
   const statuses: Record<string, BridgeServerStatus> = {};
-  const connected: Connected[] = [];
   results.forEach((result, index) => {
     const name = config.servers[index]?.name ?? String(index);
     if ("failed" in result) statuses[name] = result.failed;
@@ -226,7 +259,4 @@ export default async function mcpBridge(pi: PiExtensionApi): Promise<void> {
     };
   }
   writeStatus(config.statusFile, statuses);
-  pi.on("session_shutdown", async () => {
-    await Promise.all(connected.map(({ client }) => client.close().catch(() => undefined)));
-  });
 }

@@ -1,0 +1,150 @@
+/**
+ * Warm Pi (`options: { warm: true }`): sessions of one worker share a `pi --mode rpc`
+ * process, one after another. These tests try to see across sessions: the other session's
+ * server (one of the same name, its own call log), its tools (a ledger server the second
+ * session does not have), its conversation, and what is left when the process stops. Ground
+ * truth: each server's own call log and the scripted model's journal. And the refusals:
+ * warm with Pi's own tools, and a malformed `warm`, before anything starts.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ExecutionOutcome, MCPTestKit, TurnOutcome, expect } from "jest-m3";
+import { InvalidPiOptions, stopWarmPi, warmPiPids } from "@jest-m3/harness-pi";
+import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { seedRule } from "@jest-m3/test-support";
+import { callLog, isRunning, ledgerServer, shippingServer } from "./support/pi";
+
+jest.setTimeout(120_000);
+
+let model: ScriptedModel;
+let logs: string;
+beforeAll(async () => {
+  logs = mkdtempSync(join(tmpdir(), "m3-pi-warm-"));
+  model = await startScriptedModel({
+    rules: [
+      seedRule(),
+      {
+        // The second session asks for the first one's ledger tool: Pi must not offer it.
+        name: "steal",
+        when: { user: /Record the word (\w+)/ },
+        toolNotOffered: "expected",
+        steps: [{ call: "ledger:record_entry", args: { text: "{{match.1}}" } }, { reply: "Done." }],
+      },
+    ],
+  });
+});
+afterAll(async () => {
+  await stopWarmPi();
+  await model.close();
+  rmSync(logs, { recursive: true, force: true });
+});
+
+/** The user messages of the main requests that mention `text`. */
+function userMessagesOf(text: string): number[] {
+  return model.journal.entries
+    .filter((entry) => !entry.side && JSON.stringify(entry.body).includes(text))
+    .map(
+      (entry) =>
+        ((entry.body as { messages?: { role: string }[] }).messages ?? []).filter(
+          (message) => message.role === "user",
+        ).length,
+    );
+}
+
+test("two sessions share one warm Pi: each its own servers, tools and conversation", async () => {
+  const [logA, logB, ledgerLog] = [
+    join(logs, "a.jsonl"),
+    join(logs, "b.jsonl"),
+    join(logs, "ledger.jsonl"),
+  ] as const;
+  await using kit = new MCPTestKit({ env: {} });
+  const [agent] = kit.agents([
+    {
+      harness: "pi",
+      models: ["scripted-1"],
+      provider: model.providerFor("chat-completions"),
+      options: { warm: true },
+    },
+  ]);
+  const first = agent!.session({
+    servers: [shippingServer(logA), ledgerServer(ledgerLog)],
+    tools: ["shipping:shipping_quote", "ledger:record_entry"],
+    timeout: 90_000,
+  });
+  let turnA;
+  {
+    await using open = await first.open();
+    turnA = await open.send("Call shipping_quote once for weight_kg 2 in zone local.");
+  }
+  const pidsAfterFirst = warmPiPids();
+  expect(pidsAfterFirst).toHaveLength(1);
+
+  const second = agent!.session({
+    server: shippingServer(logB),
+    tools: ["shipping:shipping_quote"],
+    timeout: 90_000,
+  });
+  let turnB, stolen;
+  {
+    await using open = await second.open();
+    turnB = await open.send("Call shipping_quote once for weight_kg 3 in zone regional.");
+    stolen = await open.send("Record the word secret-of-a.");
+  }
+  // The same process served both sessions, each with a session id of its own.
+  expect(warmPiPids()).toEqual(pidsAfterFirst);
+  expect(second.result.trace.events.map((event) => event.detail).join("\n")).toMatch(
+    /reused the warm Pi/,
+  );
+  expect(turnA.snapshot.sessionId).not.toBe(turnB.snapshot.sessionId);
+  for (const session of [first, second]) {
+    expect(session.result).toHaveOutcome(ExecutionOutcome.COMPLETED);
+  }
+  expect(turnA.snapshot.outcome).toBe(TurnOutcome.COMPLETED);
+  expect(turnB.snapshot.outcome).toBe(TurnOutcome.COMPLETED);
+  expect(first.result).toHaveToolCall("shipping_quote", {
+    turn: turnA,
+    server: "shipping",
+    status: "success",
+    count: 1,
+  });
+  expect(second.result).toHaveToolCall("shipping_quote", {
+    turn: turnB,
+    server: "shipping",
+    status: "success",
+    count: 1,
+  });
+  // Ground truth: each call reached its own session's server, and nothing else did.
+  expect(callLog(logA).map((call) => call.arguments)).toEqual([{ weight_kg: 2, zone: "local" }]);
+  expect(callLog(logB).map((call) => call.arguments)).toEqual([{ weight_kg: 3, zone: "regional" }]);
+  // The first session's ledger tool was not offered to the second: the model could not call it.
+  expect(callLog(ledgerLog)).toEqual([]);
+  expect(stolen.toolCalls).toEqual([]);
+  expect(model.journal.decisions.map((decision) => decision.kind)).toContain("tool_not_offered");
+  // A new conversation: the second session's first request carries its own prompt only.
+  expect(userMessagesOf("weight_kg 3 in zone regional")[0]).toBe(1);
+  expect(JSON.stringify(model.journal.entries.at(-1)?.body)).not.toContain("weight_kg 2");
+
+  await stopWarmPi();
+  expect(pidsAfterFirst.filter(isRunning)).toEqual([]);
+  expect(warmPiPids()).toEqual([]);
+});
+
+test("warm is refused with Pi's own tools, and must be a boolean, before anything starts", async () => {
+  await using kit = new MCPTestKit({ env: {} });
+  const provider = model.providerFor("chat-completions");
+  for (const [options, words] of [
+    [{ warm: true, builtinTools: ["read"] }, /warm.*cannot be used with builtinTools/s],
+    [{ warm: true, builtinTools: "default" }, /cannot be used with builtinTools \("default"\)/],
+    [{ warm: "yes" }, /warm.*must be true or false, got "yes"/s],
+  ] as const) {
+    const [agent] = kit.agents([{ harness: "pi", models: ["scripted-1"], provider, options }]);
+    const session = agent!.session({ server: shippingServer(join(logs, "none.jsonl")) });
+    const error = await session.open().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Error);
+    expect(String((error as Error).message)).toMatch(words);
+    expect(kit.processes).toEqual([]);
+  }
+  expect(InvalidPiOptions.name).toBe("InvalidPiOptions");
+  expect(warmPiPids()).toEqual([]);
+});
