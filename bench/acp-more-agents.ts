@@ -1,12 +1,14 @@
-// A two-turn ACP session per new ACP profile (Kilo Code, GitHub Copilot CLI) through the
+// A two-turn ACP session per new ACP profile (Kilo Code, GitHub Copilot CLI, Qwen Code) through the
 // kit vs a bare ACP driver of the same binary: the official SDK's client() and nothing
 // else, with the same binary, flags and settings as the profile (Kilo: its inline
 // configuration and KILO_* switches; Copilot: its provider variables, the server at launch
 // in --additional-mcp-config and none in session/new, the tool flags, the shared unpacked
-// folder), the same scripted model, server and prompts. The driver, rounds and report are
+// folder; Qwen: its settings file and QWEN_CODE_* switches, its script on the Node 22 the
+// profile's runtime finds), the same scripted model, server and prompts. The driver, rounds and report are
 // bench/acp-session.ts's.
 //
-// Run on its own: `npx tsx bench/acp-more-agents.ts [kilo] [copilot]` (after `npm run build`).
+// Run on its own: `npx tsx bench/acp-more-agents.ts [kilo] [copilot] [qwen]` (after `npm run build`).
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
   copilotDistDir,
@@ -18,13 +20,16 @@ import {
   kiloPermissions,
   kiloProfile,
   opencodeConfig,
+  qwenHarness,
+  qwenProfile,
+  qwenSettings,
 } from "@jest-m3/harness-acp";
 import type { CapturedServer } from "@jest-m3/core/harness";
 import { BARE_SERVER, benchAcpAgents, type BenchAcpAgent } from "./acp-session";
 
 const MODEL = "scripted-1";
 
-/** Kilo Code and GitHub Copilot CLI, as the benchmark drives them. */
+/** Kilo Code, GitHub Copilot CLI and Qwen Code, as the benchmark drives them. */
 export const MORE_ACP_AGENTS: readonly BenchAcpAgent[] = [
   {
     name: "kilo",
@@ -91,9 +96,30 @@ export const MORE_ACP_AGENTS: readonly BenchAcpAgent[] = [
       };
     },
   },
+  {
+    name: "qwen",
+    label: "Qwen Code",
+    dialect: "chat-completions",
+    profile: qwenProfile,
+    harness: qwenHarness,
+    // Its script on the Node 22 the profile's runtime finds; the profile's settings file.
+    async bare({ root, env, provider }) {
+      const settings = join(root, "home", ".qwen");
+      await mkdir(settings, { recursive: true });
+      await writeFile(join(settings, "settings.json"), JSON.stringify(qwenSettings(MODEL, [])));
+      Object.assign(env, {
+        QWEN_CODE_NO_RELAUNCH: "true",
+        QWEN_CODE_LEGACY_MCP_BLOCKING: "1",
+        OPENAI_MODEL: MODEL,
+        OPENAI_BASE_URL: provider.baseUrl,
+        OPENAI_API_KEY: "m3-no-key",
+      });
+      return { args: ["--acp", "--approval-mode", "default"], mcpServers: [BARE_SERVER] };
+    },
+  },
 ];
 
-/** The benchmark on Kilo Code and GitHub Copilot CLI (`agents`: those by name). */
+/** The benchmark on Kilo Code, GitHub Copilot CLI and Qwen Code (`agents`: those by name). */
 export function benchAcpMoreAgents({
   rounds,
   agents,

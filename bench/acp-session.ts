@@ -225,11 +225,16 @@ class BareAcp {
       XDG_STATE_HOME: join(root, "state"),
       TMPDIR: join(root, "tmp"),
     });
-    const lookup = agent.profile.executable(
+    const options = agent.profile.resolveOptions({});
+    const found = agent.profile.executable(
       { harness: agent.name, model: MODEL, name: agent.name, credentialEnv: {}, options: {} },
       {},
-      agent.profile.resolveOptions({}),
+      options,
     );
+    if (!found.found) throw new Error(found.reason);
+    // An agent on another runtime (Qwen Code's script on Node 22) is started on it.
+    const runtime = await agent.profile.runtime?.(found, {}, options);
+    const lookup = runtime ? runtime.executable : found;
     if (!lookup.found) throw new Error(lookup.reason);
     const { args, mcpServers } = await agent.bare({
       root,
@@ -257,10 +262,10 @@ class BareAcp {
       protocolVersion: 1,
       clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
     });
-    const session = await connection.agent.request(methods.agent.session.new, {
-      cwd: join(root, "workspace"),
-      mcpServers,
-    });
+    const session: { sessionId: string } = await connection.agent.request(
+      methods.agent.session.new,
+      { cwd: join(root, "workspace"), mcpServers },
+    );
     holder.bare = new BareAcp(child, root, agent, (text) =>
       connection.agent.request(methods.agent.session.prompt, {
         sessionId: session.sessionId,

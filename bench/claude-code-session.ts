@@ -11,7 +11,6 @@
 // Run on its own: `npx tsx bench/claude-code-session.ts` (after `npm run build`).
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -19,6 +18,7 @@ import { MCPTestKit, type StdioServer } from "@jest-m3/core";
 import { childEnvironment } from "@jest-m3/core/adapter-kit";
 import claudeCodeHarness, { resolveClaudeExecutable } from "@jest-m3/harness-claude-code";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { gone, memory, stat } from "./process-tree";
 import { median, printComparison } from "./report";
 
 const SHIPPING = join(__dirname, "..", "examples", "shipping");
@@ -48,50 +48,6 @@ interface Round {
   readonly claude: number;
   /** Summed peak RSS of everything below claude, bytes. */
   readonly below: number;
-}
-
-function stat(pid: number): { ppid: number; comm: string; state: string } | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const close = text.lastIndexOf(")");
-    const [state, ppid] = text.slice(close + 2).split(" ");
-    return { comm: text.slice(text.indexOf("(") + 1, close), state: state!, ppid: Number(ppid) };
-  } catch {
-    return undefined;
-  }
-}
-
-function tree(root: number): number[] {
-  const all = readdirSync("/proc")
-    .filter((name) => /^\d+$/.test(name))
-    .map(Number);
-  const found = [root];
-  for (let index = 0; index < found.length; index++) {
-    for (const pid of all) if (stat(pid)?.ppid === found[index]) found.push(pid);
-  }
-  return found;
-}
-
-function vmHwm(pid: number): number {
-  const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return match ? Number(match[1]) * 1024 : 0;
-}
-
-function alive(pid: number): boolean {
-  const state = stat(pid)?.state;
-  return state !== undefined && state !== "Z";
-}
-
-async function gone(pids: readonly number[], side: Side): Promise<void> {
-  const started = performance.now();
-  while (pids.some(alive)) {
-    if (performance.now() - started > 3000) {
-      const left = pids.filter(alive);
-      for (const pid of left) process.kill(pid, "SIGKILL"); // ours: this round's session
-      throw new Error(`${side}: processes ${left.join(", ")} outlived the session by 3 s`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 function check(side: Side, turn: number, reply: string | null | undefined, calls: number): void {
@@ -228,11 +184,7 @@ async function bareRound(model: ScriptedModel, claude: string): Promise<Round> {
   const t2 = performance.now();
   const second = await bare.send(PROMPTS[1]);
   const t3 = performance.now();
-  const pids = tree(bare.child.pid!);
-  const [claudeRss, below] = [
-    vmHwm(pids[0]!),
-    pids.slice(1).reduce((sum, pid) => sum + vmHwm(pid), 0),
-  ];
+  const { pids, agent: claudeRss, below } = memory(bare.child.pid!);
   const t4 = performance.now();
   await bare.close();
   const t5 = performance.now();
@@ -276,11 +228,7 @@ async function kitRound(model: ScriptedModel): Promise<Round> {
       stat(child.pid)?.comm.startsWith("claude"),
     )?.pid;
     if (claudePid === undefined) throw new Error("kit: no claude process");
-    const pids = tree(claudePid);
-    const [claudeRss, below] = [
-      vmHwm(pids[0]!),
-      pids.slice(1).reduce((sum, pid) => sum + vmHwm(pid), 0),
-    ];
+    const { pids, agent: claudeRss, below } = memory(claudePid);
     const t4 = performance.now();
     await session.close();
     await kit.close();

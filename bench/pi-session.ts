@@ -10,7 +10,6 @@
 // Run on its own: `npx tsx bench/pi-session.ts` (after `npm run build`).
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { childEnvironment } from "@jest-m3/core/adapter-kit";
@@ -26,6 +25,7 @@ import piHarness, {
   settingsJson,
 } from "@jest-m3/harness-pi";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { gone, memory } from "./process-tree";
 import { median, printComparison } from "./report";
 
 const SHIPPING = join(__dirname, "..", "examples", "shipping");
@@ -55,55 +55,6 @@ interface Round {
   readonly pi: number;
   /** Summed peak RSS of everything below Pi, bytes. */
   readonly below: number;
-}
-
-function parent(pid: number): number | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return Number(text.slice(text.lastIndexOf(")") + 2).split(" ")[1]);
-  } catch {
-    return undefined;
-  }
-}
-
-function tree(root: number): number[] {
-  const all = readdirSync("/proc")
-    .filter((name) => /^\d+$/.test(name))
-    .map(Number);
-  const found = [root];
-  for (let index = 0; index < found.length; index++) {
-    for (const pid of all) if (parent(pid) === found[index]) found.push(pid);
-  }
-  return found;
-}
-
-function vmHwm(pid: number): number {
-  try {
-    const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return match ? Number(match[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
-
-async function gone(pids: readonly number[], side: Side): Promise<void> {
-  const started = performance.now();
-  while (pids.some(alive)) {
-    if (performance.now() - started > 3000) {
-      const left = pids.filter(alive);
-      for (const pid of left) process.kill(pid, "SIGKILL"); // ours: this round's session
-      throw new Error(`${side}: processes ${left.join(", ")} outlived the session by 3 s`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 function check(side: Side, turn: number, reply: string | null | undefined, calls: number): void {
@@ -221,8 +172,7 @@ async function bareRound(model: ScriptedModel, node: string, pi: string): Promis
   const t2 = performance.now();
   const second = await bare.send(PROMPTS[1]);
   const t3 = performance.now();
-  const pids = tree(bare.child.pid!);
-  const [piRss, below] = [vmHwm(pids[0]!), pids.slice(1).reduce((sum, pid) => sum + vmHwm(pid), 0)];
+  const { pids, agent: piRss, below } = memory(bare.child.pid!);
   const t4 = performance.now();
   await bare.close();
   const t5 = performance.now();
@@ -260,11 +210,7 @@ async function kitRound(model: ScriptedModel): Promise<Round> {
     const t3 = performance.now();
     const piPid = kit.processes.find((child) => child.label === "pi")?.pid;
     if (piPid === undefined) throw new Error("kit: no pi process");
-    const pids = tree(piPid);
-    const [piRss, below] = [
-      vmHwm(pids[0]!),
-      pids.slice(1).reduce((sum, pid) => sum + vmHwm(pid), 0),
-    ];
+    const { pids, agent: piRss, below } = memory(piPid);
     const t4 = performance.now();
     await session.close();
     await kit.close();

@@ -1,16 +1,17 @@
 /**
- * What the session benchmarks read of an agent's process tree on Linux: each process's
+ * What the session benchmarks (ACP, Pi, Claude Code) read of an agent's process tree on Linux: each process's
  * parent and state from /proc, a tree's peak memory (VmHWM), and a wait that fails when a
  * session's processes outlive it.
  */
 import { readdirSync, readFileSync } from "node:fs";
 
-/** A process's state and parent, or undefined once it is gone. */
-export function stat(pid: number): { ppid: number; state: string } | undefined {
+/** A process's name, state and parent, or undefined once it is gone. */
+export function stat(pid: number): { ppid: number; comm: string; state: string } | undefined {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const [state, ppid] = text.slice(text.lastIndexOf(")") + 2).split(" ");
-    return { state: state!, ppid: Number(ppid) };
+    const close = text.lastIndexOf(")");
+    const [state, ppid] = text.slice(close + 2).split(" ");
+    return { comm: text.slice(text.indexOf("(") + 1, close), state: state!, ppid: Number(ppid) };
   } catch {
     return undefined;
   }
