@@ -11,6 +11,7 @@ import {
 import { HarnessStartError, type HarnessLaunch } from "@jest-m3/core/harness";
 import { claudeArgs, denyRules, mcpServers, normalizeName } from "./config.js";
 import { claudeEnvironment, copyHostLogin, createHomes, type ClaudeHomes } from "./home.js";
+import { InvalidClaudeCodeOptions } from "./errors.js";
 import { resolveClaudeCodeOptions, type ResolvedClaudeCodeOptions } from "./options.js";
 import type { McpServerStatus } from "./protocol.js";
 import { credentialsCapability, HARNESS_NAME, launchFacts } from "./launch-facts.js";
@@ -160,6 +161,12 @@ export async function openClaudeCodeSession(launch: HarnessLaunch): Promise<Clau
     options.exposeDisallowedTools,
   );
   const executable = facts.executable.path;
+  if (options.warm && launch.workspaceKind !== undefined) {
+    throw new InvalidClaudeCodeOptions(
+      "warm",
+      `cannot serve a session with a workspace (${launch.workspaceKind}): a warm Claude Code process keeps the working directory it was started in, so the agent would not work in the session's workspace. Leave warm out of the selections of workspace sessions (the workspace is the agent's cwd), or the workspace out of warm ones.`,
+    );
+  }
   if (options.warm) return openWarmSession(launch, options, executable, facts.login);
   const homes = await createHomes(await launch.tempDir("m3-claude-"));
   if (!launch.provider && launch.credentials.length === 0 && facts.login.usable) {

@@ -52,6 +52,8 @@ export async function buildLaunch(
     readonly signal: AbortSignal;
     /** The agent's working directory (the session's workspace, or an empty temp folder). */
     readonly workspace: string;
+    /** The kind of the session's workspace, when the test gave one. */
+    readonly workspaceKind?: HarnessLaunch["workspaceKind"];
     /** The provider to hand the harness (the provider tap's), else the selection's. */
     readonly provider?: ModelProvider;
   },
@@ -64,6 +66,7 @@ export async function buildLaunch(
     servers: session.servers,
     toolPolicy: session.policy,
     workspace: session.workspace,
+    ...(session.workspaceKind ? { workspaceKind: session.workspaceKind } : {}),
     env: harnessEnvironment(agent, services.parentEnv, (name, value) =>
       services.runtime.registerSecret(name, value),
     ),

@@ -175,6 +175,7 @@ export class AgentSession implements AsyncDisposable {
         signal: this.shutdown.signal,
         workspace,
         ...(this.spec.workspace ? { workspaceKind: this.spec.workspace.kind } : {}),
+        ...(this.spec.workspace ? { workspaceKind: this.spec.workspace.kind } : {}),
         ...(this.tap ? { provider: this.tap.provider } : {}),
       });
       const plan = this.spec.elicitation;

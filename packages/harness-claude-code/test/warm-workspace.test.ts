@@ -1,0 +1,82 @@
+/**
+ * Warm Claude Code with a workspace: a warm process keeps the working directory it was
+ * started in, so it cannot work in a session's workspace. Such a session is refused with
+ * `InvalidClaudeCodeOptions` naming `warm`, the workspace's kind and the fix, before any
+ * Claude Code process starts (ground truth: this worker's stream-json children in /proc);
+ * the same selection without a workspace opens a warm session as before.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ExecutionOutcome, MCPTestKit } from "@jest-m3/core";
+import claudeCodeHarness, {
+  InvalidClaudeCodeOptions,
+  stopWarmClaudeCode,
+} from "@jest-m3/harness-claude-code";
+import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { childrenOf } from "@jest-m3/test-support";
+import { shippingServer } from "./support/claude";
+
+jest.setTimeout(120_000);
+
+/** This worker's Claude Code processes in stream-json mode (warm ones outlive kits). */
+function claudePids(): number[] {
+  return childrenOf(process.pid).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("\0stream-json\0");
+    } catch {
+      return false;
+    }
+  });
+}
+
+let model: ScriptedModel;
+beforeAll(async () => {
+  model = await startScriptedModel({
+    rules: [{ name: "hello", when: { user: "say hello" }, steps: [{ reply: "Hello." }] }],
+  });
+});
+afterAll(async () => {
+  await stopWarmClaudeCode();
+  await model.close();
+});
+
+test("a warm Claude Code refuses a session with a workspace before it starts, naming the option and the fix", async () => {
+  await using kit = new MCPTestKit({ env: {}, harnesses: [claudeCodeHarness] });
+  const root = await kit.tempDir("m3-claude-warm-ws-");
+  const source = join(root, "project");
+  mkdirSync(source);
+  writeFileSync(join(source, "notes.md"), "todo\n");
+  const [agent] = kit.agents([
+    {
+      harness: "claude-code",
+      models: ["claude-sonnet-5-5"],
+      provider: model.providerFor("anthropic-messages"),
+      options: { warm: true },
+    },
+  ]);
+  const server = shippingServer(join(root, "calls.jsonl"));
+  const before = claudePids();
+  for (const workspace of [{ copy: source }, { readOnly: source }] as const) {
+    const session = agent!.session({ server, workspace, timeout: 60_000 });
+    const error = await session.open().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InvalidClaudeCodeOptions);
+    expect((error as Error).message).toMatch(
+      new RegExp(
+        `warm.*cannot serve a session with a workspace \\(${Object.keys(workspace)[0]!}\\): a warm Claude Code process keeps the working directory it was started in.*Leave warm out of the selections of workspace sessions`,
+      ),
+    );
+    expect(session.result).toHaveProperty("snapshot.outcome", ExecutionOutcome.FAILED);
+  }
+  // No Claude Code was started for them, warm or cold.
+  expect(kit.processes.filter((child) => child.label === "claude")).toEqual([]);
+  expect(claudePids()).toEqual(before);
+
+  // Without a workspace the same selection opens a warm session.
+  const session = agent!.session({ server, timeout: 60_000 });
+  {
+    await using open = await session.open();
+    await open.send("Please say hello.");
+  }
+  expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.COMPLETED);
+  expect(session.result.turns[0]?.response?.text).toBe("Hello.");
+});
