@@ -7,9 +7,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ExecutionOutcome, MCPTestKit, TurnOutcome, expect } from "jest-m3";
+import { MCPTestKit, expect } from "jest-m3";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { callLog, isRunning, processTree, shippingServer } from "./support/pi";
+import { expectSeed, runSeed, seedRule } from "@jest-m3/test-support";
+import { isRunning, processTree, shippingServer } from "./support/pi";
 
 jest.setTimeout(120_000);
 
@@ -17,21 +18,7 @@ let model: ScriptedModel;
 let logs: string;
 beforeAll(async () => {
   logs = mkdtempSync(join(tmpdir(), "m3-pi-seed-"));
-  model = await startScriptedModel({
-    rules: [
-      {
-        name: "quote",
-        when: { user: /weight_kg (\d+) in zone (\w+)/ },
-        steps: [
-          {
-            call: "shipping:shipping_quote",
-            args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
-          },
-          { reply: "The quote is {{result.amount}} {{result.currency}}." },
-        ],
-      },
-    ],
-  });
+  model = await startScriptedModel({ rules: [seedRule()] });
 });
 afterAll(async () => {
   await model.close();
@@ -53,52 +40,15 @@ describe.each(["responses", "chat-completions", "anthropic-messages"] as const)(
         tools: ["shipping:shipping_quote"],
         timeout: 90_000,
       });
-      let first, second;
-      let pids: number[];
-      {
-        await using open = await session.open();
-        first = await open.send("Call shipping_quote once for weight_kg 2 in zone local.");
-        second = await open.send("Call shipping_quote once for weight_kg 3 in zone regional.");
-        pids = processTree(kit);
-      }
-      const result = session.result;
-
-      expect(result).toHaveOutcome(ExecutionOutcome.COMPLETED);
-      expect(first.snapshot.outcome).toBe(TurnOutcome.COMPLETED);
-      expect(second.snapshot.outcome).toBe(TurnOutcome.COMPLETED);
-      expect(first.snapshot.sessionId).toBeTruthy();
-      expect(first.snapshot.sessionId).toBe(second.snapshot.sessionId);
-      expect(result).toHaveToolCall("shipping_quote", {
-        turn: first,
-        server: "shipping",
-        status: "success",
-        count: 1,
-      });
-      expect(result)
-        .toHaveToolCall("shipping_quote")
-        .inTurn(second)
-        .onServer("shipping")
-        .withStatus("success")
-        .times(1);
-      expect(result.snapshot.agent).toEqual(
+      const run = await runSeed(session, () => processTree(kit));
+      const { first, second, pids } = run;
+      expectSeed(run, log);
+      expect(run.result.snapshot.agent).toEqual(
         expect.objectContaining({ harness: "pi", model: "scripted-1", version: "1.6.0" }),
       );
       // The amounts are the server's: the bridge hands Pi the structured result as JSON text.
       expect(first.response?.text).toBe("The quote is 9 USD.");
       expect(second.response?.text).toBe("The quote is 15.5 USD.");
-      for (const [turn, args] of [
-        [first, { weight_kg: 2, zone: "local" }],
-        [second, { weight_kg: 3, zone: "regional" }],
-      ] as const) {
-        expect(
-          turn.toolCalls.map((call) => [call.server, call.tool, call.arguments, call.evidence]),
-        ).toEqual([["shipping", "shipping_quote", args, "both"]]);
-      }
-      // Ground truth: the server's own log.
-      expect(callLog(log).map((entry) => entry.arguments)).toEqual([
-        { weight_kg: 2, zone: "local" },
-        { weight_kg: 3, zone: "regional" },
-      ]);
       // Exactly two model requests per turn (the call, then the reply): no side requests.
       const requests = model.journal.entries.slice(before);
       expect(requests.map((entry) => [entry.dialect, entry.side])).toEqual(
