@@ -17,6 +17,7 @@ export {
   type RuntimeOptions,
   type TrackedKit,
 } from "./runtime/runtime.js";
+export type { DirectClientClosed } from "./kit/context.js";
 // The input checks (also `@jest-m3/core/validation`).
 export * from "./validation.js";
 export { SecretScrubber, MIN_SECRET_LENGTH, type SecretValue } from "./runtime/secret-scrubber.js";

@@ -1,3 +1,4 @@
+import type { Trace } from "../evidence/trace.js";
 import type { ManagedProcess } from "../processes/managed-process.js";
 
 /** Something the kit releases when it closes. */
@@ -24,4 +25,17 @@ export interface KitContext {
    * name it came from, so what the run writes or prints is scrubbed of it (the runtime's).
    */
   registerSecret?(name: string, value: string): void;
+  /** A direct client closed after it had connected: its trace is final (for observers). */
+  directClosed?(client: DirectClientClosed): void;
+}
+
+/** A direct client that closed, as the runtime's observers hear of it. */
+export interface DirectClientClosed {
+  /** The server's name, from its spec. */
+  readonly server: string;
+  /** The client's complete trace: every message, the tool calls, the gaps. */
+  readonly trace: Trace;
+  /** When the client was created and when it closed (epoch ms). */
+  readonly createdAt: number;
+  readonly finishedAt: number;
 }

@@ -175,6 +175,8 @@ export class MCPTestKit implements AsyncDisposable {
       connectionId: (server) => `${server}#${++this.connections}`,
       assertOpen: (what) => this.assertOpen(what),
       registerSecret: (name, value) => this.runtime.registerSecret(name, value),
+      directClosed: (client) =>
+        this.runtime.notify((observer) => observer.directClientClosed?.(client)),
       own: (resource) => {
         this.resources.add(resource);
         return () => this.resources.delete(resource);

@@ -9,6 +9,7 @@ import { keepingAlive } from "../processes/keep-alive.js";
 import { ProviderTap, type TapUpstream } from "../provider-tap/tap.js";
 import type { ExecutionResult, TurnResult } from "../evidence/results.js";
 import type { ToolCall } from "../evidence/trace.js";
+import type { DirectClientClosed } from "../kit/context.js";
 import type {
   HarnessDefinition,
   ModelProvider,
@@ -41,6 +42,8 @@ export interface KitObserver {
   ): void;
   /** A turn ended; its result is final. */
   turnFinished?(turn: SessionProgress & { readonly result: TurnResult }): void;
+  /** A direct client (`kit.direct()`) that had connected closed; its trace is final. */
+  directClientClosed?(client: DirectClientClosed): void;
 }
 
 /** Which session and turn a progress event is about. */
