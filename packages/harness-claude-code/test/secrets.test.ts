@@ -6,11 +6,12 @@
  * session's trace and events are searched while the session is still open: the values
  * never appear. The stdio server itself does not see Claude Code's key (blanked).
  */
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { MCPTestKit } from "@jest-m3/core";
 import claudeCodeHarness from "@jest-m3/harness-claude-code";
 import { startScriptedModel } from "@jest-m3/scripted-model";
+import { filesContaining, kitTempDirs } from "@jest-m3/test-support";
 import { fixturePath } from "@jest-m3/test-support";
 import { startHttpShipping } from "./support/claude";
 
@@ -19,21 +20,6 @@ jest.setTimeout(60_000);
 const KEY = "sk-m3-planted-claude-key-5d21c0";
 const HEADER = "m3-planted-claude-header-8e9f14";
 const SERVER_SECRET = "m3-planted-server-secret-3b7a62";
-
-function filesContaining(dir: string, needles: readonly string[]): string[] {
-  const found: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    const stat = lstatSync(path, { throwIfNoEntry: false });
-    if (!stat || stat.isSymbolicLink()) continue;
-    if (stat.isDirectory()) found.push(...filesContaining(path, needles));
-    else if (stat.isFile()) {
-      const bytes = readFileSync(path);
-      if (needles.some((needle) => bytes.includes(needle))) found.push(path);
-    }
-  }
-  return found;
-}
 
 test("a key, a header and a server secret reach no file, trace or event; the stdio server gets no key", async () => {
   process.env.M3_PLANTED_CLAUDE_KEY = KEY;
@@ -89,7 +75,7 @@ test("a key, a header and a server secret reach no file, trace or event; the std
         ["local", "success"],
       ]);
       // While the session is open: every file of the kit's temporary folders.
-      const dirs = (kit as unknown as { tempDirs: string[] }).tempDirs;
+      const dirs = kitTempDirs(kit);
       expect(dirs.length).toBeGreaterThan(2);
       expect(dirs.flatMap((dir) => filesContaining(dir, needles))).toEqual([]);
     }

@@ -4,7 +4,6 @@
  */
 import { join } from "node:path";
 import { MCPTestKit, type WireCapture } from "@jest-m3/core";
-import { type AdapterTurn, type HarnessSession } from "@jest-m3/core/harness";
 import codexHarness from "@jest-m3/harness-codex";
 import type { CodexSession } from "../src/session";
 import { startScriptedModel, type Script, type ScriptedModel } from "@jest-m3/scripted-model";
@@ -15,8 +14,10 @@ import {
   codexSelection,
   isRunning,
   knownPids,
+  runTurn as turn,
   shippingServer,
   turnRequest,
+  waitFor,
 } from "./support/codex";
 
 const script: Script = {
@@ -36,29 +37,6 @@ const script: Script = {
     { name: "hang", when: { user: "hang" }, steps: [{ hang: true }] },
   ],
 };
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-/** Runs one turn inside a wire-capture turn window, as a session does. */
-async function turn(
-  session: HarnessSession,
-  capture: WireCapture,
-  turnId: string,
-  text: string,
-): Promise<AdapterTurn> {
-  capture.beginTurn(turnId);
-  try {
-    return await session.send(turnRequest(text, turnId).request);
-  } finally {
-    await capture.endTurn();
-  }
-}
 
 describe("Codex sessions (real codex app-server, scripted model, real MCP server)", () => {
   let model: ScriptedModel;

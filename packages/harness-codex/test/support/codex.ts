@@ -14,8 +14,10 @@ export {
   knownPids,
   ledgerServer,
   REPO_ROOT,
+  runTurn,
   shippingServer,
   turnRequest,
+  waitFor,
   type TestLaunch,
 } from "@jest-m3/test-support";
 
