@@ -2,13 +2,13 @@
  * Credentials reach Codex through its environment only: a provider's key is named in the
  * configuration (`env_key`), sent to the model, and its value is written nowhere.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { MCPTestKit, type WireCapture } from "@jest-m3/core";
 import { type HarnessLaunch } from "@jest-m3/core/harness";
 import codexHarness from "@jest-m3/harness-codex";
 import type { CodexSession } from "../src/session";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { filesContaining } from "@jest-m3/test-support";
 import {
   closeAndExpectNoProcessLeft,
   codexLaunch,
@@ -19,19 +19,6 @@ import {
 } from "./support/codex";
 
 const SECRET = "m3-test-secret-4c1d9e";
-
-/** Every file under `dir` that contains `text`. */
-function filesContaining(dir: string, text: string): string[] {
-  const found: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    const stat = statSync(path, { throwIfNoEntry: false });
-    if (!stat) continue;
-    if (stat.isDirectory()) found.push(...filesContaining(path, text));
-    else if (stat.isFile() && readFileSync(path).includes(text)) found.push(path);
-  }
-  return found;
-}
 
 describe("Codex credentials", () => {
   let model: ScriptedModel;
