@@ -207,13 +207,6 @@ export interface HarnessLaunch {
    */
   readonly workspaceKind?: "copy" | "gitWorktree" | "readOnly";
   /**
-   * The kind of workspace the test gave the session (`agent.session({ workspace })`), whose
-   * copy or worktree `workspace` then is; absent when it is an empty temporary folder. An
-   * agent process that cannot work in `workspace` (one kept warm in a folder of its own)
-   * must refuse a session that has one.
-   */
-  readonly workspaceKind?: "copy" | "gitWorktree" | "readOnly";
-  /**
    * The harness's environment: an allow-list of the parent's (PATH, locale, temp dir) plus
    * the mapped credentials. Add what the harness needs; never merge in `process.env`.
    */
