@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit, TurnOutcome, expect } from "jest-m3";
 import claudeCodeHarness, { TESTED_CLAUDE_CODE_VERSION } from "@jest-m3/harness-claude-code";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { callLog, closeAndExpectNoProcessLeft, isRunning, shippingServer } from "./support/claude";
+import { expectSeed, HANG_RULE, runSeed, seedRule } from "@jest-m3/test-support";
+import { closeAndExpectNoProcessLeft, isRunning, shippingServer } from "./support/claude";
 
 jest.setTimeout(60_000);
 
@@ -16,22 +17,7 @@ describe("Claude Code through the kit's agent sessions", () => {
   let kit: MCPTestKit;
 
   beforeEach(async () => {
-    model = await startScriptedModel({
-      rules: [
-        {
-          name: "quote",
-          when: { user: /weight_kg (\d+) in zone (\w+)/ },
-          steps: [
-            {
-              call: "shipping:shipping_quote",
-              args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
-            },
-            { reply: "The quote is {{result.amount}} {{result.currency}}." },
-          ],
-        },
-        { name: "hang", when: { user: "hang" }, steps: [{ hang: true }] },
-      ],
-    });
+    model = await startScriptedModel({ rules: [seedRule(), HANG_RULE] });
     kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [claudeCodeHarness] });
   });
   afterEach(async () => {
@@ -53,64 +39,16 @@ describe("Claude Code through the kit's agent sessions", () => {
       tools: ["shipping:shipping_quote"],
       timeout: 60_000,
     });
-    let first, second;
-    let pids: number[];
-    {
-      await using open = await session.open();
-      first = await open.send("Call shipping_quote once for weight_kg 2 in zone local.");
-      second = await open.send("Call shipping_quote once for weight_kg 3 in zone regional.");
-      pids = kit.processes.map((child) => child.pid);
-    }
-    const result = session.result;
-    expect(result).toHaveOutcome(ExecutionOutcome.COMPLETED);
-    expect(result.snapshot.agent).toEqual({
+    const run = await runSeed(session, () => kit.processes.map((child) => child.pid));
+    expectSeed(run, log);
+    expect(run.result.snapshot.agent).toEqual({
       name: "claude-code:scripted-model",
       harness: "claude-code",
       model: "scripted-model",
       version: TESTED_CLAUDE_CODE_VERSION,
     });
-    expect(first.snapshot.outcome).toBe(TurnOutcome.COMPLETED);
-    expect(second.snapshot.outcome).toBe(TurnOutcome.COMPLETED);
-    expect(first.snapshot.sessionId).toBe(second.snapshot.sessionId);
-    expect(first.response?.text).toBe("The quote is 9 USD.");
-    expect(result).toHaveToolCall("shipping_quote", {
-      turn: first,
-      server: "shipping",
-      status: "success",
-      count: 1,
-    });
-    expect(result)
-      .toHaveToolCall("shipping_quote")
-      .inTurn(second)
-      .onServer("shipping")
-      .withStatus("success")
-      .times(1);
-    for (const [turn, args] of [
-      [first, { weight_kg: 2, zone: "local" }],
-      [second, { weight_kg: 3, zone: "regional" }],
-    ] as const) {
-      expect(
-        turn.toolCalls.map((call) => ({
-          server: call.server,
-          tool: call.tool,
-          arguments: call.arguments,
-          status: call.status,
-          evidence: call.evidence,
-          turnId: call.turnId,
-        })),
-      ).toEqual([
-        {
-          server: "shipping",
-          tool: "shipping_quote",
-          arguments: args,
-          status: "success",
-          evidence: "both",
-          turnId: turn.snapshot.turnId,
-        },
-      ]);
-    }
-    expect(callLog(log)).toHaveLength(2);
-    expect(pids.filter(isRunning)).toEqual([]);
+    expect(run.first.response?.text).toBe("The quote is 9 USD.");
+    expect(run.pids.filter(isRunning)).toEqual([]);
   });
 
   test("the aliases claude and claude_code select the same harness", async () => {

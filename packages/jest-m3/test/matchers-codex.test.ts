@@ -1,76 +1,19 @@
 // The matchers on results the real Codex binary produced (scripted model, shipping server):
 // wire and reported evidence side by side, per turn.
-import { join } from "node:path";
-import {
-  ExecutionOutcome,
-  MCPTestKit,
-  expect,
-  type ExecutionResult,
-  type TurnResult,
-} from "jest-m3";
-import codexHarness from "@jest-m3/harness-codex";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { ExecutionOutcome, expect, type ExecutionResult, type TurnResult } from "jest-m3";
+import { codexQuotes, type CodexQuotes } from "./support/codex-quotes";
 import { failure } from "./support/failure";
 
-const shipping = {
-  name: "shipping",
-  command: process.execPath,
-  args: [join(__dirname, "..", "..", "..", "examples", "shipping", "shipping-server.mjs")],
-};
-
 describe("matchers on a real Codex session", () => {
-  let model: ScriptedModel;
-  const kit = new MCPTestKit({ env: {}, harnesses: [codexHarness] });
+  let run: CodexQuotes | undefined;
   let result: ExecutionResult;
   let first: TurnResult;
   let second: TurnResult;
   beforeAll(async () => {
-    model = await startScriptedModel({
-      rules: [
-        {
-          name: "one quote",
-          when: { user: /weight_kg (\d+) in zone (\w+)/ },
-          steps: [
-            {
-              call: "shipping:shipping_quote",
-              args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
-            },
-            { reply: "The quote is {{result.amount}} {{result.currency}}." },
-          ],
-        },
-        {
-          name: "two quotes",
-          when: { user: "compare" },
-          steps: [
-            {
-              parallel: [
-                { call: "shipping:shipping_quote", args: { weight_kg: 1, zone: "local" } },
-                { call: "shipping:shipping_quote", args: { weight_kg: 1, zone: "international" } },
-              ],
-            },
-            { reply: "Local {{results.0.amount}}, international {{results.1.amount}}." },
-          ],
-        },
-      ],
-    });
-    const [agent] = kit.agents([
-      { harness: "codex", models: ["gpt-5.5"], provider: model.provider },
-    ]);
-    const session = agent!.session({
-      server: shipping,
-      tools: ["shipping:shipping_quote"],
-      timeout: 60_000,
-    });
-    await session.open();
-    first = await session.send("Call shipping_quote for weight_kg 2 in zone local.");
-    second = await session.send("compare local and international for 1 kg");
-    await session.close();
-    result = session.result;
+    run = await codexQuotes();
+    ({ result, first, second } = run);
   });
-  afterAll(async () => {
-    await kit.close();
-    await model.close();
-  });
+  afterAll(() => run?.close());
 
   test("per-turn assertions with both kinds of evidence", () => {
     expect(result).toHaveOutcome(ExecutionOutcome.COMPLETED);
