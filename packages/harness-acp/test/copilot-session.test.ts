@@ -224,13 +224,21 @@ test("an MCP server that fails to start is visible: the turn has no call and the
     timeout: 60_000,
   });
   // Copilot starts its MCP servers in the background and says nothing of a failure over
-  // ACP: the session opens, the turn has no ledger tool, and the relay's record of the
-  // server's stderr is in the trace.
-  await session.open();
-  const turn = await session.send("Please erase the ledger.");
+  // ACP. Core waits for the servers the agent started and fails open() naming one that
+  // died; a server Copilot had not started yet when it answered session/new is not waited
+  // for, and then the turn runs without its tools. Either way the server's words are kept.
+  const opened = await session.open().then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (opened === undefined) {
+    const turn = await session.send("Please erase the ledger.");
+    expect(turn.toolCalls).toEqual([]);
+    expect(rawOffered()).not.toContain("ledger-erase_ledger");
+  } else {
+    expect((opened as Error).message).toContain('MCP server "ledger" failed to start');
+  }
   await session.close();
-  expect(turn.toolCalls).toEqual([]);
-  expect(rawOffered()).not.toContain("ledger-erase_ledger");
   const stderr = session.result.trace.events
     .filter((event) => event.kind === "stderr" && event.server === "ledger")
     .map((event) => event.detail)
