@@ -68,6 +68,9 @@ test("one row per agent; trials from the ledger (a record without an agent belon
       turnLatencyMs: { p50: 200, p95: 300 },
       toolCalls: { total: 3, perSession: { mean: 1.5, p50: 0, p95: 3, max: 3 } },
       judgeScores: null,
+      // No provider tap counted tokens, and no session has a cost: unavailable, not 0.
+      tokens: null,
+      cost: { unavailable: "the session's cost was not recorded" },
     },
   ]);
   // Two agents, the ledger naming each (one without the version the session knows).

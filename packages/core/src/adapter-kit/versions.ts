@@ -109,10 +109,7 @@ export async function runIsolated(
       reason: `\`${shown}\` failed (${how})${said ? `: ${said}` : ""}`,
     };
   } finally {
-    // A killed agent's helpers may still write there for a moment: retry, never fail on it.
-    await rm(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).catch(
-      () => undefined,
-    );
+    await rm(home, { recursive: true, force: true });
   }
 }
 

@@ -15,7 +15,13 @@ import { join } from "node:path";
 import { readRecords } from "../shared/run-ledger.js";
 import { runDir } from "../shared/hand-off.js";
 import { formatTranscript, type TranscriptRecord } from "../shared/transcript.js";
-import { TRANSCRIPT_MARKER, type JestFileResult, type RunFile } from "../report/build.js";
+import {
+  sessionTrial,
+  TRANSCRIPT_MARKER,
+  type JestFileResult,
+  type ReportInput,
+  type RunFile,
+} from "../report/build.js";
 import {
   BLOB_FILE,
   jsonReport,
@@ -82,6 +88,8 @@ interface M3ReporterOptions {
   readonly annotations?: boolean;
 }
 
+type TrialsRecord = NonNullable<ReportInput["trials"]>[number];
+
 /** Rows of the end-of-run table at most; the report has them all. */
 const MAX_TABLE_ROWS = 40;
 
@@ -130,8 +138,14 @@ class M3Reporter {
       }
     }
     const records = transcripts(dir).filter((record) => record.testPath === result.testFilePath);
+    const trials = readRecords<TrialsRecord>(dir, "trials").filter(
+      (record) => record.testPath === result.testFilePath,
+    );
     for (const entry of failedTests) {
-      const mine = records.filter((record) => record.testName === entry.fullName);
+      const ofTest = trials.filter((record) => record.testName === entry.fullName);
+      const mine = records
+        .filter((record) => record.testName === entry.fullName)
+        .map((record) => ({ ...record, trialOf: sessionTrial(record, ofTest) }));
       if (mine.length === 0) continue;
       const shownAbove = entry.failureMessages.join("\n");
       const text = mine.map((record) => formatTranscript(record, shownAbove)).join("\n\n");

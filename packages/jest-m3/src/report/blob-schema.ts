@@ -140,6 +140,7 @@ const turnSchema = z.object({
 });
 
 const sessionSchema = z.object({
+  kind: z.literal("direct").optional(),
   testPath: text,
   testName: text,
   executionId: text,
@@ -185,6 +186,8 @@ const sessionSchema = z.object({
     .nullable()
     .optional(),
   modelRequestCount: count.nullable().optional(),
+  cost: z.number().min(0).nullable().optional(),
+  costNote: nullableText.optional(),
   workspace: workspaceSchema.nullable().optional(),
   turns: z.array(turnSchema),
   outsideTurns: count,
@@ -217,6 +220,7 @@ const trialsSchema = z
     passed: count,
     interval: z.tuple([rate, rate]),
     need: text,
+    failedTrials: z.array(z.int().min(1)).optional(),
   })
   .refine((record) => record.passed <= record.trials, {
     message: "passed must not exceed trials.",

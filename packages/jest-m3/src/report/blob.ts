@@ -11,6 +11,7 @@ import { M3Error, SecretScrubber } from "@jest-m3/core/lean";
 import type { TranscriptRecord } from "../shared/transcript.js";
 import {
   buildRunReport,
+  failedTrialsOf,
   type JestAssertion,
   type JestFileResult,
   type ReportInput,
@@ -96,6 +97,7 @@ export function makeBlob(
       passed: record.passed,
       interval: record.interval,
       need: record.need,
+      ...(failedTrialsOf(record) ? { failedTrials: failedTrialsOf(record) ?? [] } : {}),
     })),
     verdicts: new SecretScrubber(secrets).scrubValue((verdicts ?? []).map(trimVerdict)),
   };

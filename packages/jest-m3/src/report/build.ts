@@ -5,10 +5,17 @@
 import { createHash } from "node:crypto";
 import { relative, sep } from "node:path";
 import type { TranscriptRecord } from "../shared/transcript.js";
-import type { ReportTest, RunReport, Trials, Verdict } from "./model.js";
+import type {
+  ReportSession,
+  ReportTest,
+  RunReport,
+  SessionTrial,
+  Trials,
+  Verdict,
+} from "./model.js";
 import { SecretScrubber } from "@jest-m3/core/lean";
 import { scrubText, type SecretValue } from "../shared/redact.js";
-import { testStats, type StatsAgent } from "./stats.js";
+import { sameAgent, sessionAgent, testStats, type StatsAgent } from "./stats.js";
 import type { VerdictRecord } from "./verdicts.js";
 
 /** One test as Jest's reporters receive it (the fields the report reads). */
@@ -65,6 +72,10 @@ export interface ReportInput {
     readonly passed: number;
     readonly interval: readonly [number, number];
     readonly need: string;
+    /** The trials (1-based) that failed; a blob carries these, not the ledger's verdicts. */
+    readonly failedTrials?: readonly number[];
+    /** The ledger's own per-trial verdicts (read for {@link failedTrialsOf}). */
+    readonly verdicts?: ReadonlyArray<{ readonly trial: number; readonly passed: boolean }>;
   }>;
   /** The verdicts ledger of the run (see `toPassJudge`), when tests asked a judge. */
   readonly verdicts?: readonly VerdictRecord[];
@@ -124,6 +135,59 @@ function trialsOf(input: ReportInput, testPath: string, fullName: string): { tri
       ...(only ? { interval: only.interval, need: only.need } : {}),
     },
   };
+}
+
+type TrialsRecord = NonNullable<ReportInput["trials"]>[number];
+
+/** The trials of a trials record that failed: as the blob says, else from its verdicts. */
+export function failedTrialsOf(record: TrialsRecord): readonly number[] | null {
+  if (record.failedTrials) return record.failedTrials;
+  if (record.verdicts) {
+    return record.verdicts.filter((verdict) => !verdict.passed).map((verdict) => verdict.trial);
+  }
+  return null;
+}
+
+/**
+ * Which trial of its test a session ran in (`trial k of n`) and whether that trial passed,
+ * from the test's trials records (`records`: the test's own): the record of the session's
+ * agent, or the only one when it names none. Null for a session outside trials.
+ *
+ * @example
+ * ```ts
+ * const label = sessionTrial(session, records); // { trial: 2, of: 5, passed: false }
+ * ```
+ */
+export function sessionTrial(
+  session: TranscriptRecord,
+  records: readonly TrialsRecord[],
+): SessionTrial | null {
+  const trial = session.trial;
+  if (trial === null || trial === undefined) return null;
+  const agent = sessionAgent(session);
+  const mine = records.filter((record) =>
+    record.agent ? sameAgent(record.agent, agent) : records.length === 1,
+  );
+  const record = mine.find((candidate) => candidate.trials >= trial) ?? mine[0];
+  if (!record) return null;
+  const failed = failedTrialsOf(record);
+  return { trial, of: record.trials, passed: failed === null ? null : !failed.includes(trial) };
+}
+
+/** The sessions of a test, each with its trial when it ran in one. */
+function withTrials(
+  input: ReportInput,
+  testPath: string,
+  fullName: string,
+  sessions: readonly TranscriptRecord[],
+): ReportSession[] {
+  const records = (input.trials ?? []).filter(
+    (record) => record.testPath === testPath && record.testName === fullName,
+  );
+  return sessions.map((session) => {
+    const trialOf = records.length > 0 ? sessionTrial(session, records) : null;
+    return trialOf ? { ...session, trialOf } : session;
+  });
 }
 
 /** A test's statistics per agent, when it ran sessions or trials (skipped tests: none). */
@@ -220,8 +284,10 @@ export function buildRunReport(raw: ReportInput): RunReport {
     const sessions = byFile.get(result.testFilePath) ?? [];
     const claimed = new Set<TranscriptRecord>();
     for (const assertion of result.testResults) {
-      const mine = sessions.filter((session) => session.testName === assertion.fullName);
-      mine.forEach((session) => claimed.add(session));
+      const ofTest = sessions.filter((session) => session.testName === assertion.fullName);
+      ofTest.forEach((session) => claimed.add(session));
+      const mine = ofTest.filter((session) => session.kind !== "direct");
+      const direct = ofTest.filter((session) => session.kind === "direct");
       tests.push({
         id: uniqueId(file, assertion.fullName),
         file,
@@ -232,10 +298,11 @@ export function buildRunReport(raw: ReportInput): RunReport {
         failureMessages: (assertion.failureMessages ?? []).map((message) =>
           scrub(withoutTranscript(message)),
         ),
-        sessions: mine,
+        sessions: withTrials(input, result.testFilePath, assertion.fullName, mine),
         ...trialsOf(input, result.testFilePath, assertion.fullName),
         ...statsOf(input, result.testFilePath, assertion, mine),
         ...verdictsOf(input, result.testFilePath, assertion.fullName),
+        ...(direct.length > 0 ? { direct } : {}),
       });
     }
     const suiteFailed = Boolean(result.testExecError) || result.testResults.length === 0;
@@ -251,7 +318,10 @@ export function buildRunReport(raw: ReportInput): RunReport {
         verdict: suiteFailed && result.failureMessage ? "failed" : "passed",
         durationMs: null,
         failureMessages: result.failureMessage && suiteFailed ? [scrub(result.failureMessage)] : [],
-        sessions: orphans,
+        sessions: orphans.filter((session) => session.kind !== "direct"),
+        ...(orphans.some((session) => session.kind === "direct")
+          ? { direct: orphans.filter((session) => session.kind === "direct") }
+          : {}),
       });
     }
   }

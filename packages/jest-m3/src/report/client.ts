@@ -76,6 +76,9 @@ tr.stats-row.on td { background:#e3ecfd; }
 .verdict.j-pass { border-left-color:var(--pass); } .verdict.j-fail { border-left-color:var(--fail); } .verdict.j-error { border-left-color:var(--skip); }
 .verdict .word { font-weight:700; text-transform:uppercase; font-size:11px; margin-right:6px; }
 .j-pass .word { color:var(--pass); } .j-fail .word { color:var(--fail); } .j-error .word { color:var(--skip); }
+.trial { font-size:12px; font-weight:600; border:1px solid var(--line); border-radius:3px; padding:0 5px; margin-left:6px; color:var(--muted); }
+.trial.t-pass { color:var(--pass); border-color:#b7dfc3; } .trial.t-fail { color:#fff; background:var(--fail); border-color:var(--fail); }
+.session.trial-failed { border-color:#f1b7b5; border-left:4px solid var(--fail); }
 .usage { color:var(--muted); font-size:12px; margin:4px 0; }
 details.file-diff { margin:4px 0; } details.file-diff summary { cursor:pointer; font-family:ui-monospace,Menlo,Consolas,monospace; font-size:12px; }
 pre.diff .add { color:var(--pass); } pre.diff .del { color:var(--fail); } pre.diff .hunk { color:var(--accent); }
@@ -114,9 +117,10 @@ export const REPORT_SCRIPT = String.raw`
   tests.forEach(function (t) {
     byId[t.id] = t;
     t._agents = {}; t._servers = {}; t._tools = {}; t._calls = 0;
+    t._all = t.sessions.concat(t.direct || []);
     (t.stats || []).forEach(function (r) { var a = statsLabel(r.agent); t._agents[a] = 1; agents[a] = 1; });
-    t.sessions.forEach(function (s) {
-      var a = agentLabel(s); t._agents[a] = 1; agents[a] = 1;
+    t._all.forEach(function (s) {
+      if (s.kind !== 'direct') { var a = agentLabel(s); t._agents[a] = 1; agents[a] = 1; }
       s.turns.forEach(function (turn) {
         turn.toolCalls.forEach(function (c) {
           t._calls += 1; t._servers[c.server] = 1; servers[c.server] = 1; t._tools[c.tool] = 1; tools[c.tool] = 1;
@@ -127,7 +131,7 @@ export const REPORT_SCRIPT = String.raw`
   function haystack(t) {
     if (t._text === undefined) {
       var parts = [t.fullName, t.file, t.verdict].concat(t.failureMessages);
-      t.sessions.forEach(function (s) {
+      t._all.forEach(function (s) {
         parts.push(s.agent, s.model, s.harness || '', s.error || '');
         s.turns.forEach(function (turn) {
           parts.push(turn.prompt, turn.reply || '', turn.error || '');
@@ -170,7 +174,8 @@ export const REPORT_SCRIPT = String.raw`
     var html = '';
     for (var i = first; i < last; i += 1) {
       var t = visible[i];
-      var sub = t.file + ' · ' + Object.keys(t._agents).join(', ') + (t._calls ? ' · ' + t._calls + ' calls' : '');
+      var who = Object.keys(t._agents).join(', ') || (t.direct && t.direct.length ? 'direct client' : 'no agent');
+      var sub = t.file + ' · ' + who + (t._calls ? ' · ' + t._calls + ' calls' : '');
       html += '<div class="row' + (t.id === state.selected ? ' selected' : '') + '" data-top="' + esc(i * ROW) + '" data-test-id="' + esc(t.id) + '">' +
         '<div class="name"><span class="v v-' + esc(t.verdict) + '">' + esc(t.verdict) + '</span>' + esc(t.fullName) + '</div>' +
         '<div class="sub">' + esc(sub) + '</div></div>';
@@ -228,6 +233,12 @@ export const REPORT_SCRIPT = String.raw`
       return '<div class="label">' + (m.direction === 'to_server' ? '→ to server' : '← from server') + ' · ' + esc(m.kind) +
         (m.afterMs ? ' · +' + esc(ms(m.afterMs)) : '') + (m.origin ? ' · answered by the wire capture (' + esc(m.origin) + ')' : '') + '</div><pre>' + esc(text) + '</pre>';
     }).join('');
+  }
+  function money(v) { return v < 0.01 ? v.toPrecision(2) : v.toFixed(4); }
+  function costCell(c) {
+    if (!c) return '-';
+    if (c.unavailable != null) return '<span class="label unavailable" title="' + esc(c.unavailable) + '">unavailable: ' + esc(c.unavailable) + '</span>';
+    return esc(money(c.p50)) + ' / ' + esc(money(c.p95));
   }
   function num(value) { return value == null ? '-' : String(value); }
   function tokensText(u) {
@@ -294,7 +305,8 @@ export const REPORT_SCRIPT = String.raw`
   }
   function turnHtml(s, si, turn, ti) {
     var calls = turn.toolCalls.filter(callShown);
-    var html = '<div class="turn" id="' + esc('s' + si + 't' + turn.number) + '"><h4>Turn ' + esc(turn.number) + ' <span class="label">[' + esc(turn.outcome) + ']' + (turn.durationMs != null ? ' · ' + esc(ms(turn.durationMs)) : '') + '</span></h4>' +
+    var html = s.kind === 'direct' ? '<div class="turn" id="' + esc('s' + si + 't' + turn.number) + '"><div class="label direct-messages">' + esc(turn.prompt) + '</div>' :
+      '<div class="turn" id="' + esc('s' + si + 't' + turn.number) + '"><h4>Turn ' + esc(turn.number) + ' <span class="label">[' + esc(turn.outcome) + ']' + (turn.durationMs != null ? ' · ' + esc(ms(turn.durationMs)) : '') + '</span></h4>' +
       '<div class="label">prompt</div><pre class="prompt">' + esc(turn.prompt) + '</pre>' +
       '<div class="label">reply</div><pre class="reply">' + esc(turn.reply == null ? '(none)' : turn.reply) + '</pre>';
     if (turn.error) html += '<div class="err">turn error: ' + esc(turn.error) + '</div>';
@@ -326,12 +338,14 @@ export const REPORT_SCRIPT = String.raw`
     }
     if (t.stats && t.stats.length) {
       var judged = t.stats.some(function (r) { return r.judgeScores; });
-      html += '<h3>Per agent</h3><table class="stats"><thead><tr><th>agent</th><th>passed</th><th>pass rate (95% CI)</th><th>turn p50</th><th>turn p95</th><th>tool calls</th><th>per session p50 / max</th>' + (judged ? '<th>judge mean (n)</th>' : '') + '</tr></thead><tbody>' +
+      html += '<h3>Per agent</h3><table class="stats"><thead><tr><th>agent</th><th>passed</th><th>pass rate (95% CI)</th><th>turn p50</th><th>turn p95</th><th>tool calls</th><th>per session p50 / max</th><th>tokens p50 / p95</th><th>cost p50 / p95</th>' + (judged ? '<th>judge mean (n)</th>' : '') + '</tr></thead><tbody>' +
         t.stats.map(function (r) {
           var pct = function (v) { return Math.round(v * 100) + '%'; };
           return '<tr class="stats-row' + (state.agent === statsLabel(r.agent) ? ' on' : '') + '"><td>' + esc(r.agent.harness + (r.agent.version ? ' ' + r.agent.version : '') + ' · ' + r.agent.model) + '</td><td>' + esc(r.trials.passed) + '/' + esc(r.trials.run) +
             '</td><td>' + esc(pct(r.trials.rate)) + ' (' + esc(pct(r.trials.interval[0])) + '–' + esc(pct(r.trials.interval[1])) + ')</td><td>' + (r.turnLatencyMs ? esc(ms(r.turnLatencyMs.p50)) : '-') +
             '</td><td>' + (r.turnLatencyMs ? esc(ms(r.turnLatencyMs.p95)) : '-') + '</td><td>' + esc(r.toolCalls.total) + '</td><td>' + esc(r.toolCalls.perSession.p50) + ' / ' + esc(r.toolCalls.perSession.max) + '</td>' +
+            '<td class="tokens">' + (r.tokens ? esc(r.tokens.p50) + ' / ' + esc(r.tokens.p95) : '<span class="label">not counted</span>') + '</td>' +
+            '<td class="cost">' + costCell(r.cost) + '</td>' +
             (judged ? '<td class="judge-mean">' + (r.judgeScores ? esc(r.judgeScores.mean) + ' (' + esc(r.judgeScores.n) + ')' : '-') + '</td>' : '') + '</tr>';
         }).join('') + '</tbody></table>';
     }
@@ -339,22 +353,33 @@ export const REPORT_SCRIPT = String.raw`
     t.sessions.forEach(function (s) { ids[s.executionId] = 1; });
     var loose = (t.verdicts || []).filter(function (v) { return !v.subject || !ids[v.subject.executionId]; });
     if (loose.length) html += '<h3>Judge verdicts</h3>' + loose.map(verdictHtml).join('');
-    if (t.sessions.length === 0) html += '<p class="label">This test ran no agent sessions.</p>';
+    if (t.sessions.length === 0 && !(t.direct && t.direct.length)) html += '<p class="label">This test ran no agent sessions.</p>';
     var others = state.agent ? t.sessions.filter(function (s) { return agentLabel(s) !== state.agent; }).length : 0;
     if (others) html += '<p class="label agent-only">The sessions on ' + esc(state.agent) + ' only: ' + esc(others) + ' session(s) on other agents hidden by the agent filter.</p>';
     t.sessions.forEach(function (s, si) {
       if (state.agent && agentLabel(s) !== state.agent) return;
       var count = s.turns.reduce(function (n, turn) { return n + turn.toolCalls.length; }, 0);
-      html += '<div class="session"><h3>' + esc(s.agent) + '</h3><div class="meta agent">harness ' + esc(s.harness || s.agent) + (s.version ? ' ' + esc(s.version) : '') + ' · model ' + esc(s.model) +
+      var tr = s.trialOf, trialText = tr ? 'trial ' + tr.trial + ' of ' + tr.of + (tr.passed === false ? ' · failed' : tr.passed ? ' · passed' : '') : '';
+      html += '<div class="session' + (tr && tr.passed === false ? ' trial-failed' : '') + '"><h3>' + esc(s.agent) +
+        (tr ? ' <span class="trial ' + (tr.passed === false ? 't-fail' : tr.passed ? 't-pass' : '') + '">' + esc(trialText) + '</span>' : '') + '</h3><div class="meta agent">harness ' + esc(s.harness || s.agent) + (s.version ? ' ' + esc(s.version) : '') + ' · model ' + esc(s.model) +
         (s.provider ? ' · provider <span class="provider">' + esc(s.provider.name + ' (' + s.provider.dialect + ', ' + s.provider.baseUrl + ')') + '</span>' : '') + ' · session ' + esc(s.sessionId || '(never opened)') + ' · outcome ' + esc(s.outcome) + ' · ' + esc(count) + ' calls' + (s.durationMs != null ? ' · ' + esc(ms(s.durationMs)) : '') + '</div>';
       if (s.error) html += '<div class="err">session error: ' + esc(s.error) + '</div>';
       s.gaps.forEach(function (g) { html += '<div class="gap">evidence gap: ' + esc(g) + '</div>'; });
       if (s.outsideTurns) html += '<div class="label">' + esc(s.outsideTurns) + ' call(s) outside any turn</div>';
-      if (s.usage !== undefined) html += '<div class="usage session-usage">session ' + esc(tokensText(s.usage)) + (s.modelRequestCount != null ? ' · ' + esc(s.modelRequestCount) + ' model request(s)' : '') + '</div>';
+      if (s.usage !== undefined) html += '<div class="usage session-usage">session ' + esc(tokensText(s.usage)) + (s.modelRequestCount != null ? ' · ' + esc(s.modelRequestCount) + ' model request(s)' : '') +
+        (s.cost != null ? ' · <span class="session-cost">cost ' + esc(money(s.cost)) + '</span>' : s.costNote ? ' · <span class="session-cost">cost unavailable: ' + esc(s.costNote) + '</span>' : '') + '</div>';
       if (s.catalogCost) html += catalogCostHtml(s.catalogCost);
       verdictsOn(s, null).forEach(function (v) { html += verdictHtml(v); });
       if (s.workspace) html += workspaceHtml(s.workspace);
       s.turns.forEach(function (turn, ti) { html += turnHtml(s, si, turn, ti); });
+      html += '</div>';
+    });
+    (t.direct || []).forEach(function (d, di) {
+      var si = t.sessions.length + di, turn = d.turns[0], count = turn ? turn.toolCalls.length : 0;
+      html += '<div class="session direct"><h3>direct client · ' + esc(d.model) + '</h3>' +
+        '<div class="meta">no agent: the test called the server itself (kit.direct) · ' + esc(count) + ' calls' + (d.durationMs != null ? ' · ' + esc(ms(d.durationMs)) : '') + '</div>';
+      d.gaps.forEach(function (g) { html += '<div class="gap">evidence gap: ' + esc(g) + '</div>'; });
+      if (turn) html += turnHtml(d, si, turn, 0);
       html += '</div>';
     });
     detail.innerHTML = html;
@@ -365,7 +390,7 @@ export const REPORT_SCRIPT = String.raw`
     var more = event.target.closest('button.more');
     if (more) {
       var si = +more.getAttribute('data-session'), ti = +more.getAttribute('data-turn'), shown = +more.getAttribute('data-shown');
-      var turn = current.sessions[si].turns[ti], calls = turn.toolCalls.filter(callShown);
+      var turn = current._all[si].turns[ti], calls = turn.toolCalls.filter(callShown);
       var next = Math.min(calls.length, shown + PAGE);
       var body = el('detail').querySelector('table.calls[data-session="' + si + '"][data-turn="' + ti + '"] tbody');
       body.insertAdjacentHTML('beforeend', callRows(calls, turn.durationMs, shown, next));
@@ -378,7 +403,7 @@ export const REPORT_SCRIPT = String.raw`
     if (!row) return;
     if (row.nextElementSibling && row.nextElementSibling.classList.contains('messages')) { row.nextElementSibling.remove(); return; }
     var table = row.closest('table.calls');
-    var t2 = current.sessions[+table.getAttribute('data-session')].turns[+table.getAttribute('data-turn')];
+    var t2 = current._all[+table.getAttribute('data-session')].turns[+table.getAttribute('data-turn')];
     var call = t2.toolCalls.filter(callShown)[+row.getAttribute('data-call')];
     row.insertAdjacentHTML('afterend', '<tr class="messages"><td colspan="9">' + messagesHtml(call) + '</td></tr>');
   });
@@ -444,6 +469,27 @@ export const REPORT_SCRIPT = String.raw`
       return x.server < y.server ? -1 : x.server > y.server ? 1 : x.tool < y.tool ? -1 : x.tool > y.tool ? 1 : 0;
     });
   })();
+  // What each server's tool catalog costs in each agent's context (the sessions' catalogCost):
+  // per server and agent, the median bytes and estimated tokens over the sessions that measured it.
+  var catalogRows = (function () {
+    var rows = {};
+    tests.forEach(function (t) {
+      t.sessions.forEach(function (s) {
+        if (!s.catalogCost) return;
+        var a = agentLabel(s);
+        s.catalogCost.servers.forEach(function (sv) {
+          if (!sv.requestId) return;
+          var row = rows[sv.server] || (rows[sv.server] = { server: sv.server, cells: {} });
+          (row.cells[a] || (row.cells[a] = [])).push(sv);
+        });
+      });
+    });
+    return Object.keys(rows).sort().map(function (k) { return rows[k]; });
+  })();
+  function median(list, key) {
+    var values = list.map(function (x) { return x[key]; }).sort(function (x, y) { return x - y; });
+    return values[Math.max(0, Math.ceil(values.length / 2) - 1)];
+  }
   function pct(v) { return Math.round(v * 100) + '%'; }
   // describeAgents' ' [<agent>]' after its name is left out: the same test on every agent is one row.
   function describeOf(t) {
@@ -510,6 +556,18 @@ export const REPORT_SCRIPT = String.raw`
             var attrs = ' data-server="' + esc(r.server) + '" data-tool="' + esc(r.tool) + '" data-agent="' + esc(a) + '"';
             if (!c) return '<td class="cell c-none"' + attrs + '>·</td>';
             return '<td class="cell ' + (c.ok > 0 ? 'c-passed' : 'c-failed') + '"' + attrs + ' title="' + esc(c.ok + ' of ' + c.calls + ' call(s) succeeded on ' + a) + '">' + (c.ok > 0 ? '✓ ' : '✗ ') + esc(c.ok) + '/' + esc(c.calls) + '</td>';
+          }).join('') + '</tr>';
+        }).join('') + '</tbody></table>';
+    }
+    var shownCatalogs = catalogRows.filter(function (r) { return !state.server || r.server === state.server; });
+    if (shownCatalogs.length) {
+      html += '<div class="grid-note">Tool catalog context cost: per server and agent, the bytes of the tool definitions the agent sent its model for that server (about bytes / 4 tokens), the median over its sessions (n).</div>' +
+        '<table class="grid" id="grid-catalogs"><thead><tr><th class="name">server</th>' + cols.map(function (a) { return '<th>' + esc(a) + '</th>'; }).join('') + '</tr></thead><tbody>' +
+        shownCatalogs.map(function (r) {
+          return '<tr class="catalog-row"><th class="name">' + esc(r.server) + '</th>' + cols.map(function (a) {
+            var list = r.cells[a];
+            if (!list) return '<td class="cell c-none" title="not measured on this agent">·</td>';
+            return '<td class="catalog-cell" data-server="' + esc(r.server) + '" data-agent="' + esc(a) + '">' + esc(median(list, 'bytes')) + ' B · ~' + esc(median(list, 'estimatedTokens')) + ' tok <span class="ci">(' + esc(list.length) + ')</span></td>';
           }).join('') + '</tr>';
         }).join('') + '</tbody></table>';
     }

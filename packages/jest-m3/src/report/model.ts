@@ -2,7 +2,9 @@
  * The data of a run report: what the HTML report embeds and renders. Plain JSON, already
  * redacted, built once per run by the reporter.
  */
-import type { TranscriptRecord } from "../shared/transcript.js";
+import type { SessionTrial, TranscriptRecord } from "../shared/transcript.js";
+
+export type { SessionTrial };
 import type { AgentStats } from "./stats.js";
 import type { VerdictRecord } from "./verdicts.js";
 
@@ -25,6 +27,9 @@ export interface Trials {
   readonly need?: string;
 }
 
+/** A session as the report shows it: its transcript, and its trial when it ran in one. */
+export type ReportSession = TranscriptRecord & { readonly trialOf?: SessionTrial };
+
 /** One test of the run, with every agent session it ran. */
 export interface ReportTest {
   /** Stable across runs for the same file and name: the URL hash of a deep link (`#test=<id>`). */
@@ -38,7 +43,7 @@ export interface ReportTest {
   readonly durationMs: number | null;
   /** Why it failed: the assertion messages, ANSI colours removed. */
   readonly failureMessages: readonly string[];
-  readonly sessions: readonly TranscriptRecord[];
+  readonly sessions: readonly ReportSession[];
   readonly trials?: Trials;
   /**
    * Per agent the test ran on: trials run and passed, pass rate and interval, turn latency
@@ -47,6 +52,11 @@ export interface ReportTest {
   readonly stats?: readonly AgentStats[];
   /** Every judge verdict (and judge failure) the test's assertions got, in order. */
   readonly verdicts?: readonly ReportVerdict[];
+  /**
+   * The test's direct clients (`kit.direct()`, no agent): each one's tool calls and their
+   * JSON-RPC messages, recorded as a session's are (`kind: "direct"`).
+   */
+  readonly direct?: readonly TranscriptRecord[];
 }
 
 /** The whole run. */

@@ -45,6 +45,33 @@ export interface AgentStats {
    * `.not` ones and judge failures left out): their mean and how many. Null without one.
    */
   readonly judgeScores: { readonly mean: number; readonly n: number } | null;
+  /**
+   * Tokens per session (input + output, as the provider tap counted them), nearest-rank
+   * p50/p95 over the sessions that counted any; null when none did.
+   */
+  readonly tokens: { readonly p50: number; readonly p95: number; readonly sessions: number } | null;
+  /**
+   * Cost per session from the run's price table, p50/p95; `unavailable` (with the reason)
+   * when a session's cost is, never 0; null without sessions.
+   */
+  readonly cost:
+    { readonly p50: number; readonly p95: number } | { readonly unavailable: string } | null;
+}
+
+/** p50 and p95 (nearest rank) of `values`, or null for none. */
+function spread(values: readonly number[]): { p50: number; p95: number } | null {
+  if (values.length === 0) return null;
+  return { p50: percentile(values, 50)!, p95: percentile(values, 95)! };
+}
+
+/** The cost statistics of an agent's sessions (see {@link AgentStats.cost}). */
+function costOf(sessions: readonly TranscriptRecord[]): AgentStats["cost"] {
+  if (sessions.length === 0) return null;
+  const missing = sessions.find((session) => typeof session.cost !== "number");
+  if (missing) {
+    return { unavailable: missing.costNote ?? "the session's cost was not recorded" };
+  }
+  return spread(sessions.map((session) => session.cost as number));
 }
 
 /** A trials ledger record (see `trials()`), the fields the statistics read. */
@@ -85,7 +112,7 @@ export function sessionAgent(session: TranscriptRecord): StatsAgent {
 }
 
 /** Same harness and model, and the same version where both know it. */
-const sameAgent = (a: StatsAgent, b: StatsAgent): boolean =>
+export const sameAgent = (a: StatsAgent, b: StatsAgent): boolean =>
   a.harness === b.harness &&
   a.model === b.model &&
   (a.version === null || b.version === null || a.version === b.version);
@@ -147,8 +174,14 @@ export function testStats(
               !sessions.some((session) => session.executionId === verdict.subject?.executionId))),
       )
       .map((verdict) => verdict.score as number);
+    const tokens = mine
+      .map((session) => session.usage?.totalTokens)
+      .filter((value): value is number => typeof value === "number");
+    const tokenSpread = spread(tokens);
     rows.push({
       agent,
+      tokens: tokenSpread ? { ...tokenSpread, sessions: tokens.length } : null,
+      cost: costOf(mine),
       trials: {
         run,
         passed,

@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
+import type { DirectClientClosed } from "@jest-m3/core/runner";
 import type {
   ExecutionResult,
+  PriceTable,
   ModelRequest,
   TokenUsage,
   ToolCall,
@@ -11,6 +13,7 @@ import type {
 import { isUnavailable, SecretScrubber } from "@jest-m3/core/lean";
 import { canonicalJson, toolCatalogs, toolErrorText } from "@jest-m3/core/lean";
 import { shortValue } from "../format/values.js";
+import { runPrices } from "./hand-off.js";
 import { redactForReport, scrubText, secretValuesOf, type SecretValue } from "./redact.js";
 
 /** A JSON-RPC message behind a tool call, as the report shows it (redacted, clipped). */
@@ -169,6 +172,12 @@ export interface TranscriptWorkspace {
 
 /** A session, as kept for the reporter: small, redacted, JSON. */
 export interface TranscriptRecord {
+  /**
+   * `direct` for a direct client's calls (`kit.direct()`, no agent: `agent` is `direct`,
+   * `model` the server's name, the calls sit in one turn without prompt or reply); absent
+   * for an agent session.
+   */
+  readonly kind?: "direct";
   readonly testPath: string;
   readonly testName: string;
   readonly executionId: string;
@@ -197,6 +206,12 @@ export interface TranscriptRecord {
   readonly catalogCost?: TranscriptCatalogCost | null;
   /** Model requests of the session in all (turns, opening and closing). */
   readonly modelRequestCount?: number | null;
+  /**
+   * The session's cost from the run's price table (m3.config.json `prices`, core's
+   * `modelCost`); null when it is unavailable, and then `costNote` says why (never 0).
+   */
+  readonly cost?: number | null;
+  readonly costNote?: string | null;
   /** What the session changed in its workspace, when it had one. */
   readonly workspace?: TranscriptWorkspace | null;
   readonly turns: ReadonlyArray<{
@@ -215,6 +230,22 @@ export interface TranscriptRecord {
   }>;
   /** Calls outside any turn (startup, close). */
   readonly outsideTurns: number;
+}
+
+/** Which trial of `trials()` a session ran in, and whether that trial passed. */
+export interface SessionTrial {
+  /** 1-based. */
+  readonly trial: number;
+  /** How many trials the test ran on this agent. */
+  readonly of: number;
+  /** Null when the trials ledger does not say (an older blob). */
+  readonly passed: boolean | null;
+}
+
+/** `trial 2 of 5 (failed)`: how reports and transcripts label a session's trial. */
+export function trialLabel(trial: SessionTrial): string {
+  const verdict = trial.passed === null ? "" : trial.passed ? " (passed)" : " (failed)";
+  return `trial ${trial.trial} of ${trial.of}${verdict}`;
 }
 
 const clip = (text: string, max: number): string =>
@@ -393,6 +424,26 @@ export function catalogCostRecord(result: ExecutionResult): TranscriptCatalogCos
   };
 }
 
+/**
+ * A session's cost from `prices` (core's `modelCost` over its model requests): the number,
+ * or null and the reason it is unavailable (no price table, a model without a price, a
+ * request without usage).
+ */
+export function costRecord(
+  result: ExecutionResult,
+  prices: PriceTable | undefined,
+): { cost: number | null; costNote: string | null } {
+  if (!prices) {
+    return { cost: null, costNote: "no price table (m3.config.json prices)" };
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { modelCost } = require("@jest-m3/core") as typeof import("@jest-m3/core");
+  const cost = modelCost(result.modelRequests ?? [], prices);
+  return isUnavailable(cost)
+    ? { cost: null, costNote: clip(cost.reason, 300) }
+    : { cost: cost.cost, costNote: null };
+}
+
 /** A workspace result as the report keeps it: every change, each diff clipped. */
 export function workspaceRecord(
   workspace: WorkspaceResult | undefined,
@@ -440,6 +491,7 @@ export function toTranscript(
   testPath: string,
   testName: string,
   secrets: readonly SecretValue[] = secretValuesOf(),
+  prices: PriceTable | undefined = runPrices(),
 ): TranscriptRecord {
   const scrub = (text: string): string => scrubText(text, secrets);
   const byId = messagesById(result.trace.messages);
@@ -473,6 +525,7 @@ export function toTranscript(
     usage: usageRecord(result.usage),
     catalogCost: catalogCostRecord(result),
     modelRequestCount: result.modelRequests ? result.modelRequests.length : null,
+    ...costRecord(result, prices),
     workspace: workspaceRecord(result.workspace),
     turns: result.turns.map((turn) => ({
       number: turn.snapshot.number,
@@ -501,11 +554,75 @@ export function toTranscript(
   return new SecretScrubber(secrets).scrubValue(record);
 }
 
-/** The transcript as text, for a failed test's output. */
-export function formatTranscript(record: TranscriptRecord, shownAbove = ""): string {
-  const lines = [
-    `jest-m3 transcript · ${record.agent} · session ${record.sessionId ?? "(never opened)"} · outcome ${record.outcome}`,
+/** The name a direct client's record goes by where an agent's name would be. */
+export const DIRECT_AGENT = "direct";
+
+/**
+ * Makes the record of a direct client (`kit.direct()`) that closed: its tool calls, each
+ * with its JSON-RPC messages, in one turn of its own, so the report and the transcripts
+ * show them as they show a session's.
+ */
+export function toDirectTranscript(
+  closed: DirectClientClosed,
+  testPath: string,
+  testName: string,
+  secrets: readonly SecretValue[] = secretValuesOf(),
+): TranscriptRecord {
+  const { trace } = closed;
+  const byId = messagesById(trace.messages);
+  const first = trace.messages[0]?.at ?? null;
+  const methods = [
+    ...new Set(
+      trace.messages
+        .map((message) => (message.message as { method?: unknown }).method)
+        .filter((method): method is string => typeof method === "string"),
+    ),
   ];
+  const record: TranscriptRecord = {
+    kind: "direct",
+    testPath,
+    testName,
+    executionId: `direct-${createHash("sha1")
+      .update(`${testPath}\u0000${testName}\u0000${closed.server}\u0000${closed.createdAt}`)
+      .digest("hex")
+      .slice(0, 12)}`,
+    agent: DIRECT_AGENT,
+    model: closed.server,
+    sessionId: null,
+    catalogs: catalogsOf(trace.messages),
+    outcome: "completed",
+    error: null,
+    durationMs: closed.finishedAt - closed.createdAt,
+    gaps: trace.gaps.map((gap) => scrubText(`${gap.server}: ${gap.reason}`, secrets)),
+    turns: [
+      {
+        number: 1,
+        outcome: "completed",
+        prompt: `direct client of ${closed.server}: ${trace.messages.length} JSON-RPC message(s)${methods.length ? ` (${clip(methods.join(", "), 400)})` : ""}`,
+        reply: null,
+        error: null,
+        durationMs: closed.finishedAt - closed.createdAt,
+        toolCalls: trace.toolCalls.map((call) => toTranscriptCall(call, first, byId, secrets)),
+      },
+    ],
+    outsideTurns: 0,
+  };
+  return new SecretScrubber(secrets).scrubValue(record);
+}
+
+/** The transcript as text, for a failed test's output (its trial labelled, when it ran in one). */
+export function formatTranscript(
+  record: TranscriptRecord & { readonly trialOf?: SessionTrial | null },
+  shownAbove = "",
+): string {
+  if (record.kind === "direct") return formatDirectTranscript(record);
+  const trial = record.trialOf ? ` · ${trialLabel(record.trialOf)}` : "";
+  const lines = [
+    `jest-m3 transcript · ${record.agent}${trial} · session ${record.sessionId ?? "(never opened)"} · outcome ${record.outcome}`,
+  ];
+  if (record.trialOf?.passed === false) {
+    lines.push(`  ✗ the failing trial: ${trialLabel(record.trialOf)}`);
+  }
   for (const turn of record.turns) {
     lines.push(`  turn ${turn.number} [${turn.outcome}]`);
     lines.push(`    prompt: ${turn.prompt.replace(/\n/g, "\n            ")}`);
@@ -528,6 +645,20 @@ export function formatTranscript(record: TranscriptRecord, shownAbove = ""): str
       `  session error: ${condenseErrorText(record.error).replace(/\n/g, "\n                 ")}`,
     );
   }
+  for (const gap of record.gaps) lines.push(`  evidence gap: ${gap}`);
+  return lines.join("\n");
+}
+
+/** A direct client's record as text: its calls, no agent. */
+function formatDirectTranscript(record: TranscriptRecord): string {
+  const turn = record.turns[0];
+  const lines = [`jest-m3 transcript · ${turn?.prompt ?? "direct client"}`];
+  for (const call of turn?.toolCalls ?? []) {
+    lines.push(
+      `  tool call: ${call.server}:${call.tool} ${call.arguments} → ${call.status}${call.error ? `: ${call.error.split("\n")[0]}` : ""}`,
+    );
+  }
+  if ((turn?.toolCalls.length ?? 0) === 0) lines.push("  tool calls: none");
   for (const gap of record.gaps) lines.push(`  evidence gap: ${gap}`);
   return lines.join("\n");
 }

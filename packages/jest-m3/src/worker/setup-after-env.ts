@@ -24,7 +24,7 @@ import {
 } from "./environment-hooks.js";
 import { recordSkippedTest, settleAgentSnapshots } from "../matrix/agent-snapshots.js";
 import { runDir, sharedProviders } from "../shared/hand-off.js";
-import { toTranscript } from "../shared/transcript.js";
+import { toDirectTranscript, toTranscript } from "../shared/transcript.js";
 import { currentTrial } from "../matrix/trials.js";
 import { failsTheTest, modelProblems, MODEL_JOURNAL } from "../shared/model-problems.js";
 import {
@@ -120,6 +120,13 @@ if (dir) {
       if (progressOn()) progressLine(sessionLine(result, expect.getState().currentTestName ?? ""));
       appendRecord(dir, "executions", {
         ...toTranscript(result, testPath, expect.getState().currentTestName ?? ""),
+        trial: currentTrial(),
+      });
+    },
+    directClientClosed(closed) {
+      // Its calls and messages, for the report and the failure transcripts, as a session's.
+      appendRecord(dir, "executions", {
+        ...toDirectTranscript(closed, testPath, expect.getState().currentTestName ?? ""),
         trial: currentTrial(),
       });
     },
