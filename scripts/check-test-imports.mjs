@@ -34,9 +34,16 @@ function specifiersOf(text) {
   return found;
 }
 
-/** The path strings of `text` that name the test folder of a package other than `own`. */
-function foreignTestPaths(text, own) {
+/**
+ * The path strings of `text` that name the test folder of a package other than `own`, whole
+ * (`"packages/core/test/..."`) or as path segments (`join(..., "core", "test", ...)`).
+ */
+function foreignTestPaths(text, own, packageNames) {
   const found = [];
+  for (const match of text.matchAll(/["']([a-z0-9-]+)["']\s*,\s*["']test["']/g)) {
+    if (match[1] === own || !packageNames.includes(match[1])) continue;
+    found.push({ path: match[0], line: text.slice(0, match.index).split("\n").length });
+  }
   for (const match of text.matchAll(
     /["'`][^"'`\n]*\bpackages\/([a-z0-9-]+)\/test\/[^"'`\n]*["'`]/g,
   )) {
@@ -49,7 +56,8 @@ function foreignTestPaths(text, own) {
 /** Every problem under `packagesDir`, as lines to print. */
 export function testImportProblems(packagesDir) {
   const problems = [];
-  for (const name of readdirSync(packagesDir)) {
+  const packageNames = readdirSync(packagesDir);
+  for (const name of packageNames) {
     const tests = join(packagesDir, name, "test");
     if (!existsSync(tests)) continue;
     const own = resolve(packagesDir, name);
@@ -65,7 +73,7 @@ export function testImportProblems(packagesDir) {
             `to packages/test-support and import it from "@jest-m3/test-support".`,
         );
       }
-      for (const { path, line } of foreignTestPaths(text, name)) {
+      for (const { path, line } of foreignTestPaths(text, name, packageNames)) {
         problems.push(
           `${shown}:${line} names another package's test folder (${path}): move the file to ` +
             `packages/test-support (fixturePath() gives its path).`,

@@ -4,7 +4,7 @@
 import { HarnessStartError, MCPTestKit } from "@jest-m3/core";
 import { defineHarness } from "@jest-m3/core/harness";
 import { testHarness } from "@jest-m3/core/testing";
-import { faultServer } from "./support/servers";
+import { faultServer, spawnCapturedServer } from "./support/servers";
 
 const HARNESS_TAIL = "agent: MCP server faulty failed to start\nagent: giving up";
 
@@ -13,15 +13,7 @@ const giveUp = defineHarness({
   name: "give-up",
   readiness: testHarness().readiness,
   async open(launch) {
-    const server = launch.servers[0]!;
-    if (server.kind !== "stdio") throw new Error("this test harness takes a stdio server");
-    const child = launch.spawn({
-      label: server.name,
-      command: server.command,
-      args: server.args,
-      env: { ...launch.env, ...server.env },
-      cwd: server.cwd,
-    });
+    const child = spawnCapturedServer(launch);
     await child.exited;
     // The relay's last stderr events travel on its channel; give them a moment to land.
     await new Promise((resolve) => setTimeout(resolve, 300));

@@ -7,7 +7,7 @@ import { HarnessStartError, MCPTestKit } from "@jest-m3/core";
 import { defineHarness, type HarnessLaunch, type HarnessSession } from "@jest-m3/core/harness";
 import { testHarness } from "@jest-m3/core/testing";
 import { shippingServer } from "@jest-m3/test-support";
-import { faultServer } from "./support/servers";
+import { faultServer, spawnCapturedServer } from "./support/servers";
 
 /** A session that has nothing to say: the adapter under test only opens. */
 function idleSession(): HarnessSession {
@@ -28,15 +28,7 @@ function idleSession(): HarnessSession {
 
 /** Starts the captured server the way an agent would, and says "initialize" to it. */
 function startServer(launch: HarnessLaunch) {
-  const server = launch.servers[0]!;
-  if (server.kind !== "stdio") throw new Error("this test harness takes a stdio server");
-  const child = launch.spawn({
-    label: server.name,
-    command: server.command,
-    args: server.args,
-    env: { ...launch.env, ...server.env },
-    cwd: server.cwd,
-  });
+  const child = spawnCapturedServer(launch);
   child.child.stdin.write(
     `${JSON.stringify({
       jsonrpc: "2.0",

@@ -8,35 +8,18 @@
  * the session holds the value.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MCPTestKit } from "jest-m3";
 import type { ProviderDialect } from "@jest-m3/core/harness";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { filesContaining, fixturePath, kitTempDirs } from "@jest-m3/test-support";
 
 jest.setTimeout(120_000);
 
 const HEADER = "m3-echoed-acp-header-5e90b1";
-const SERVER = join(__dirname, "..", "..", "jest-m3", "test", "fixtures", "echo-secret-server.mjs");
-
-function filesContaining(dir: string, needle: string): string[] {
-  const found: string[] = [];
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return found;
-  }
-  for (const name of names) {
-    const path = join(dir, name);
-    const stat = lstatSync(path, { throwIfNoEntry: false });
-    if (!stat || stat.isSymbolicLink()) continue;
-    if (stat.isDirectory()) found.push(...filesContaining(path, needle));
-    else if (stat.isFile() && readFileSync(path).includes(needle)) found.push(path);
-  }
-  return found;
-}
+const SERVER = fixturePath("echo-secret-server.mjs");
 
 let model: ScriptedModel;
 let http: ChildProcess;
@@ -93,7 +76,7 @@ test.each([
         ]);
         // The kit hands the test the echo with the value replaced by its name.
         expect(turn.response?.text).toContain("[redacted: web header X-Api-Key]");
-        dirs = [...(kit as unknown as { tempDirs: string[] }).tempDirs];
+        dirs = [...kitTempDirs(kit)];
         heldWhileOpen = dirs.flatMap((dir) => filesContaining(dir, HEADER));
       }
     } finally {

@@ -6,7 +6,7 @@
  * rule, and a contract test of the variables, flags and event shapes the profile relies on.
  * Ground truth: the servers' own call logs and the scripted model's journal.
  */
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit, TurnOutcome, expect, type StdioServer } from "jest-m3";
 import type { WireCapture } from "@jest-m3/core";
@@ -20,6 +20,7 @@ import {
   type AcpSession,
 } from "@jest-m3/harness-acp";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { filesContaining, fixturePath, kitTempDirs, namedToolsServer } from "@jest-m3/test-support";
 import {
   acpLaunch,
   callLog,
@@ -249,20 +250,6 @@ test("Kilo Code killed mid-turn: the turn and the session fail, nothing is left 
   expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.FAILED);
 });
 
-function filesContaining(dir: string, needles: readonly string[]): string[] {
-  const found: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    const stat = lstatSync(path, { throwIfNoEntry: false });
-    if (!stat || stat.isSymbolicLink()) continue;
-    if (stat.isDirectory()) found.push(...filesContaining(path, needles));
-    else if (stat.isFile() && needles.some((needle) => readFileSync(path).includes(needle))) {
-      found.push(path);
-    }
-  }
-  return found;
-}
-
 test("planted secrets: a key, a header and a server secret reach no file, trace or event; the stdio server gets no key", async () => {
   process.env.M3_PLANTED_KILO_KEY = KEY;
   const http = await startHttpShipping();
@@ -279,7 +266,7 @@ test("planted secrets: a key, a header and a server secret reach no file, trace 
     const local: StdioServer = {
       name: "local",
       command: process.execPath,
-      args: [join(__dirname, "fixtures/env-server.mjs")],
+      args: [fixturePath("env-server.mjs"), "GEMINI_API_KEY", "SCRIPTED_API_KEY"],
       env: { ENV_LOG: envLog, SHIPPING_TOKEN: SERVER_SECRET },
     };
     const session = agent!.session({
@@ -298,7 +285,7 @@ test("planted secrets: a key, a header and a server secret reach no file, trace 
         ["shipping", "success", "both"],
         ["local", "success", "both"],
       ]);
-      const dirs = (kit as unknown as { tempDirs: string[] }).tempDirs;
+      const dirs = kitTempDirs(kit);
       expect(dirs.length).toBeGreaterThan(2);
       expect(dirs.flatMap((dir) => filesContaining(dir, needles))).toEqual([]);
     }
@@ -320,13 +307,8 @@ test("planted secrets: a key, a header and a server secret reach no file, trace 
 
 test("tool names: servers a and a_b flatten alike (a_b_c), refused before Kilo Code starts", async () => {
   const dir = await kit.tempDir("m3-log-");
-  const named = (name: string, tools: string[]): StdioServer => ({
-    name,
-    command: process.execPath,
-    args: [join(__dirname, "fixtures/named-tools-server.mjs"), name, ...tools],
-    env: { NAMED_CALL_LOG: join(dir, "calls.jsonl") },
-    cwd: REPO_ROOT,
-  });
+  const named = (name: string, tools: string[]): StdioServer =>
+    namedToolsServer(name, tools, join(dir, "calls.jsonl"));
   const { launch, capture } = await acpLaunch(
     kit,
     selection("kilo", model.providerFor("chat-completions")),

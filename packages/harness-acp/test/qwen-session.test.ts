@@ -9,7 +9,7 @@
  * flags and event shapes the profile relies on. Ground truth: the servers' own logs and the
  * scripted model's journal.
  */
-import { lstatSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit, TurnOutcome, expect, type StdioServer } from "jest-m3";
 import type { WireCapture } from "@jest-m3/core";
@@ -23,7 +23,18 @@ import {
   type AcpSession,
 } from "@jest-m3/harness-acp";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { envServer, namedCallLog, namedToolsServer } from "@jest-m3/test-support";
+import {
+  envLogEntries,
+  envServer,
+  expectSeed,
+  HANG_RULE,
+  runSeed,
+  seedRule,
+  filesContaining,
+  kitTempDirs,
+  namedCallLog,
+  namedToolsServer,
+} from "@jest-m3/test-support";
 import {
   acpLaunch,
   callLog,
@@ -50,17 +61,7 @@ let model: ScriptedModel;
 beforeAll(async () => {
   model = await startScriptedModel({
     rules: [
-      {
-        name: "quote",
-        when: { user: /weight_kg (\d+) in zone (\w+)/ },
-        steps: [
-          {
-            call: "shipping:shipping_quote",
-            args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
-          },
-          { reply: "The quote for {{match.1}} kg is ready." },
-        ],
-      },
+      seedRule("The quote for {{match.1}} kg is ready."),
       {
         name: "erase",
         when: { user: "erase" },
@@ -75,7 +76,7 @@ beforeAll(async () => {
           { reply: "Both quotes are ready." },
         ],
       },
-      { name: "hang", when: { user: "hang" }, steps: [{ hang: true }] },
+      HANG_RULE,
     ],
   });
 });
@@ -104,47 +105,17 @@ test("the seed: two turns share one session, one shipping_quote each, wire and r
     timeout: 120_000,
   });
   const before = model.journal.entries.length;
-  let first, second;
-  let pids: number[];
-  {
-    await using open = await session.open();
-    first = await open.send("Call shipping_quote once for weight_kg 2 in zone local.", {
-      timeout: 120_000,
-    });
-    second = await open.send("Call shipping_quote once for weight_kg 3 in zone regional.", {
-      timeout: 120_000,
-    });
-    pids = kit.processes.flatMap((child) => [child.pid, ...descendants(child.pid)]);
-  }
-  const result = session.result;
-  expect(result).toHaveOutcome(ExecutionOutcome.COMPLETED);
-  expect(first.snapshot.outcome).toBe(TurnOutcome.COMPLETED);
-  expect(second.snapshot.outcome).toBe(TurnOutcome.COMPLETED);
-  expect(first.snapshot.sessionId).toBe(second.snapshot.sessionId);
-  expect(result).toHaveToolCall("shipping_quote", {
-    turn: first,
-    server: "shipping",
-    status: "success",
-    count: 1,
-  });
-  expect(result).toHaveToolCall("shipping_quote").inTurn(second).withStatus("success").times(1);
-  expect(result.snapshot.agent).toEqual(
+  const run = await runSeed(
+    session,
+    () => kit.processes.flatMap((child) => [child.pid, ...descendants(child.pid)]),
+    120_000,
+  );
+  expectSeed(run, log);
+  expect(run.result.snapshot.agent).toEqual(
     expect.objectContaining({ harness: "qwen", model: "scripted-1", version: "0.24.4" }),
   );
-  expect(first.response?.text).toBe("The quote for 2 kg is ready.");
-  expect(second.response?.text).toBe("The quote for 3 kg is ready.");
-  for (const [turn, args] of [
-    [first, { weight_kg: 2, zone: "local" }],
-    [second, { weight_kg: 3, zone: "regional" }],
-  ] as const) {
-    expect(
-      turn.toolCalls.map((call) => [call.server, call.tool, call.arguments, call.evidence]),
-    ).toEqual([["shipping", "shipping_quote", args, "both"]]);
-  }
-  expect(callLog(log).map((entry) => entry.arguments)).toEqual([
-    { weight_kg: 2, zone: "local" },
-    { weight_kg: 3, zone: "regional" },
-  ]);
+  expect(run.first.response?.text).toBe("The quote for 2 kg is ready.");
+  expect(run.second.response?.text).toBe("The quote for 3 kg is ready.");
   // The journal: the tool offered from turn 1 on, and no classifier, memory or suggestion
   // request: exactly a call and an answer per turn.
   const requests = model.journal.entries.slice(before);
@@ -152,7 +123,7 @@ test("the seed: two turns share one session, one shipping_quote each, wire and r
   for (const entry of requests) {
     expect(entry.conversation?.offeredTools).toEqual(["shipping:shipping_quote"]);
   }
-  expect(pids.filter(isRunning)).toEqual([]);
+  expect(run.pids.filter(isRunning)).toEqual([]);
 });
 
 /** The tools offered with the model's last request that offered any. */
@@ -240,28 +211,6 @@ test("Qwen Code killed mid-turn: the turn and the session fail, nothing is left 
   expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.FAILED);
 });
 
-function filesContaining(dir: string, needles: readonly string[]): string[] {
-  const found: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    const stat = lstatSync(path, { throwIfNoEntry: false });
-    if (!stat || stat.isSymbolicLink()) continue;
-    if (stat.isDirectory()) found.push(...filesContaining(path, needles));
-    else if (stat.isFile() && needles.some((needle) => readFileSync(path).includes(needle))) {
-      found.push(path);
-    }
-  }
-  return found;
-}
-
-/** The env server's lines: the variables it was asked about and what it saw. */
-function envLines(log: string): Record<string, string | null>[] {
-  return readFileSync(log, "utf8")
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as Record<string, string | null>);
-}
-
 test("planted secrets: a key, a header and a server secret reach no file, trace or event; the stdio server never sees the key", async () => {
   process.env.M3_PLANTED_QWEN_KEY = KEY;
   const http = await startHttpShipping();
@@ -301,7 +250,7 @@ test("planted secrets: a key, a header and a server secret reach no file, trace 
         ["shipping", "success", "both"],
         ["local", "success", "both"],
       ]);
-      const dirs = (kit as unknown as { tempDirs: string[] }).tempDirs;
+      const dirs = kitTempDirs(kit);
       expect(dirs.length).toBeGreaterThan(2);
       expect(dirs.flatMap((dir) => filesContaining(dir, needles))).toEqual([]);
     }
@@ -309,7 +258,7 @@ test("planted secrets: a key, a header and a server secret reach no file, trace 
     for (const needle of needles) expect(everything).not.toContain(needle);
     // Ground truth from the server itself: the relay started it without Qwen Code's
     // environment (no key under either name, not even Qwen Code's own session variable).
-    const seen = envLines(envLog);
+    const seen = envLogEntries(envLog);
     expect(seen.length).toBeGreaterThan(0);
     for (const entry of seen) {
       expect(entry).toEqual({
@@ -433,7 +382,7 @@ test("contract: the Node it runs on, the variables, settings and flags the profi
       "default",
     );
     // QWEN_CODE_LEGACY_MCP_BLOCKING: the server already started when session/new answered.
-    const seen = envLines(envLog);
+    const seen = envLogEntries(envLog);
     expect(seen).toHaveLength(1);
     expect(seen[0]?.OPENAI_API_KEY).toBe(KEY);
     // Qwen Code's own variables too: the server gets the agent's environment as it is.

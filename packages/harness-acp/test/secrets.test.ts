@@ -7,11 +7,12 @@
  * searched while the session is still open: the values never appear. The stdio server
  * does not see the agent's key (blanked).
  */
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { MCPTestKit } from "jest-m3";
 import type { ProviderDialect } from "@jest-m3/core/harness";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { filesContaining, kitTempDirs } from "@jest-m3/test-support";
 import { fixturePath } from "@jest-m3/test-support";
 import { startHttpShipping } from "./support/acp";
 
@@ -20,21 +21,6 @@ jest.setTimeout(120_000);
 const KEY = "sk-m3-planted-acp-key-71c2e9";
 const HEADER = "m3-planted-acp-header-0d4b83";
 const SERVER_SECRET = "m3-planted-acp-server-secret-9a15f7";
-
-function filesContaining(dir: string, needles: readonly string[]): string[] {
-  const found: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    const stat = lstatSync(path, { throwIfNoEntry: false });
-    if (!stat || stat.isSymbolicLink()) continue;
-    if (stat.isDirectory()) found.push(...filesContaining(path, needles));
-    else if (stat.isFile()) {
-      const bytes = readFileSync(path);
-      if (needles.some((needle) => bytes.includes(needle))) found.push(path);
-    }
-  }
-  return found;
-}
 
 let model: ScriptedModel;
 let shippingHttp: Awaited<ReturnType<typeof startHttpShipping>> | undefined;
@@ -103,7 +89,7 @@ test.each([
           ["shipping", "success", "both"],
           ["local", "success", "both"],
         ]);
-        const dirs = (kit as unknown as { tempDirs: string[] }).tempDirs;
+        const dirs = kitTempDirs(kit);
         expect(dirs.length).toBeGreaterThan(2);
         expect(dirs.flatMap((dir) => filesContaining(dir, needles))).toEqual([]);
       }

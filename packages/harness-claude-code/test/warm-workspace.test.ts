@@ -5,7 +5,7 @@
  * Claude Code process starts (ground truth: this worker's stream-json children in /proc);
  * the same selection without a workspace opens a warm session as before.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit } from "@jest-m3/core";
 import claudeCodeHarness, {
@@ -13,21 +13,9 @@ import claudeCodeHarness, {
   stopWarmClaudeCode,
 } from "@jest-m3/harness-claude-code";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { childrenOf } from "@jest-m3/test-support";
-import { shippingServer } from "./support/claude";
+import { claudePids, shippingServer } from "./support/claude";
 
 jest.setTimeout(120_000);
-
-/** This worker's Claude Code processes in stream-json mode (warm ones outlive kits). */
-function claudePids(): number[] {
-  return childrenOf(process.pid).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("\0stream-json\0");
-    } catch {
-      return false;
-    }
-  });
-}
 
 let model: ScriptedModel;
 beforeAll(async () => {

@@ -14,21 +14,16 @@ import claudeCodeHarness, {
   warmClaudeCodePids,
 } from "@jest-m3/harness-claude-code";
 import { startScriptedModel, type Script, type ScriptedModel } from "@jest-m3/scripted-model";
-import { callLog, isRunning, ledgerServer, shippingServer, waitFor } from "./support/claude";
-import { childrenOf } from "@jest-m3/test-support";
+import {
+  callLog,
+  claudePids,
+  isRunning,
+  ledgerServer,
+  shippingServer,
+  waitFor,
+} from "./support/claude";
 
 jest.setTimeout(60_000);
-
-/** This worker's Claude Code processes in stream-json mode (the warm ones outlive kits). */
-function claudePids(): number[] {
-  return childrenOf(process.pid).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("\0stream-json\0");
-    } catch {
-      return false;
-    }
-  });
-}
 
 /** One variable of a process's environment (our own child's, read from /proc). */
 function environmentOf(pid: number, name: string): string | undefined {

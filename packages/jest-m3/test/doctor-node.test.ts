@@ -26,7 +26,7 @@ test("a native binary needs no Node: the install's engine warning is named as no
   expect(line).toEqual({
     ok: true,
     line: expect.stringContaining(
-      "not used — the agent is a native binary (@anthropic-ai/claude-code asks for Node >=22.0.0 at install; that warning does not apply here)",
+      "node: not used (a native binary; @anthropic-ai/claude-code asks for Node >=22.0.0 at install, which does not apply)",
     ),
   });
 });
@@ -35,11 +35,11 @@ test("a JavaScript agent runs on this Node: checked against its package's engine
   const gemini = readiness("node_modules/@google/gemini-cli/bundle/gemini.js");
   expect(agentNodeLine(known("gemini"), gemini, repoRequire, "20.20.2")).toEqual({
     ok: true,
-    line: "      node: runs on this Node, 20.20.2; @google/gemini-cli asks for Node >=20",
+    line: "node: this Node, 20.20.2; @google/gemini-cli asks for Node >=20",
   });
   const old = agentNodeLine(known("gemini"), gemini, repoRequire, "18.19.0");
   expect(old?.ok).toBe(false);
-  expect(old?.line).toContain("too old — runs on this Node, 18.19.0");
+  expect(old?.line).toContain("too old — this Node, 18.19.0");
   expect(old?.line).toContain("fix: run the tests on Node 20 or later");
 });
 
@@ -51,5 +51,5 @@ test("an agent the harness runs on its own Node says which, as the harness found
     }),
     repoRequire,
   );
-  expect(line).toEqual({ ok: false, line: "      node: unavailable — no Node ≥ 22.0.0 found" });
+  expect(line).toEqual({ ok: false, line: "node: unavailable — no Node ≥ 22.0.0 found" });
 });

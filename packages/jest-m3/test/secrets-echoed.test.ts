@@ -10,6 +10,7 @@
 // Jest's --json output) and Jest's whole output are searched for both values: none.
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { fixturePath } from "@jest-m3/test-support";
 import {
   jsonLines,
   makeUserProject,
@@ -20,7 +21,7 @@ import {
 
 const KEY = "m3-echoed-credential-4c1d9e";
 const HEADER = "m3-echoed-header-8a27f3";
-const SERVER = join(__dirname, "fixtures", "echo-secret-server.mjs");
+const SERVER = fixturePath("echo-secret-server.mjs");
 
 function filesContaining(dir: string, needles: readonly string[]): string[] {
   const found: string[] = [];

@@ -12,7 +12,11 @@ export const SHIPPING_SCRIPT = join(REPO_ROOT, "examples/shipping/shipping-serve
 
 /** The fixture servers of this package, by file name. */
 export type FixtureName =
-  "ledger-server.mjs" | "named-tools-server.mjs" | "env-server.mjs" | "fault-server.mjs";
+  | "ledger-server.mjs"
+  | "named-tools-server.mjs"
+  | "env-server.mjs"
+  | "fault-server.mjs"
+  | "echo-secret-server.mjs";
 
 /** The absolute path of one of this package's fixture servers. */
 export function fixturePath(name: FixtureName): string {

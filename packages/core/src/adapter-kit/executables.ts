@@ -82,11 +82,33 @@ function explicit(path: string, source: ExecutableSource, what: string): Executa
   return { found: false, reason: `${what} ${JSON.stringify(absolute)} ${problem}.` };
 }
 
+/**
+ * The package.json of `packageName` as Node would find the package from `base`. A package
+ * whose `exports` leaves out `./package.json` (Pi's does) cannot be resolved by that path, so
+ * the `node_modules` folders from `base` up are looked in too.
+ */
+export function packageManifest(packageName: string, base: string): string | undefined {
+  try {
+    return require.resolve(`${packageName}/package.json`, { paths: [base] });
+  } catch {
+    for (let dir = resolve(base); ; dir = dirname(dir)) {
+      const manifest = join(dir, "node_modules", packageName, "package.json");
+      if (existsSync(manifest)) return manifest;
+      if (dirname(dir) === dir) return undefined;
+    }
+  }
+}
+
 /** The bin of an installed npm package, resolved from the project directory and from here. */
-export function installedBin(packageName: string, binName: string): string | undefined {
-  for (const base of [process.cwd(), __dirname]) {
+export function installedBin(
+  packageName: string,
+  binName: string,
+  bases: readonly string[] = [process.cwd(), __dirname],
+): string | undefined {
+  for (const base of bases) {
     try {
-      const manifest = require.resolve(`${packageName}/package.json`, { paths: [base] });
+      const manifest = packageManifest(packageName, base);
+      if (manifest === undefined) continue;
       const json = JSON.parse(readFileSync(manifest, "utf8")) as {
         bin?: string | Record<string, string>;
       };

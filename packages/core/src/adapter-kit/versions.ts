@@ -109,7 +109,10 @@ export async function runIsolated(
       reason: `\`${shown}\` failed (${how})${said ? `: ${said}` : ""}`,
     };
   } finally {
-    await rm(home, { recursive: true, force: true });
+    // A killed agent's helpers may still write there for a moment: retry, never fail on it.
+    await rm(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).catch(
+      () => undefined,
+    );
   }
 }
 

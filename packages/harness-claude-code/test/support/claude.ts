@@ -3,9 +3,11 @@
  * scripted model and a launch built by hand from the kit's public API, so the tests drive the
  * real Claude Code binary, the scripted model and real MCP servers without a session.
  */
+import { readFileSync } from "node:fs";
 import type { MCPTestKit, ModelProvider, ServerSpec, StdioServer } from "@jest-m3/core";
 import type { SelectionSpec } from "@jest-m3/core/harness";
 import {
+  childrenOf,
   selectionOf,
   shippingServer as sharedShippingServer,
   testLaunch,
@@ -53,4 +55,15 @@ export function claudeLaunch(
   tools?: readonly string[],
 ): Promise<TestLaunch> {
   return testLaunch(kit, selection, servers, { tools });
+}
+
+/** This worker's Claude Code processes in stream-json mode (the warm ones outlive kits). */
+export function claudePids(): number[] {
+  return childrenOf(process.pid).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("\0stream-json\0");
+    } catch {
+      return false;
+    }
+  });
 }

@@ -80,7 +80,7 @@ export function agentNodeLine(
   const own = readiness.capabilities.node;
   if (own)
     return {
-      line: `      node: ${own.status === "ready" ? "" : `${own.status} — `}${own.reason ?? "the agent's own Node"}`,
+      line: `node: ${own.status === "ready" ? "" : `${own.status} — `}${own.reason ?? "the agent's own Node"}`,
       ok: own.status === "ready" || own.status === "degraded",
     };
   const agentPackage = known?.install
@@ -101,14 +101,14 @@ export function agentNodeLine(
   const asks = engines ? `${agentPackage} asks for Node ${engines}` : undefined;
   if (!/\.[cm]?js$/.test(executable))
     return {
-      line: `      node: not used — the agent is a native binary${asks ? ` (${asks} at install; that warning does not apply here)` : ""}`,
+      line: `node: not used (a native binary${asks ? `; ${asks} at install, which does not apply` : ""})`,
       ok: true,
     };
   const minimum = engines ? minimumOf(engines) : null;
   const ok = minimum === null || atLeast(nodeVersion, minimum);
   return {
     line:
-      `      node: ${ok ? "" : "too old — "}runs on this Node, ${nodeVersion}` +
+      `node: ${ok ? "" : "too old — "}this Node, ${nodeVersion}` +
       (asks ? `; ${asks}` : "") +
       (ok
         ? ""
@@ -126,13 +126,14 @@ function readinessLines(
 ): string[] {
   const at = readiness.harness.version ?? "unknown version";
   const where = readiness.harness.executable ? ` (${readiness.harness.executable})` : "";
+  // Which Node runs the agent, on its status line (a fix, when one is needed, below it).
+  const node = agentNodeLine(known, readiness, projectRequire)?.line.split("\n");
   const lines = [
-    `  ${readiness.ready ? "✓" : "✗"} ${name} ${at}${where}: ${readiness.ready ? "ready" : "NOT ready"}`,
+    `  ${readiness.ready ? "✓" : "✗"} ${name} ${at}${where}: ${readiness.ready ? "ready" : "NOT ready"}${node ? ` · ${node[0]}` : ""}`,
+    ...(node?.slice(1) ?? []),
   ];
   // Capabilities that share a reason (one missing login blocks several) are listed together.
   const byReason = new Map<string, { status: string; names: string[] }>();
-  const node = agentNodeLine(known, readiness, projectRequire);
-  if (node) lines.push(node.line);
   for (const [capability, value] of Object.entries(readiness.capabilities)) {
     if (capability === "node") continue; // said on the node line above
     if (!value || value.status === "ready" || value.status === "unsupported") continue;
@@ -142,7 +143,13 @@ function readinessLines(
     byReason.set(key, entry);
   }
   for (const [key, entry] of byReason) {
-    const reason = key.split("\u0000")[1] ?? "";
+    // One line per reason: a stderr tail a reason quotes is joined, and long ones cut.
+    const joined = (key.split("\u0000")[1] ?? "")
+      .split("\n")
+      .map((line) => line.trim())
+      .filter(Boolean)
+      .join(" | ");
+    const reason = joined.length > 400 ? `${joined.slice(0, 400)}…` : joined;
     lines.push(`      ${entry.names.join(", ")}: ${entry.status}${reason ? ` — ${reason}` : ""}`);
     if (entry.status !== "degraded") {
       const capability = entry.names.includes("credentials") ? "credentials" : entry.names[0]!;
