@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import type { Capability } from "@jest-m3/core/harness";
 import {
   agentNodeCapability,
@@ -141,7 +141,9 @@ export function installedQwenScript(): InstalledBinary {
       const manifest = require.resolve(`${QWEN_TESTED.packageName}/package.json`, {
         paths: [base],
       });
-      return { path: join(dirname(manifest), "cli.js") };
+      const script = join(dirname(manifest), "cli.js");
+      if (existsSync(script)) return { path: script };
+      tried.push(script);
     } catch {
       tried.push(`${QWEN_TESTED.packageName} from ${base} (not installed)`);
     }
