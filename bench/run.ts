@@ -1,4 +1,7 @@
-// `npm run bench`: every benchmark, one after another (the machine has two cores).
+// `npm run bench`: every benchmark, one after another (the machine has two cores);
+// `npm run bench -- --quick` the everyday set (no agent session benchmarks). Each prints its
+// ratio and its target, met or not; the run ends with every target line again, each
+// benchmark's time, and the whole run's wall time against its 8-minute target.
 import { benchDirect } from "./direct";
 import { benchSession } from "./session";
 import { benchClaudeCodeSession } from "./claude-code-session";
@@ -15,6 +18,7 @@ import { benchPreset } from "./preset";
 import { benchMemory } from "./memory";
 import { benchScale } from "./scale";
 import { benchMatrix } from "./matrix";
+import { benchProviderTap } from "./provider-tap";
 
 // Each benchmark by name: `npm run bench -- preset matrix` runs those two only.
 const BENCHMARKS: Record<string, () => Promise<void>> = {
@@ -34,18 +38,68 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   memory: () => benchMemory(),
   scale: () => benchScale(),
   matrix: () => benchMatrix(),
+  "provider-tap": () => benchProviderTap(),
 };
 
+/** The everyday set: in-process and single-binary benchmarks, a few seconds to a minute each. */
+const QUICK = ["validation", "direct", "wire", "relay", "provider-tap", "memory"];
+
+/** The whole run's target (issue 36). */
+const RUN_TARGET_S = 8 * 60;
+
 async function main(): Promise<void> {
-  const names = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  const quick = args.includes("--quick");
+  const names = args.filter((arg) => arg !== "--quick");
   const unknown = names.filter((name) => !(name in BENCHMARKS));
   if (unknown.length > 0) {
     throw new Error(
-      `no benchmark named ${unknown.join(", ")}; the benchmarks: ${Object.keys(BENCHMARKS).join(", ")}`,
+      `no benchmark named ${unknown.join(", ")}; the benchmarks: ${Object.keys(BENCHMARKS).join(", ")} (--quick: ${QUICK.join(", ")})`,
     );
   }
-  for (const name of names.length > 0 ? names : Object.keys(BENCHMARKS)) {
-    await BENCHMARKS[name]!();
+  const chosen = names.length > 0 ? names : quick ? QUICK : Object.keys(BENCHMARKS);
+  // Every line a benchmark prints that states a target, kept for the summary.
+  const verdicts = new Map<string, string[]>();
+  let current = "";
+  const log = console.log.bind(console);
+  console.log = (...parts: unknown[]) => {
+    const text = parts.map(String).join(" ");
+    for (const line of text.split("\n")) {
+      if (/target/i.test(line) && /\bmet\b|NOT met|FAILED/i.test(line))
+        verdicts.get(current)?.push(line.trim());
+    }
+    log(...parts);
+  };
+  const seconds = new Map<string, number>();
+  const started = performance.now();
+  try {
+    for (const name of chosen) {
+      current = name;
+      verdicts.set(name, []);
+      const at = performance.now();
+      try {
+        await BENCHMARKS[name]!();
+      } finally {
+        seconds.set(name, (performance.now() - at) / 1000);
+      }
+    }
+  } finally {
+    console.log = log;
+    const wall = (performance.now() - started) / 1000;
+    log(`\nbench summary (${quick ? "--quick" : names.length > 0 ? names.join(" ") : "full"}):`);
+    for (const name of chosen) {
+      const lines = verdicts.get(name) ?? [];
+      const time = seconds.get(name);
+      log(`  ${name} (${time === undefined ? "not run" : `${time.toFixed(0)} s`})`);
+      for (const line of lines.length > 0 ? lines : ["printed no target line"]) log(`    ${line}`);
+    }
+    log(
+      `  the run: ${wall.toFixed(0)} s wall${
+        names.length === 0 && !quick
+          ? `; target ≤ ${RUN_TARGET_S} s: ${wall <= RUN_TARGET_S ? "met" : "NOT met"}`
+          : ""
+      }`,
+    );
   }
 }
 

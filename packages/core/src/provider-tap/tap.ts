@@ -6,8 +6,14 @@
  * their names), so a key the agent sends is forwarded and nowhere written.
  */
 import { createHash } from "node:crypto";
-import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
-import { request as httpsRequest } from "node:https";
+import {
+  Agent as HttpAgent,
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+} from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import * as zlib from "node:zlib";
 import { monotonicNow } from "../evidence/clock.js";
@@ -105,6 +111,14 @@ export class ProviderTap {
   private readonly sockets = new Set<Socket>();
   private turn: string | null = null;
   private serial = 0;
+  /**
+   * Connections to the provider kept open between requests, as an agent's own client keeps
+   * them: a new connection per request costs more than everything else the tap does.
+   */
+  private readonly upstreamAgents = {
+    http: new HttpAgent({ keepAlive: true }),
+    https: new HttpsAgent({ keepAlive: true }),
+  };
 
   private constructor(
     private readonly server: Server,
@@ -131,6 +145,7 @@ export class ProviderTap {
       baseUrl: `http://127.0.0.1:${port}${path}`,
     });
     server.on("connection", (socket) => {
+      socket.setNoDelay(true);
       tap.sockets.add(socket);
       socket.once("close", () => tap.sockets.delete(socket));
     });
@@ -162,6 +177,9 @@ export class ProviderTap {
     this.server.unref();
     this.server.on("connection", (socket) => socket.unref());
     for (const socket of this.sockets) socket.unref();
+    for (const agent of [this.upstreamAgents.http, this.upstreamAgents.https]) {
+      agent.on("free", (socket: Socket) => socket.unref());
+    }
     return this;
   }
 
@@ -193,6 +211,8 @@ export class ProviderTap {
     this.turn = null;
     await this.settle(1000);
     for (const socket of this.sockets) socket.destroy();
+    this.upstreamAgents.http.destroy();
+    this.upstreamAgents.https.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
@@ -242,7 +262,9 @@ export class ProviderTap {
     }
     headers["content-length"] = String(body.length);
     const url = new URL(req.url ?? "/", target.origin);
-    const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+    const secure = url.protocol === "https:";
+    const send = secure ? httpsRequest : httpRequest;
+    const agent = secure ? this.upstreamAgents.https : this.upstreamAgents.http;
     const copy: Buffer[] = [];
     let copied = 0;
     let responseBytes = 0;
@@ -250,7 +272,7 @@ export class ProviderTap {
     let contentType = "";
     let contentEncoding: string | undefined;
     const error = await new Promise<string | null>((resolve) => {
-      const outgoing = send(url, { method: req.method, headers }, (answer) => {
+      const outgoing = send(url, { method: req.method, headers, agent }, (answer) => {
         status = answer.statusCode ?? null;
         contentType = String(answer.headers["content-type"] ?? "");
         contentEncoding = answer.headers["content-encoding"];
@@ -296,6 +318,9 @@ export class ProviderTap {
           resolve("the agent closed the connection before the answer ended");
         }
       });
+      // Headers and body leave at once: with Nagle's algorithm the body would wait for the
+      // provider's delayed ACK (tens of milliseconds on loopback).
+      outgoing.setNoDelay(true);
       outgoing.end(body);
     });
     const endedAt = monotonicNow();
