@@ -9,7 +9,7 @@ import { KNOWN_HARNESSES } from "../dist/main/known-harnesses";
 const repoRequire = createRequire(join(__dirname, "..", "..", "..", "package.json"));
 const known = (name: string) => KNOWN_HARNESSES.find((harness) => harness.name === name);
 
-function readiness(executable: string, capabilities: Readiness["capabilities"] = {}): Readiness {
+function readiness(executable: string, capabilities: Record<string, unknown> = {}): Readiness {
   return {
     ready: true,
     harness: { name: "x", version: "1.0.0", executable },
