@@ -25,7 +25,7 @@ function refusalOf(config: unknown): InvalidConfig {
 test.each([
   [
     { harnesess: ["codex"] },
-    '"harnesess" is not a setting; the settings are resultsDir, harnesses, agents, scriptedModel, judge, webServers, orphans, prices. Did you mean "harnesses"?',
+    '"harnesess" is not a setting; the settings are resultsDir, keepRuns, harnesses, agents, scriptedModel, judge, webServers, orphans, prices. Did you mean "harnesses"?',
   ],
   [
     { scriptedModel: { script: "script.json", envv: {} } },

@@ -124,11 +124,18 @@ test("a crafted pair: every kind of change listed; a failing test makes exit 1, 
     verdicts: Array<Record<string, unknown>>;
   };
   expect(parsed.catalogs).toEqual([
-    { server: "shipping", added: ["track"], removed: ["label"], schemaChanged: ["quote"] },
+    {
+      server: "shipping",
+      added: ["track"],
+      removed: ["label"],
+      schemaChanged: ["quote"],
+      descriptionChanged: [],
+    },
   ]);
   expect(parsed.regressions).toEqual(["fails its requirement: labels"]);
   expect(parsed.statistics).toEqual({
     alpha: 0.05,
+    catalogGrowth: 1.1,
     passMethod: "Fisher's exact test (two-sided), Holm-corrected",
     passComparisons: 3,
     metricMethod: "Mann-Whitney U (two-sided), Holm-corrected",

@@ -52,12 +52,18 @@ function shard(name: string, index: number, count: number, verdict = "passed"): 
   return join("shards", name);
 }
 
-test("shards from different checkouts merge onto one root; a missing shard fails the merged run", async () => {
+test("shards from different checkouts merge onto one root; a missing shard is refused, or with --allow-partial fails the merged run", async () => {
   const one = shard("a", 1, 3);
   const two = shard("b", 2, 3);
-  const merged = await cli("merge-reports", one, two);
+  const refused = await cli("merge-reports", one, two);
+  expect(refused.code).toBe(2);
+  expect(refused.err).toContain("shard(s) 3 of 3 missing");
+  expect(existsSync(join(project, ".m3"))).toBe(false);
+  const merged = await cli("merge-reports", "--allow-partial", one, two);
   expect(merged.code).toBe(1);
-  expect(merged.err).toContain("shard(s) 3 of 3 missing: the merged run counts as failed");
+  expect(merged.err).toContain(
+    "shard(s) 3 of 3 missing; the counts above are of the merged shards only, and the merged run counts as failed",
+  );
   const id = /into run (\S+):/.exec(merged.out)![1]!;
   const report = JSON.parse(readFileSync(join(project, ".m3", "runs", id, "report.json"), "utf8"));
   expect(report.success).toBe(false);

@@ -8,7 +8,14 @@
 import { join } from "node:path";
 import { M3Error } from "@jest-m3/core";
 import { readHistory, HISTORY_FILE } from "../store/history.js";
-import { diffRuns, historyRuns, resolveBaseline, resolveRun, type RunDiff } from "../store/diff.js";
+import {
+  DEFAULT_CATALOG_GROWTH,
+  diffRuns,
+  historyRuns,
+  resolveBaseline,
+  resolveRun,
+  type RunDiff,
+} from "../store/diff.js";
 import { formatDiff } from "../store/diff-format.js";
 import { runsFolder } from "./show-report.js";
 import type { CliIo } from "./io.js";
@@ -26,6 +33,8 @@ export interface DiffArgs {
   readonly strict: boolean;
   /** p95 turn latency ratio from which a change is listed (default 1.5). */
   readonly latencyRatio: number;
+  /** Catalog context cost ratio from which a catalog counts as dearer (default 1.10). */
+  readonly catalogGrowth: number;
 }
 
 /** Parses `jest-m3 diff`'s arguments; a string is a usage mistake. */
@@ -36,6 +45,7 @@ export function parseDiffArgs(args: readonly string[]): DiffArgs | string {
   let json = false;
   let strict = false;
   let latencyRatio = 1.5;
+  let catalogGrowth = DEFAULT_CATALOG_GROWTH;
   let alpha = 0.05;
   for (let index = 0; index < args.length; index += 1) {
     const arg = args[index]!;
@@ -63,6 +73,11 @@ export function parseDiffArgs(args: readonly string[]): DiffArgs | string {
       if (!Number.isFinite(ratio) || ratio <= 1)
         return "--latency-ratio needs a number above 1 (e.g. 1.5)";
       latencyRatio = ratio;
+    } else if (arg === "--catalog-growth") {
+      const ratio = Number(value());
+      if (!Number.isFinite(ratio) || ratio <= 1)
+        return "--catalog-growth needs a ratio above 1 (e.g. 1.10: a catalog 10% dearer counts)";
+      catalogGrowth = ratio;
     } else if (arg.startsWith("-")) return `unknown option ${arg}`;
     else if (run === undefined) run = arg;
     else return `unexpected argument ${arg}`;
@@ -75,6 +90,7 @@ export function parseDiffArgs(args: readonly string[]): DiffArgs | string {
     json,
     strict,
     latencyRatio,
+    catalogGrowth,
   };
 }
 
@@ -85,6 +101,7 @@ const changes = (diff: RunDiff): number =>
   diff.verdicts.filter((row) => row.verdict !== "unchanged").length +
   diff.metrics.filter((row) => row.verdict !== "unchanged").length +
   diff.catalogs.length +
+  diff.catalogCosts.length +
   diff.newCalls.length +
   diff.vanishedCalls.length;
 
@@ -113,7 +130,12 @@ export async function runDiff(args: DiffArgs, io: CliIo): Promise<number> {
       db,
       baseline,
       run,
-      { alpha: args.alpha, latencyRatio: args.latencyRatio, latencyMinMs: 100 },
+      {
+        alpha: args.alpha,
+        latencyRatio: args.latencyRatio,
+        latencyMinMs: 100,
+        catalogGrowth: args.catalogGrowth,
+      },
       args.baseline,
     );
     io.out(args.json ? `${JSON.stringify(diff, null, 2)}\n` : `${formatDiff(diff)}\n`);

@@ -43,20 +43,28 @@ const COMMAND_HELP: Readonly<Record<string, string>> = {
                       failing tests, flips, tool catalogs, calls (see docs/regressions.md)
       run             a run id or its prefix (default: the latest run)
       --baseline <b>  a run id, previous (default), last-green, or pool:K (the last K runs'
-                      pass counts pooled)
+                      pass counts pooled); previous, last-green and pool:K take only complete
+                      runs of the same test selection (files, name pattern, projects); a run
+                      named by id may be any, and the diff says how it differs
       --alpha <a>     significance level over the whole run (default 0.05)
       --results <dir> the results folder (default: resultsDir of m3.config.json, else .m3)
       --strict        exit 1 on any change, not only on regressions
       --latency-ratio <r>  p95 turn latency counts from this ratio (default 1.5)
+      --catalog-growth <r> a server's tool catalog whose context cost on an agent grew by
+                      this ratio or more is a regression (default 1.10)
       --json          the diff as JSON: every verdict with counts, p-values and method
-      exit code       0 nothing regressed, 1 something regressed or a test fails its
-                      requirement, 2 nothing to compare
+      exit code       0 nothing regressed, 1 something regressed, a test fails its
+                      requirement, a catalog got dearer, or the run is partial, 2 nothing
+                      to compare
 `,
   "merge-reports": `  merge-reports <run folders...>  the run folders of jest --shard=i/n shards (each with
                       its blob.json) into one run: report.json, report.html, one history entry
       --results <dir> where the merged run goes (default: resultsDir of m3.config.json)
       --no-history    do not record the merged run in the history
-      exit code       0 merged and passed, 1 merged and failed, 2 nothing merged
+      --allow-partial merge even with shards missing (otherwise refused, naming them): the
+                      run is marked partial and failed, and no diff baseline by default
+      exit code       0 merged and passed, 1 merged and failed (or partial), 2 nothing
+                      merged
 `,
   "show-history": `  show-history        write one self-contained HTML page of the history (history.sqlite):
                       pass rate per test and agent over the last runs as small charts, flaky

@@ -2,9 +2,13 @@
  * `jest-m3 merge-reports <run folders...>`: the run folders of a sharded run's shards
  * (`jest --shard=i/n`, each with its blob.json) made into one run: one report.json and
  * report.html, and one entry in the history, as an unsharded run of the same tests gives.
- * Exit code: 0 merged and the run passed, 1 merged and the run failed (or shards are
- * missing), 2 nothing merged (a usage mistake, a missing, foreign or malformed blob, a broken
- * history, a folder that cannot be written): then nothing is written either.
+ * A merge knows how many shards its run had (each blob records its `--shard=k/n`) and
+ * refuses one with shards missing, naming them, unless `--allow-partial` is given: then the
+ * run is marked partial (report.json `partial`, the page, the history) and counts as failed.
+ * Exit code: 0 merged and the run passed, 1 merged and the run failed (a partial merge
+ * included), 2 nothing merged (shards missing without `--allow-partial`, a usage mistake, a
+ * missing, foreign or malformed blob, a broken history, a folder that cannot be written):
+ * then nothing is written either.
  */
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -15,6 +19,7 @@ import {
   mergeBlobs,
   missingShards,
   reportOfBlob,
+  ShardsMissing,
   writeReports,
 } from "../report/blob.js";
 import { readBlob } from "../report/read-blob.js";
@@ -22,6 +27,8 @@ import { secretValuesOf } from "../shared/redact.js";
 import { HISTORY_FILE } from "../store/history.js";
 import { recordRunInStore } from "../store/record.js";
 import { runsFolder } from "./show-report.js";
+import { loadConfig } from "../shared/config.js";
+import { pruneRuns } from "../main/run-retention.js";
 import type { CliIo } from "./io.js";
 import { appendJobSummary } from "../report/ci-summary.js";
 
@@ -32,6 +39,12 @@ export interface MergeArgs {
   readonly results?: string;
   /** Record the merged run in the history (default true). */
   readonly history: boolean;
+  /**
+   * Merge even with shards missing (default false: refused): the run is then marked partial
+   * in report.json, report.html and the history, counts as failed, and `jest-m3 diff` never
+   * takes it as a baseline by itself.
+   */
+  readonly allowPartial: boolean;
 }
 
 /** Parses `jest-m3 merge-reports`'s arguments; a string is a usage mistake. */
@@ -39,6 +52,7 @@ export function parseMergeArgs(args: readonly string[]): MergeArgs | string {
   const folders: string[] = [];
   let results: string | undefined;
   let history = true;
+  let allowPartial = false;
   for (let index = 0; index < args.length; index += 1) {
     const arg = args[index]!;
     if (arg === "--results") {
@@ -46,11 +60,12 @@ export function parseMergeArgs(args: readonly string[]): MergeArgs | string {
       if (!given) return "--results needs a folder";
       results = given;
     } else if (arg === "--no-history") history = false;
+    else if (arg === "--allow-partial") allowPartial = true;
     else if (arg.startsWith("-")) return `unknown option ${arg}`;
     else folders.push(arg);
   }
   if (folders.length === 0) return "give the run folder of each shard (.m3/runs/<run-id>)";
-  return { folders, ...(results ? { results } : {}), history };
+  return { folders, ...(results ? { results } : {}), history, allowPartial };
 }
 
 /**
@@ -65,6 +80,14 @@ export async function runMergeReports(args: MergeArgs, io: CliIo): Promise<numbe
     const blobs = args.folders.map((folder) => readBlob(resolve(io.cwd, folder)));
     const missing = missingShards(blobs);
     const merged = mergeBlobs(blobs);
+    const count = merged.shards?.count ?? 1;
+    if (missing.length > 0 && !args.allowPartial) {
+      throw new ShardsMissing(
+        `shard(s) ${missing.join(", ")} of ${count} missing (given: ${merged.shards?.merged.join(", ") ?? "none"}): a merge of some shards is not the run. Give every shard's run folder, or merge what is there with --allow-partial (the run is then marked partial, counts as failed, and jest-m3 diff takes no baseline from it).`,
+        missing,
+        count,
+      );
+    }
     const runs = runsFolder(io.cwd, args.results);
     const dir = join(runs, merged.runId!);
     createdRuns = mkdirSync(runs, { recursive: true });
@@ -92,10 +115,21 @@ export async function runMergeReports(args: MergeArgs, io: CliIo): Promise<numbe
     );
     if (missing.length > 0) {
       io.err(
-        `jest-m3 merge-reports: shard(s) ${missing.join(", ")} of ${blobs[0]?.shard?.count ?? 1} missing: the merged run counts as failed.\n`,
+        `jest-m3 merge-reports: partial run (--allow-partial): shard(s) ${missing.join(", ")} of ${count} missing; the counts above are of the merged shards only, and the merged run counts as failed.\n`,
       );
     }
     if (args.history) io.out(`Recorded in ${store} (npx jest-m3 diff)\n`);
+    try {
+      const keep = loadConfig(io.cwd).keepRuns;
+      const { removed } = pruneRuns(runs, keep, dir);
+      if (removed.length > 0) {
+        io.out(
+          `Removed ${removed.length} old run folder(s), keeping the newest ${keep} ("keepRuns" in m3.config.json)\n`,
+        );
+      }
+    } catch (error) {
+      io.err(`jest-m3 merge-reports: old run folders were NOT pruned: ${describeFailure(error)}\n`);
+    }
     // In GitHub Actions: the merged run's job summary, with the diff against the previous run.
     io.err(
       await appendJobSummary(

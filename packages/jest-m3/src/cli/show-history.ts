@@ -15,6 +15,7 @@ import {
   renderHistoryHtml,
 } from "../report/history-page.js";
 import type { CliIo } from "./io.js";
+import { markServing } from "../main/run-retention.js";
 import { loopbackHosts, openInBrowser, runsFolder } from "./show-report.js";
 
 /** The options of `jest-m3 show-history`. */
@@ -96,6 +97,8 @@ function serveHistory(
       const address = server.address();
       const actual = typeof address === "object" && address ? address.port : port;
       allowed = loopbackHosts(actual);
+      // The page links every run: no run folder is pruned while it is served.
+      server.once("close", markServing(join(root, "runs")));
       done({ server, url: `http://127.0.0.1:${actual}/` });
     });
   });

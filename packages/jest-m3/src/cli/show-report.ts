@@ -5,7 +5,8 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { markServing } from "../main/run-retention.js";
 import { loadConfig } from "../shared/config.js";
 
 /** A report that was asked for and does not exist, said with what does. */
@@ -120,6 +121,8 @@ export function serveReport(file: string, port = 0): Promise<{ server: Server; u
       const address = server.address();
       const actual = typeof address === "object" && address ? address.port : port;
       allowed = loopbackHosts(actual);
+      // Its run folder is not pruned while it is served.
+      server.once("close", markServing(dirname(file)));
       done({ server, url: `http://127.0.0.1:${actual}/` });
     });
   });

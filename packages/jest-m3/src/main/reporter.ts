@@ -11,7 +11,7 @@
  * `["jest-m3/dist/reporter.js", { "failureTranscripts": false }]`.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { readRecords } from "../shared/run-ledger.js";
 import { runDir } from "../shared/hand-off.js";
 import { formatTranscript, type TranscriptRecord } from "../shared/transcript.js";
@@ -35,6 +35,9 @@ import { secretValuesOf } from "../shared/redact.js";
 import { formatStatsTable } from "../report/stats.js";
 import { failureAnnotations } from "../report/annotations.js";
 import { kitUnusedInRun } from "../shared/run-plan.js";
+import { selectionOf, type SelectionConfig } from "../shared/run-selection.js";
+import { loadConfig } from "../shared/config.js";
+import { pruneRuns } from "./run-retention.js";
 
 interface AssertionResult {
   readonly fullName: string;
@@ -104,9 +107,12 @@ class M3Reporter {
 
   private readonly shard: { index: number; count: number } | null;
   private readonly annotations: boolean;
+  private readonly selectionConfig: SelectionConfig | undefined;
+  /** The projects (display names) of the test files that ran: part of the run's selection. */
+  private readonly projects = new Set<string>();
 
   constructor(
-    globalConfig?: {
+    globalConfig?: SelectionConfig & {
       readonly rootDir?: string;
       readonly shard?: { readonly shardIndex: number; readonly shardCount: number } | null;
       readonly reporters?: ReadonlyArray<string | readonly [string, unknown]> | null;
@@ -118,16 +124,28 @@ class M3Reporter {
       ? { index: globalConfig.shard.shardIndex, count: globalConfig.shard.shardCount }
       : null;
     this.failureTranscripts = options?.failureTranscripts !== false;
+    this.selectionConfig = globalConfig;
     const jestAnnotates = (globalConfig?.reporters ?? []).some(
       (entry) => (typeof entry === "string" ? entry : entry[0]) === "github-actions",
     );
     this.annotations = options?.annotations !== false && !jestAnnotates;
   }
 
-  onTestResult(_test: unknown, result: TestFileResult): void {
+  onTestResult(
+    test:
+      | {
+          readonly context?: {
+            readonly config?: { readonly displayName?: { readonly name?: string } };
+          };
+        }
+      | undefined,
+    result: TestFileResult,
+  ): void {
     const dir = runDir();
     if (!dir) return;
     this.files.push(result);
+    const project = test?.context?.config?.displayName?.name;
+    if (project) this.projects.add(project);
     const failedTests = result.testResults.filter((entry) => entry.status === "failed");
     if (failedTests.length === 0) return;
     if (this.annotations && process.env.GITHUB_ACTIONS === "true") {
@@ -167,6 +185,7 @@ class M3Reporter {
     const blob = makeBlob({
       rootDir: this.rootDir,
       shard: this.shard,
+      selection: selectionOf(this.selectionConfig, this.projects),
       run,
       files: this.files,
       sessions: transcripts(dir),
@@ -206,7 +225,26 @@ class M3Reporter {
       );
     }
     const store = this.shard ? null : await this.record(report, run);
+    // Not in a shard: the folders of the other shards may wait here for their merge.
+    if (!this.shard) this.prune(dir);
     await this.summarize(report, store);
+  }
+
+  /** Keeps the newest `keepRuns` run folders (m3.config.json); says what it removed. */
+  private prune(dir: string): void {
+    try {
+      const { keepRuns } = loadConfig(this.rootDir);
+      const { removed } = pruneRuns(dirname(dir), keepRuns, dir);
+      if (removed.length > 0) {
+        process.stderr.write(
+          `jest-m3: removed ${removed.length} old run folder(s), keeping the newest ${keepRuns} ("keepRuns" in m3.config.json; the history keeps every run)\n`,
+        );
+      }
+    } catch (error) {
+      process.stderr.write(
+        `jest-m3: old run folders were NOT pruned: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+    }
   }
 
   /**

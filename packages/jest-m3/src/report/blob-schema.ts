@@ -297,6 +297,24 @@ export const blobSchema = z.object({
   trials: z.array(trialsSchema),
   // Blobs written before judges were recorded have none.
   verdicts: z.array(verdictSchema).default([]),
+  // Blobs written before selections and merged shards were recorded have neither.
+  selection: z
+    .object({
+      patterns: z.array(text),
+      testNamePattern: nullableText,
+      filters: z.array(text),
+      projects: z.array(text),
+    })
+    .nullable()
+    .optional(),
+  shards: z
+    .object({
+      count: z.int().min(1),
+      merged: z.array(z.int().min(1)),
+      missing: z.array(z.int().min(1)),
+    })
+    .nullable()
+    .optional(),
   success: z.boolean(),
   startedAt: z.number().nullable(),
   finishedAt: z.number(),

@@ -22,6 +22,12 @@ import type { RunReport } from "./model.js";
 import { scrubText, type SecretValue } from "../shared/redact.js";
 import type { AgentStats } from "./stats.js";
 import { trimVerdict, type VerdictRecord } from "./verdicts.js";
+import {
+  describeSelection,
+  selectionKey,
+  type MergedShards,
+  type RunSelection,
+} from "../shared/run-selection.js";
 
 /** The file name of a run's blob in its run folder. */
 export const BLOB_FILE = "blob.json";
@@ -42,6 +48,10 @@ export interface RunBlob {
   readonly trials: NonNullable<ReportInput["trials"]>;
   /** The judge verdicts of the run (`toPassJudge`); an older blob without them reads as none. */
   readonly verdicts?: readonly VerdictRecord[];
+  /** What the run selected of the suite (see `RunSelection`); an older blob has none. */
+  readonly selection?: RunSelection | null;
+  /** A merged run's shards: which of how many were merged, and which are missing. */
+  readonly shards?: MergedShards | null;
   readonly success: boolean;
   readonly startedAt: number | null;
   readonly finishedAt: number;
@@ -50,6 +60,18 @@ export interface RunBlob {
 /** A blob could not be read: missing, not a jest-m3 blob, or of shards that do not fit. */
 export class BlobInvalid extends M3Error {
   override readonly code = "M3_BLOB_INVALID";
+}
+
+/** A merge was given some shards of a run, not all (`missing`, 1-based, of `count`). */
+export class ShardsMissing extends M3Error {
+  override readonly code = "M3_SHARDS_MISSING";
+  constructor(
+    message: string,
+    readonly missing: readonly number[],
+    readonly count: number,
+  ) {
+    super(message);
+  }
 }
 
 /** Only the fields a report reads, names and failure messages scrubbed: a blob may be uploaded. */
@@ -129,6 +151,13 @@ export interface JsonReport {
   >;
   /** The shards merged into this report (merge-reports), else absent. */
   readonly shards?: ReadonlyArray<{ readonly runId: string | null; readonly index: number }>;
+  /**
+   * True for a merge with shards missing (`merge-reports --allow-partial`): its counts are
+   * of the merged shards only, and `missingShards` says which are not there.
+   */
+  readonly partial: boolean;
+  /** A partial run's missing shards, `{ count, missing }` (1-based); absent otherwise. */
+  readonly missingShards?: { readonly count: number; readonly missing: readonly number[] };
 }
 
 /** The rows of report.json's `stats`, in the order of the report's tests. */
@@ -172,12 +201,16 @@ export function jsonReport(
       })),
     ),
     ...(shards ? { shards } : {}),
+    partial: (report.shards?.missing.length ?? 0) > 0,
+    ...(report.shards && report.shards.missing.length > 0
+      ? { missingShards: { count: report.shards.count, missing: report.shards.missing } }
+      : {}),
   };
 }
 
 /** Builds a blob's report. */
 export function reportOfBlob(blob: RunBlob, secrets: readonly SecretValue[]): RunReport {
-  return buildRunReport({
+  const report = buildRunReport({
     rootDir: blob.rootDir,
     run: blob.run,
     files: [...blob.files].sort((a, b) => a.testFilePath.localeCompare(b.testFilePath)),
@@ -189,6 +222,7 @@ export function reportOfBlob(blob: RunBlob, secrets: readonly SecretValue[]): Ru
     trials: blob.trials,
     verdicts: blob.verdicts ?? [],
   });
+  return { ...report, selection: blob.selection ?? null, shards: blob.shards ?? null };
 }
 
 /** Writes report.json and report.html of `report` into `dir`. */
@@ -221,7 +255,8 @@ export function newRunId(): string {
  * every shard (test paths rebased onto the first shard's root), success only when every
  * shard succeeded, the earliest start and latest finish.
  *
- * @throws BlobInvalid for no blobs, the same shard twice, or shards of different sizes.
+ * @throws BlobInvalid for no blobs, the same shard twice, shards of different sizes, or
+ * shards of different selections (`jest --shard` over other files).
  */
 export function mergeBlobs(blobs: readonly RunBlob[], runId: string = newRunId()): RunBlob {
   const first = blobs[0];
@@ -241,6 +276,14 @@ export function mergeBlobs(blobs: readonly RunBlob[], runId: string = newRunId()
       );
     }
     seen.add(index);
+  }
+  const selections = new Map(
+    blobs.map((blob) => [blob.selection ? selectionKey(blob.selection) : "", blob.selection]),
+  );
+  if (selections.size > 1) {
+    throw new BlobInvalid(
+      `The shards ran different selections of the suite (${[...selections.values()].map((selection) => (selection ? describeSelection(selection) : "unknown")).join("; ")}): merge the shards of one run, all started with the same arguments but --shard.`,
+    );
   }
   const count = [...counts][0] ?? 1;
   const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seen.has(i));
@@ -285,6 +328,8 @@ export function mergeBlobs(blobs: readonly RunBlob[], runId: string = newRunId()
     sessions,
     trials,
     verdicts,
+    selection: first.selection ?? null,
+    shards: { count, merged: [...seen].sort((a, b) => a - b), missing },
     success: missing.length === 0 && blobs.every((blob) => blob.success),
     startedAt: starts.length > 0 ? Math.min(...starts) : null,
     finishedAt: Math.max(...blobs.map((blob) => blob.finishedAt)),

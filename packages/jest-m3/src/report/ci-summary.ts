@@ -5,7 +5,7 @@
  * annotations are in report/annotations.ts.
  */
 import { appendFileSync } from "node:fs";
-import { diffRuns, historyRuns, resolveRun, type RunDiff } from "../store/diff.js";
+import { comparableTo, diffRuns, historyRuns, resolveRun, type RunDiff } from "../store/diff.js";
 import { formatDiff } from "../store/diff-format.js";
 import { readHistory } from "../store/history.js";
 import { testGrid, type GridCell, type TestGrid } from "./grid.js";
@@ -186,8 +186,18 @@ export async function diffAgainstPrevious(
   try {
     const runs = historyRuns(db);
     const run = resolveRun(runs, runId ?? "last");
-    const baseline = runs.filter((other) => other.seq < run.seq).at(-1);
-    if (!baseline) return { diff: null, why: "The history holds no run before this one." };
+    // Like with like: the latest complete earlier run of the same test selection.
+    const earlier = runs.filter((other) => other.seq < run.seq);
+    const baseline = earlier.filter(comparableTo(run)).at(-1);
+    if (!baseline) {
+      return {
+        diff: null,
+        why:
+          earlier.length === 0
+            ? "The history holds no run before this one."
+            : "The history holds no complete run of the same test selection before this one.",
+      };
+    }
     return { diff: diffRuns(db, baseline, run) };
   } catch (error) {
     return { diff: null, why: (error as Error).message };

@@ -72,7 +72,7 @@ export function renderReportHtml(report: RunReport): string {
 <header>
 <h1>${escapeHtml(title)}</h1>
 <span class="totals" id="totals"><span class="${report.success === true ? "st-success" : "st-bad"}">${report.success === true ? "passed" : "failed"}</span><span>${escapeHtml(totals.tests)} tests</span><span class="st-success">${escapeHtml(totals.passed)} passed</span><span class="st-bad">${escapeHtml(totals.failed)} failed</span><span>${escapeHtml(totals.skipped)} skipped</span><span>${escapeHtml(totals.sessions)} sessions</span><span>${escapeHtml(totals.calls)} tool calls</span></span>
-<div class="meta">${escapeHtml(`provider: ${report.provider ?? "unknown"}`)}${harnesses ? ` · ${escapeHtml(harnesses)}` : ""} · ${escapeHtml(report.finishedAt)}</div>
+${report.shards && report.shards.missing.length > 0 ? `<div class="partial-run" id="partial-run">${escapeHtml(`Partial run: shard(s) ${report.shards.missing.join(", ")} of ${report.shards.count} missing (merged with --allow-partial); the counts are of the merged shards only.`)}</div>\n` : ""}<div class="meta">${escapeHtml(`provider: ${report.provider ?? "unknown"}`)}${harnesses ? ` · ${escapeHtml(harnesses)}` : ""} · ${escapeHtml(report.finishedAt)}</div>
 </header>
 <div class="filters">
 <nav class="views" aria-label="view"><a href="#tests" id="tab-list">tests</a><a href="#grid" id="tab-grid">grid</a></nav>

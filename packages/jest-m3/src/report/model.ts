@@ -7,6 +7,7 @@ import type { SessionTrial, TranscriptRecord } from "../shared/transcript.js";
 export type { SessionTrial };
 import type { AgentStats } from "./stats.js";
 import type { VerdictRecord } from "./verdicts.js";
+import type { MergedShards, RunSelection } from "../shared/run-selection.js";
 
 /**
  * A judge's verdict on a test (`toPassJudge`), or its failure (`error`): on the session and
@@ -80,4 +81,8 @@ export interface RunReport {
     readonly calls: number;
   };
   readonly tests: readonly ReportTest[];
+  /** What the run selected of the suite; null when not known (an older blob). */
+  readonly selection?: RunSelection | null;
+  /** A merged run's shards; `missing` not empty: the run is partial. Null when not merged. */
+  readonly shards?: MergedShards | null;
 }

@@ -26,6 +26,12 @@ import { parseWebServers, type WebServerEntry } from "./web-servers.js";
 export interface M3Config {
   /** Where runs write their results (default `.m3`); each run gets `runs/<run-id>`. */
   readonly resultsDir: string;
+  /**
+   * How many run folders `<resultsDir>/runs` keeps (default 20): after a run is recorded,
+   * older ones are removed (never the current run, one in progress or one being served);
+   * the history keeps every run.
+   */
+  readonly keepRuns: number;
   /** Harnesses whose readiness is probed once, before any test runs. */
   readonly harnesses: readonly string[];
   /**
@@ -94,6 +100,10 @@ const scriptedModelSchema = strictFields(
 export const configSchema = strictFields(
   {
     resultsDir: nonEmptyString("a non-empty path").optional(),
+    keepRuns: z
+      .int(must("a whole number of run folders, e.g. 20"))
+      .min(1, must("1 or more (the current run is always kept)"))
+      .optional(),
     harnesses: z
       .array(nonEmptyString(), must('an array of harness names, e.g. ["codex"]'))
       .optional(),
@@ -176,6 +186,7 @@ function validate(raw: unknown, source: string, rootDir: string): M3Config {
   }
   return {
     resultsDir: resolve(rootDir, config.resultsDir ?? ".m3"),
+    keepRuns: config.keepRuns ?? 20,
     harnesses: config.harnesses ?? [],
     ...(agentEntries ? { agents: agentEntries } : {}),
     ...(model ? { scriptedModel: model } : {}),

@@ -47,6 +47,7 @@ export function formatDiff(diff: RunDiff): string {
   const { alpha, passComparisons, metricComparisons } = diff.statistics;
   const lines = [
     `jest-m3 diff: ${baseline} → ${side(diff.run)}`,
+    ...diff.baselineNotes.map((note) => `  Note: ${note}.`),
     "",
     ...(passComparisons === 0
       ? ["Pass rates: no test ran on the same agent on both sides, so none is compared."]
@@ -112,8 +113,23 @@ export function formatDiff(diff: RunDiff): string {
       ...change.added.map((tool) => `${change.server}: + ${tool} (added)`),
       ...change.removed.map((tool) => `${change.server}: - ${tool} (removed)`),
       ...change.schemaChanged.map((tool) => `${change.server}: ~ ${tool} (schema changed)`),
+      ...change.descriptionChanged.map(
+        (tool) => `${change.server}: ~ ${tool} (description changed)`,
+      ),
     ]),
   );
+  if (diff.catalogCosts.length > 0) {
+    const limit = diff.statistics.catalogGrowth;
+    lines.push(
+      "",
+      `Catalog context cost (${diff.catalogCosts.length}): the bytes of a server's tool definitions each agent sent its model,`,
+      `  listed when they grew by ×${limit.toFixed(2)} or more (a regression) or shrank as much (--catalog-growth sets the ratio).`,
+      ...diff.catalogCosts.map(
+        (row) =>
+          `  ${row.change.padEnd(6)}  ${row.baseline.bytes} → ${row.run.bytes} bytes (×${row.ratio.toFixed(2)}; about ${row.baseline.estimatedTokens} → ${row.run.estimatedTokens} tokens; ${row.baseline.tools} → ${row.run.tools} tools)  ${row.server} · ${row.agent}`,
+      ),
+    );
+  }
   section(
     "New calls",
     diff.newCalls.map((call) => `${call.server}:${call.tool} ×${call.to}  ${call.test}`),

@@ -9,6 +9,7 @@ import type { PassCounts } from "../stats/fisher.js";
 import { queryRows, type SqlDatabase, type SqlValue } from "./engine.js";
 import { metricVerdicts, type MetricSamples, type MetricVerdict } from "./metric-verdicts.js";
 import {
+  byCodePoint,
   DEFAULT_ALPHA,
   PASS_METHOD,
   passVerdicts,
@@ -22,6 +23,18 @@ export interface HistoryRun {
   readonly seq: number;
   readonly finishedAt: string;
   readonly success: boolean;
+  /**
+   * The run's test selection as one string (see `RunSelection`): runs with equal ones ran
+   * the same part of the suite. Empty for a run recorded before selections were.
+   */
+  readonly selection?: string;
+  /** The selection in words (`the whole suite`, `files matching a.test.ts`), when known. */
+  readonly selectionLabel?: string | null;
+  /** A merge with shards missing (`merge-reports --allow-partial`). */
+  readonly partial?: boolean;
+  /** A partial run's missing shards, of `shardCount`. */
+  readonly missingShards?: readonly number[];
+  readonly shardCount?: number | null;
 }
 
 /** A run asked for is not in the history. */
@@ -31,27 +44,58 @@ export class RunNotInHistory extends M3Error {
 
 /** Every run of the history, oldest first. */
 export function historyRuns(db: SqlDatabase): HistoryRun[] {
-  return queryRows(db, "SELECT id, seq, finished_at, success FROM runs ORDER BY seq").map(
-    (row) => ({
-      id: String(row.id),
-      seq: Number(row.seq),
-      finishedAt: String(row.finished_at),
-      success: row.success === 1,
-    }),
-  );
+  return queryRows(
+    db,
+    `SELECT id, seq, finished_at, success, selection, selection_label, partial, missing_shards,
+     shard_count FROM runs ORDER BY seq`,
+  ).map((row) => ({
+    id: String(row.id),
+    seq: Number(row.seq),
+    finishedAt: String(row.finished_at),
+    success: row.success === 1,
+    selection: String(row.selection ?? ""),
+    selectionLabel: row.selection_label === null ? null : String(row.selection_label),
+    partial: row.partial === 1,
+    missingShards:
+      typeof row.missing_shards === "string" && row.missing_shards !== ""
+        ? row.missing_shards.split(",").map(Number)
+        : [],
+    shardCount: row.shard_count === null ? null : Number(row.shard_count),
+  }));
 }
+
+/** A partial run's missing shards in words: `shard(s) 2, 3 of 3 missing`. */
+export const missingShardsOf = (run: HistoryRun): string =>
+  `shard(s) ${(run.missingShards ?? []).join(", ")} of ${run.shardCount ?? "?"} missing`;
+
+const selectionOfRun = (run: HistoryRun): string => run.selectionLabel ?? "selection not recorded";
 
 const listed = (runs: readonly HistoryRun[]): string =>
   runs.length === 0
     ? "none"
     : runs
         .slice(-8)
-        .map((run) => `${run.id} (${run.success ? "green" : "red"})`)
+        .map(
+          (run) =>
+            `${run.id} (${run.success ? "green" : "red"}${run.selectionLabel ? `, ${run.selectionLabel}` : ""}${run.partial ? `, partial: ${missingShardsOf(run)}` : ""})`,
+        )
         .join(", ");
 
 /**
+ * True when `other` is a default baseline for `run`: complete (not partial) and of the same
+ * test selection. A baseline named by its id may be anything; the diff then says how it
+ * differs (see {@link RunDiff.baselineNotes}).
+ */
+export const comparableTo =
+  (run: HistoryRun) =>
+  (other: HistoryRun): boolean =>
+    !other.partial && (other.selection ?? "") === (run.selection ?? "");
+
+/**
  * The run `spec` names: a run id or its unique prefix, `last` (the latest), `previous` (the
- * one before `before`), or `last-green` (the latest successful run before `before`).
+ * one before `before`), or `last-green` (the latest successful run before `before`). With
+ * `before`, `previous` and `last-green` look only at complete runs of its test selection
+ * (see {@link comparableTo}): a run of one file, or a partial merge, is no baseline.
  *
  * @throws RunNotInHistory saying which runs there are.
  */
@@ -60,7 +104,9 @@ export function resolveRun(
   spec: string,
   before?: HistoryRun,
 ): HistoryRun {
-  const earlier = before ? runs.filter((run) => run.seq < before.seq) : runs;
+  const earlier = before
+    ? runs.filter((run) => run.seq < before.seq).filter(comparableTo(before))
+    : runs;
   let found: HistoryRun | undefined;
   if (spec === "last") found = runs.at(-1);
   else if (spec === "previous") found = earlier.at(-1);
@@ -76,23 +122,32 @@ export function resolveRun(
     found = exact ?? prefixed[0];
   }
   if (!found) {
+    // Said only when earlier runs exist that are not like it.
+    const like =
+      before && runs.some((run) => run.seq < before.seq && !comparableTo(before)(run))
+        ? ` of the same selection (${selectionOfRun(before)}), complete,`
+        : "";
     const what =
       spec === "last-green"
-        ? `No green run${before ? ` before ${before.id}` : ""}`
+        ? `No green run${like}${before ? ` before ${before.id}` : ""}`
         : spec === "previous"
-          ? `No run before ${before?.id ?? "the latest"}`
+          ? `No run${like} before ${before?.id ?? "the latest"}`
           : spec === "last"
             ? "No run"
             : `No run "${spec}"`;
-    throw new RunNotInHistory(`${what} in the history. Runs: ${listed(runs)}.`);
+    const anyway =
+      like && (spec === "previous" || spec === "last-green")
+        ? " To compare with another run anyway, name it: --baseline <run id> (the diff then says how the two differ)."
+        : "";
+    throw new RunNotInHistory(`${what} in the history. Runs: ${listed(runs)}.${anyway}`);
   }
   return found;
 }
 
 /**
  * The runs a baseline spec names, oldest first: one run for a run id, `previous` or
- * `last-green` (see {@link resolveRun}); for `pool:K`, the K runs before `run` (fewer when
- * the history has fewer), whose pass counts are pooled.
+ * `last-green` (see {@link resolveRun}); for `pool:K`, the K complete runs of `run`'s
+ * selection before it (fewer when the history has fewer), whose pass counts are pooled.
  *
  * @throws RunNotInHistory when none is there, or `pool:K` is not a whole K ≥ 1.
  */
@@ -109,10 +164,13 @@ export function resolveBaseline(
       `--baseline ${spec}: K in pool:K must be a whole number of runs ≥ 1 (e.g. pool:5).`,
     );
   }
-  const earlier = runs.filter((other) => other.seq < run.seq).slice(-size);
+  const before = runs.filter((other) => other.seq < run.seq);
+  const earlier = before.filter(comparableTo(run)).slice(-size);
   if (earlier.length === 0) {
     throw new RunNotInHistory(
-      `No run before ${run.id} in the history to pool. Runs: ${listed(runs)}.`,
+      before.length === 0
+        ? `No run before ${run.id} in the history to pool. Runs: ${listed(runs)}.`
+        : `No complete run of the same selection (${selectionOfRun(run)}) before ${run.id} in the history to pool. Runs: ${listed(runs)}.`,
     );
   }
   return earlier;
@@ -133,6 +191,32 @@ export interface CatalogChange {
   readonly removed: readonly string[];
   /** Tools whose input or output schema changed. */
   readonly schemaChanged: readonly string[];
+  /** Tools whose description changed. */
+  readonly descriptionChanged: readonly string[];
+}
+
+/**
+ * The context cost of one server's tool catalog on one agent, in the baseline and in the
+ * run: the bytes of the tool definitions the agent sent its model (provider tap), listed
+ * when it grew or shrank by the catalog growth ratio or more.
+ */
+export interface CatalogCostChange {
+  readonly server: string;
+  /** `harness · model`. */
+  readonly agent: string;
+  readonly change: "grew" | "shrank";
+  readonly baseline: {
+    readonly bytes: number;
+    readonly estimatedTokens: number;
+    readonly tools: number;
+  };
+  readonly run: {
+    readonly bytes: number;
+    readonly estimatedTokens: number;
+    readonly tools: number;
+  };
+  /** run bytes / baseline bytes. */
+  readonly ratio: number;
 }
 
 /** Calls of a test to a server's tool that appeared or vanished. */
@@ -158,6 +242,8 @@ export interface DiffStatistics {
   readonly scoreComparisons: number;
   /** The least move of the median that counts. */
   readonly scoreMinChange: number;
+  /** The ratio from which a catalog's context cost counts as grown (or shrunk, by its inverse). */
+  readonly catalogGrowth: number;
 }
 
 /** What changed from the baseline to `run`. */
@@ -183,9 +269,21 @@ export interface RunDiff {
   readonly added: readonly string[];
   readonly removed: readonly string[];
   readonly catalogs: readonly CatalogChange[];
+  /** Catalog context costs that moved by the growth ratio (see {@link DiffOptions.catalogGrowth}). */
+  readonly catalogCosts: readonly CatalogCostChange[];
   readonly newCalls: readonly CallChange[];
   readonly vanishedCalls: readonly CallChange[];
-  /** What makes `jest-m3 diff` exit 1, one line each: regressed verdicts and failing tests. */
+  /**
+   * How the comparison is not like with like, one line each: a baseline named by id that
+   * is partial or of another selection, a partial run. Empty when both sides are complete
+   * runs of one selection.
+   */
+  readonly baselineNotes: readonly string[];
+  /**
+   * What makes `jest-m3 diff` exit 1, one line each: regressed verdicts, failing tests, a
+   * catalog whose context cost grew past the ratio, and a partial run (its missing shards'
+   * tests were not compared, so "no regressions" cannot be said of it).
+   */
   readonly regressions: readonly string[];
 }
 
@@ -199,7 +297,15 @@ export interface DiffOptions {
   readonly latencyMinMs?: number;
   /** A judge score counts when its median moved by this much at least (default 0.1). */
   readonly scoreMinChange?: number;
+  /**
+   * A server's catalog context cost on an agent counts when it grew by this ratio or more
+   * (or shrank by its inverse): default {@link DEFAULT_CATALOG_GROWTH}.
+   */
+  readonly catalogGrowth?: number;
 }
+
+/** The default catalog growth ratio: a catalog 10% dearer in an agent's context is listed. */
+export const DEFAULT_CATALOG_GROWTH = 1.1;
 
 interface TestRow {
   readonly id: string;
@@ -290,19 +396,88 @@ function scoreSamples(db: SqlDatabase, runs: readonly string[]): Map<string, num
   return samples;
 }
 
-function catalogOf(db: SqlDatabase, run: string): Map<string, Map<string, string>> {
-  const servers = new Map<string, Map<string, string>>();
+interface CatalogTool {
+  readonly hash: string;
+  readonly description: string | null;
+}
+
+function catalogOf(db: SqlDatabase, run: string): Map<string, Map<string, CatalogTool>> {
+  const servers = new Map<string, Map<string, CatalogTool>>();
   for (const row of queryRows(
     db,
-    "SELECT server, tool, schema_hash FROM catalogs WHERE run_id = ?",
+    "SELECT server, tool, schema_hash, description FROM catalogs WHERE run_id = ?",
     [run],
   )) {
     const server = String(row.server);
-    const tools = servers.get(server) ?? new Map<string, string>();
-    tools.set(String(row.tool), String(row.schema_hash));
+    const tools = servers.get(server) ?? new Map<string, CatalogTool>();
+    tools.set(String(row.tool), {
+      hash: String(row.schema_hash),
+      description: row.description === null ? null : String(row.description),
+    });
     servers.set(server, tools);
   }
   return servers;
+}
+
+interface CatalogCost {
+  readonly server: string;
+  readonly agent: string;
+  readonly bytes: number;
+  readonly estimatedTokens: number;
+  readonly tools: number;
+}
+
+function catalogCostsOf(db: SqlDatabase, run: string): Map<string, CatalogCost> {
+  return new Map(
+    queryRows(
+      db,
+      "SELECT server, harness, model, tools, bytes, estimated_tokens FROM catalog_costs WHERE run_id = ?",
+      [run],
+    ).map((row) => [
+      `${String(row.server)}\u0000${agentOf(row)}`,
+      {
+        server: String(row.server),
+        agent: agentOf(row),
+        bytes: Number(row.bytes),
+        estimatedTokens: Number(row.estimated_tokens),
+        tools: Number(row.tools),
+      },
+    ]),
+  );
+}
+
+/**
+ * Per server and agent on both sides, the catalog's context cost when it moved by `growth`
+ * or more: grew (listed first) or shrank. Sorted by server, then agent.
+ */
+function catalogCostChanges(
+  db: SqlDatabase,
+  baseline: string,
+  run: string,
+  growth: number,
+): CatalogCostChange[] {
+  const before = catalogCostsOf(db, baseline);
+  const changes: CatalogCostChange[] = [];
+  for (const [key, now] of catalogCostsOf(db, run)) {
+    const was = before.get(key);
+    if (!was || was.bytes === 0) continue;
+    const ratio = now.bytes / was.bytes;
+    if (ratio < growth && ratio > 1 / growth) continue;
+    changes.push({
+      server: now.server,
+      agent: now.agent,
+      change: ratio >= growth ? "grew" : "shrank",
+      baseline: { bytes: was.bytes, estimatedTokens: was.estimatedTokens, tools: was.tools },
+      run: { bytes: now.bytes, estimatedTokens: now.estimatedTokens, tools: now.tools },
+      ratio,
+    });
+  }
+  return changes.sort(
+    (a, b) =>
+      Number(b.change === "grew") - Number(a.change === "grew") ||
+      byCodePoint(a.server, b.server) ||
+      byCodePoint(a.agent, b.agent),
+  );
 }
 
 function callCounts(
@@ -334,20 +509,30 @@ function catalogChanges(db: SqlDatabase, baseline: string, run: string): Catalog
   const oldCatalog = catalogOf(db, baseline);
   const newCatalog = catalogOf(db, run);
   const catalogs: CatalogChange[] = [];
-  for (const server of [...new Set([...oldCatalog.keys(), ...newCatalog.keys()])].sort()) {
+  for (const server of [...new Set([...oldCatalog.keys(), ...newCatalog.keys()])].sort(
+    byCodePoint,
+  )) {
     const was = oldCatalog.get(server);
     const now = newCatalog.get(server);
     // A server one run never listed (its tests did not run) is not a catalog change.
     if (!was || !now) continue;
+    const both = [...now.keys()].filter((tool) => was.has(tool)).sort(byCodePoint);
     const change: CatalogChange = {
       server,
-      added: [...now.keys()].filter((tool) => !was.has(tool)).sort(),
-      removed: [...was.keys()].filter((tool) => !now.has(tool)).sort(),
-      schemaChanged: [...now.keys()]
-        .filter((tool) => was.has(tool) && was.get(tool) !== now.get(tool))
-        .sort(),
+      added: [...now.keys()].filter((tool) => !was.has(tool)).sort(byCodePoint),
+      removed: [...was.keys()].filter((tool) => !now.has(tool)).sort(byCodePoint),
+      schemaChanged: both.filter((tool) => was.get(tool)!.hash !== now.get(tool)!.hash),
+      descriptionChanged: both.filter(
+        (tool) => was.get(tool)!.description !== now.get(tool)!.description,
+      ),
     };
-    if (change.added.length + change.removed.length + change.schemaChanged.length > 0) {
+    if (
+      change.added.length +
+        change.removed.length +
+        change.schemaChanged.length +
+        change.descriptionChanged.length >
+      0
+    ) {
       catalogs.push(change);
     }
   }
@@ -376,7 +561,9 @@ function callChanges(
       vanished.push({ test: was.test, server: was.server, tool: was.tool, from: was.count, to: 0 });
     }
   }
-  return { appeared, vanished };
+  const order = (a: CallChange, b: CallChange): number =>
+    byCodePoint(a.test, b.test) || byCodePoint(a.server, b.server) || byCodePoint(a.tool, b.tool);
+  return { appeared: appeared.sort(order), vanished: vanished.sort(order) };
 }
 
 /**
@@ -415,11 +602,23 @@ export function diffRuns(
       flipped.push({ test: test.name, file: test.file, from: old.verdict, to: test.verdict });
     }
   }
-  const removed = [...known.values()].filter((test) => !after.has(test.id)).map((t) => t.name);
-  // Tests that now fail first: those are what a reader looks for.
-  flipped.sort((a, b) => Number(b.to === "failed") - Number(a.to === "failed"));
+  const byTest = (a: { file: string; name: string }, b: { file: string; name: string }): number =>
+    byCodePoint(a.file, b.file) || byCodePoint(a.name, b.name);
+  added.sort(byCodePoint);
+  const removed = [...known.values()]
+    .filter((test) => !after.has(test.id))
+    .sort(byTest)
+    .map((t) => t.name);
+  // Tests that now fail first: those are what a reader looks for; then by file and name.
+  flipped.sort(
+    (a, b) =>
+      Number(b.to === "failed") - Number(a.to === "failed") ||
+      byCodePoint(a.file, b.file) ||
+      byCodePoint(a.test, b.test),
+  );
   const failing = [...after.values()]
     .filter((test) => test.verdict === "failed")
+    .sort(byTest)
     .map((test) => ({
       test: test.name,
       file: test.file,
@@ -446,6 +645,14 @@ export function diffRuns(
       flipped: seen.has("passed") && seen.has("failed"),
     });
   }
+  const rowOrder = (
+    a: { test: string; agent: string; metric?: string },
+    b: { test: string; agent: string; metric?: string },
+  ): number =>
+    byCodePoint(a.test, b.test) ||
+    byCodePoint(a.agent, b.agent) ||
+    byCodePoint(a.metric ?? "", b.metric ?? "");
+  comparisons.sort(rowOrder);
   const verdicts = passVerdicts(comparisons, alpha);
 
   const oldTurns = turnSamples(db, poolIds);
@@ -457,6 +664,7 @@ export function diffRuns(
     if (!old || !test) continue;
     latencyRows.push({ metric: LATENCY, test: test.name, agent, baseline: old, run: samples });
   }
+  latencyRows.sort(rowOrder);
   const metrics = metricVerdicts(
     latencyRows,
     {
@@ -483,6 +691,7 @@ export function diffRuns(
       run: samples,
     });
   }
+  scoreRows.sort(rowOrder);
   const scores = metricVerdicts(
     scoreRows,
     { higherIsBetter: true, statistic: "p50", ratio: 1, minChange: options.scoreMinChange ?? 0.1 },
@@ -492,6 +701,28 @@ export function diffRuns(
   const namesBefore = new Set([...latest.values()].map((test) => test.name));
   const namesAfter = new Set([...after.values()].map((test) => test.name));
   const calls = callChanges(db, baseline.id, run.id, namesBefore, namesAfter);
+  const growth = options.catalogGrowth ?? DEFAULT_CATALOG_GROWTH;
+  const catalogCosts = catalogCostChanges(db, baseline.id, run.id, growth);
+
+  const baselineNotes = [
+    ...pool
+      .filter((earlier) => earlier.partial)
+      .map(
+        (earlier) =>
+          `the baseline ${earlier.id} is a partial run (${missingShardsOf(earlier)}): tests of its missing shards show as new`,
+      ),
+    ...pool
+      .filter((earlier) => (earlier.selection ?? "") !== (run.selection ?? ""))
+      .map(
+        (earlier) =>
+          `the baseline ${earlier.id} ran another selection (${selectionOfRun(earlier)}) than ${run.id} (${selectionOfRun(run)}): tests only one side selected show as new or no longer run`,
+      ),
+    ...(run.partial
+      ? [
+          `${run.id} is a partial run (${missingShardsOf(run)}): the tests of its missing shards were not compared`,
+        ]
+      : []),
+  ];
 
   const regressions = [
     ...verdicts
@@ -513,6 +744,15 @@ export function diffRuns(
           `regressed ${row.metric}: ${row.test} (${row.agent}) median ${row.baseline.p50} → ${row.run.p50}, adjusted p ${formatP(row.adjustedPValue)}`,
       ),
     ...failing.map((test) => `fails its requirement: ${test.test}`),
+    ...catalogCosts
+      .filter((row) => row.change === "grew")
+      .map(
+        (row) =>
+          `catalog dearer: ${row.server} on ${row.agent} ${row.baseline.bytes} → ${row.run.bytes} bytes (×${row.ratio.toFixed(2)}, the limit is ×${growth.toFixed(2)})`,
+      ),
+    ...(run.partial
+      ? [`partial run: ${run.id} has ${missingShardsOf(run)}; their tests were not compared`]
+      : []),
   ];
   return {
     baselineSpec,
@@ -528,6 +768,7 @@ export function diffRuns(
       scoreMethod: SCORE_METHOD,
       scoreMinChange: options.scoreMinChange ?? 0.1,
       scoreComparisons: scoreRows.length,
+      catalogGrowth: growth,
     },
     verdicts,
     metrics,
@@ -537,8 +778,10 @@ export function diffRuns(
     added,
     removed,
     catalogs: catalogChanges(db, baseline.id, run.id),
+    catalogCosts,
     newCalls: calls.appeared,
     vanishedCalls: calls.vanished,
+    baselineNotes,
     regressions,
   };
 }

@@ -52,6 +52,12 @@ const rate = (counts: PassCounts): number =>
 const sameRate = (a: PassCounts, b: PassCounts): boolean =>
   a.passed * b.trials === b.passed * a.trials;
 
+/**
+ * Text compared by code points, the same on every machine (`localeCompare` follows the
+ * locale, so two CI runners could list the same changes in different orders).
+ */
+export const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 /** The order the output lists verdicts in: what a reader must act on first. */
 export const VERDICT_ORDER: readonly PassVerdictWord[] = [
   "regressed",
@@ -112,6 +118,8 @@ export function passVerdicts(
     (a, b) =>
       VERDICT_ORDER.indexOf(a.verdict) - VERDICT_ORDER.indexOf(b.verdict) ||
       a.adjustedPValue - b.adjustedPValue ||
-      a.test.localeCompare(b.test),
+      byCodePoint(a.test, b.test) ||
+      byCodePoint(a.file, b.file) ||
+      byCodePoint(a.agent, b.agent),
   );
 }

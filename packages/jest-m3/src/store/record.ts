@@ -8,6 +8,7 @@ import type { RunReport } from "../report/model.js";
 import type { RunFile } from "../report/build.js";
 import type { SqlDatabase, SqlValue } from "./engine.js";
 import { HISTORY_FILE, updateHistory } from "./history.js";
+import { describeSelection, selectionKey } from "../shared/run-selection.js";
 
 /** The history of the results folder a run folder (`<resultsDir>/runs/<id>`) belongs to. */
 export function historyPathOf(runDir: string): string {
@@ -23,6 +24,7 @@ function insert(db: SqlDatabase, table: string, row: Record<string, SqlValue>): 
 }
 
 const TABLES = [
+  "catalog_costs",
   "verdicts",
   "changed_paths",
   "catalogs",
@@ -54,7 +56,26 @@ export function insertRun(db: SqlDatabase, report: RunReport, run: RunFile | nul
     skipped: report.totals.skipped,
     sessions: report.totals.sessions,
     calls: report.totals.calls,
+    selection: report.selection ? selectionKey(report.selection) : "",
+    selection_label: report.selection ? describeSelection(report.selection) : null,
+    shard_count: report.shards?.count ?? null,
+    missing_shards: report.shards?.missing.length ? report.shards.missing.join(",") : null,
+    partial: report.shards?.missing.length ? 1 : 0,
   });
+  // Per server and agent, the largest cost a session of the run saw (they agree when the
+  // catalog and the agent did not change).
+  const costs = new Map<
+    string,
+    {
+      server: string;
+      harness: string;
+      model: string;
+      tools: number;
+      bytes: number;
+      tokens: number;
+      sessions: number;
+    }
+  >();
   const catalogs = new Map<string, { hash: string; description: string | null }>();
   for (const test of report.tests) {
     insert(db, "tests", {
@@ -140,6 +161,21 @@ export function insertRun(db: SqlDatabase, report: RunReport, run: RunFile | nul
           }),
         );
       }
+      for (const server of session.catalogCost?.servers ?? []) {
+        if (server.requestId === null) continue; // never offered to the model: no cost seen
+        const harness = session.harness ?? session.agent;
+        const key = [server.server, harness, session.model].join("\u0000");
+        const was = costs.get(key);
+        costs.set(key, {
+          server: server.server,
+          harness,
+          model: session.model,
+          tools: Math.max(was?.tools ?? 0, server.tools.length),
+          bytes: Math.max(was?.bytes ?? 0, server.bytes),
+          tokens: Math.max(was?.tokens ?? 0, server.estimatedTokens),
+          sessions: (was?.sessions ?? 0) + 1,
+        });
+      }
       for (const catalog of session.catalogs ?? []) {
         for (const tool of catalog.tools) {
           catalogs.set(`${catalog.server}\u0000${tool.name}`, {
@@ -183,6 +219,18 @@ export function insertRun(db: SqlDatabase, report: RunReport, run: RunFile | nul
       tool: name,
       schema_hash: tool.hash,
       description: tool.description,
+    });
+  }
+  for (const cost of costs.values()) {
+    insert(db, "catalog_costs", {
+      run_id: runId,
+      server: cost.server,
+      harness: cost.harness,
+      model: cost.model,
+      tools: cost.tools,
+      bytes: cost.bytes,
+      estimated_tokens: cost.tokens,
+      sessions: cost.sessions,
     });
   }
   return runId;

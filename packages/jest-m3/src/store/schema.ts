@@ -141,6 +141,26 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE turns ADD COLUMN input_tokens INTEGER;
   ALTER TABLE turns ADD COLUMN output_tokens INTEGER;
   `,
+  // 4: each run's test selection and shards (a partial merge is marked), and the context
+  // cost of each server's tool catalog per agent.
+  `
+  ALTER TABLE runs ADD COLUMN selection TEXT NOT NULL DEFAULT '';
+  ALTER TABLE runs ADD COLUMN selection_label TEXT;
+  ALTER TABLE runs ADD COLUMN shard_count INTEGER;
+  ALTER TABLE runs ADD COLUMN missing_shards TEXT;
+  ALTER TABLE runs ADD COLUMN partial INTEGER NOT NULL DEFAULT 0;
+  CREATE TABLE catalog_costs (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    server TEXT NOT NULL,
+    harness TEXT NOT NULL,
+    model TEXT NOT NULL,
+    tools INTEGER NOT NULL,
+    bytes INTEGER NOT NULL,
+    estimated_tokens INTEGER NOT NULL,
+    sessions INTEGER NOT NULL,
+    PRIMARY KEY (run_id, server, harness, model)
+  );
+  `,
 ];
 
 /** The schema version this jest-m3 writes. */
