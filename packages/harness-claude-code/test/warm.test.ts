@@ -22,6 +22,7 @@ import {
   shippingServer,
   waitFor,
 } from "./support/claude";
+import { childrenOf } from "@jest-m3/test-support";
 
 jest.setTimeout(60_000);
 
