@@ -2,7 +2,13 @@
 // byte with their content-encoding, whatever this Node can decode. On Node 20 (no zstd in
 // zlib) the record says "not decoded (zstd)" and its usage is Unavailable saying so; where
 // zlib has zstd, the tap reads the answer's usage. Real zstd frames (made by the zstd tool).
-import { createServer, request, type IncomingHttpHeaders } from "node:http";
+import {
+  createServer,
+  request,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 import * as zlib from "node:zlib";
 import { ProviderTap, isUnavailable } from "@jest-m3/core";
@@ -20,16 +26,15 @@ const ANSWER = Buffer.from(
 const hasZstd =
   typeof (zlib as unknown as { zstdDecompressSync?: unknown }).zstdDecompressSync === "function";
 
-test("zstd request and answer: forwarded byte for byte; decoded where Node can, else noted", async () => {
-  const received: { body: Buffer; headers: IncomingHttpHeaders }[] = [];
+/** A loopback vendor answering with `answer`, and a tap in front of it, for `use`. */
+async function throughTap(
+  answer: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void,
+  use: (tap: ProviderTap) => Promise<void>,
+): Promise<void> {
   const vendor = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      received.push({ body: Buffer.concat(chunks), headers: req.headers });
-      res.writeHead(200, { "content-type": "application/json", "content-encoding": "zstd" });
-      res.end(ANSWER);
-    });
+    req.on("end", () => answer(req, res, Buffer.concat(chunks)));
   });
   await new Promise<void>((resolve) => vendor.listen(0, "127.0.0.1", resolve));
   const { port } = vendor.address() as AddressInfo;
@@ -39,6 +44,21 @@ test("zstd request and answer: forwarded byte for byte; decoded where Node can, 
     wireApi: "responses",
   });
   try {
+    await use(tap);
+  } finally {
+    await tap.close();
+    await new Promise<void>((resolve) => vendor.close(() => resolve()));
+  }
+}
+
+test("zstd request and answer: forwarded byte for byte; decoded where Node can, else noted", async () => {
+  const received: { body: Buffer; headers: IncomingHttpHeaders }[] = [];
+  const vendorAnswer = (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
+    received.push({ body, headers: req.headers });
+    res.writeHead(200, { "content-type": "application/json", "content-encoding": "zstd" });
+    res.end(ANSWER);
+  };
+  await throughTap(vendorAnswer, async (tap) => {
     tap.beginTurn("turn-1");
     const answer = await new Promise<{
       status: number;
@@ -91,43 +111,27 @@ test("zstd request and answer: forwarded byte for byte; decoded where Node can, 
       expect(isUnavailable(record!.usage)).toBe(true);
       expect(isUnavailable(record!.usage) && record!.usage.reason).toMatch(/not decoded \(zstd\)/);
     }
-  } finally {
-    await tap.close();
-    await new Promise<void>((resolve) => vendor.close(() => resolve()));
-  }
+  });
 });
 
 test("a body whose encoding lies is noted, not thrown, and still forwarded", async () => {
-  const vendor = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
-      res.end("not gzip at all");
-    });
-  });
-  await new Promise<void>((resolve) => vendor.listen(0, "127.0.0.1", resolve));
-  const { port } = vendor.address() as AddressInfo;
-  const tap = await ProviderTap.start({
-    name: "vendor",
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    wireApi: "responses",
-  });
-  try {
+  const lying = (_req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+    res.end("not gzip at all");
+  };
+  await throughTap(lying, async (tap) => {
     tap.beginTurn("turn-1");
-    const body = await fetch(`${tap.provider.baseUrl}/responses`, {
+    // fetch itself refuses the lying gzip; the tap must not.
+    await fetch(`${tap.provider.baseUrl}/responses`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ model: "m1", input: "hi" }),
     })
       .then((res) => res.arrayBuffer())
-      .catch(() => null); // fetch itself refuses the lying gzip; the tap must not
-    void body;
+      .catch(() => null);
     const [record] = await tap.endTurn();
     expect(record).toMatchObject({ status: 200, error: null, model: "m1" });
     expect(record!.response.decoding).toMatch(/^not decoded \(gzip\)/);
     expect(isUnavailable(record!.usage)).toBe(true);
-  } finally {
-    await tap.close();
-    await new Promise<void>((resolve) => vendor.close(() => resolve()));
-  }
+  });
 });
