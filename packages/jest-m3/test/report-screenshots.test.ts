@@ -21,7 +21,7 @@ import type { Page } from "playwright-core";
 import { buildRunReport } from "../dist/report/build";
 import { renderReportHtml } from "../dist/report/html";
 import type { RunReport } from "../dist/report/model";
-import type { TranscriptRecord } from "../dist/shared/transcript";
+import { formatTranscript, type TranscriptRecord } from "../dist/shared/transcript";
 import { readRecords } from "../dist/shared/run-ledger";
 import { withChromium } from "./support/chromium";
 import { REPO, removeTempDir, runFolder, runJest } from "./support/user-project";
@@ -152,6 +152,16 @@ test("a direct test shows its calls and their JSON-RPC messages like a session's
   expect(calls.map((call) => [call.tool, call.arguments, call.status])).toEqual([
     ["shipping_quote", '{"weight_kg":2,"zone":"local"}', "success"],
     ["shipping_quote", '{"weight_kg":-1,"zone":"local"}', "tool_error"],
+  ]);
+  // The console transcript a failed direct test gets: its calls, no agent.
+  expect(formatTranscript(test.direct![0]!).split("\n")).toEqual([
+    expect.stringMatching(
+      /^jest-m3 transcript · direct client of shipping: \d+ JSON-RPC message\(s\) \(initialize, .*tools\/call\)$/,
+    ),
+    '  tool call: shipping:shipping_quote {"weight_kg":2,"zone":"local"} → success',
+    expect.stringMatching(
+      /^ {2}tool call: shipping:shipping_quote \{"weight_kg":-1,"zone":"local"\} → tool_error: ./,
+    ),
   ]);
   const seen = await openReport(`test=${test.id}`, async (page) => {
     const text = await page.textContent("#detail");
