@@ -42,7 +42,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
 };
 
 /** The everyday set: in-process and single-binary benchmarks, a few seconds to a minute each. */
-const QUICK = ["validation", "direct", "wire", "relay", "provider-tap", "memory"];
+const QUICK = ["validation", "direct", "wire", "relay", "provider-tap"];
 
 /** The whole run's target (issue 36). */
 const RUN_TARGET_S = 8 * 60;
