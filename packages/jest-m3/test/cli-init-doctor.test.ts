@@ -57,7 +57,8 @@ test("init scaffolds a project whose direct and agent tests pass, and a second i
   ]) {
     expect(first.output).toMatch(new RegExp(`created\\s+${file.replace(/\./g, "\\.")}`));
   }
-  expect(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).scripts.test).toBe("jest");
+  const script = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).scripts.test;
+  expect(script).toBe("tsc --noEmit && jest");
 
   const before = readFileSync(join(dir, "test", "todo-server.agent.test.ts"), "utf8");
   const second = cli(dir, ["init", "--server", "node server.mjs"]);
@@ -65,10 +66,42 @@ test("init scaffolds a project whose direct and agent tests pass, and a second i
   expect(second.output).not.toMatch(/created|overwritten|updated/);
   expect(readFileSync(join(dir, "test", "todo-server.agent.test.ts"), "utf8")).toBe(before);
 
-  const run = runJest(dir, { timeoutMs: 240_000 });
+  // The project's own test script (npm test): type check, then the tests.
+  const run = testScriptRun(dir, script);
   expect(run.output).toContain("2 passed");
   expect(run.status).toBe(0);
+  // A type error the preset alone would run through (it transpiles only) stops the script.
+  const direct = join(dir, "test", "todo-server.direct.test.ts");
+  writeFileSync(direct, `${readFileSync(direct, "utf8")}\nconst wrong: number = "not a number";\n`);
+  const broken = testScriptRun(dir, script);
+  expect(broken.status).not.toBe(0);
+  expect(broken.output).toMatch(/todo-server\.direct\.test\.ts\(\d+,\d+\): error TS2322/);
+  expect(broken.output).not.toContain("passed");
+  const transpiled = runJest(dir, {
+    args: ["test/todo-server.direct.test.ts"],
+    timeoutMs: 240_000,
+  });
+  expect(transpiled.output).toContain("1 passed");
 });
+
+/** Runs `script` as npm runs a package's script: in a shell, node_modules/.bin on PATH. */
+function testScriptRun(dir: string, script: string): { status: number | null; output: string } {
+  const run = spawnSync("sh", ["-c", script], {
+    cwd: dir,
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      M3_RUN_DIR: "",
+      M3_PROVIDER: "",
+      M3_RUN_ID: "",
+      M3_SCRIPTED_PROVIDER: "",
+      FORCE_COLOR: "0",
+      PATH: `${join(dir, "node_modules", ".bin")}:${process.env.PATH ?? ""}`,
+    },
+    timeout: 240_000,
+  });
+  return { status: run.status, output: `${run.stdout}${run.stderr}` };
+}
 
 test("init never overwrites a file of the user's without being told to", () => {
   const dir = serverProject();

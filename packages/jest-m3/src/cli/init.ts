@@ -107,6 +107,21 @@ const TSCONFIG = `${JSON.stringify(
   2,
 )}\n`;
 
+/** The type check init puts before Jest in the test script: the preset only transpiles. */
+export const TYPE_CHECK = "tsc --noEmit";
+
+/**
+ * The test script with the type check: none or npm's placeholder becomes `tsc --noEmit &&
+ * jest`; a script that starts Jest gets the type check before it; one that already runs
+ * tsc, or does something else, is left as it is.
+ */
+export function testScript(script: string | undefined): string {
+  if (!script || /no test specified/.test(script)) return `${TYPE_CHECK} && jest`;
+  if (/\btsc\b/.test(script)) return script;
+  if (/^(npx )?jest\b/.test(script.trim())) return `${TYPE_CHECK} && ${script.trim()}`;
+  return script;
+}
+
 function installed(cwd: string, name: string): boolean {
   try {
     createRequire(join(cwd, "package.json")).resolve(`${name}/package.json`);
@@ -199,10 +214,28 @@ export async function init(cwd: string, options: InitOptions): Promise<InitStep[
 
   if (manifest) {
     const scripts = (manifest.scripts ?? {}) as Record<string, string>;
-    if (!scripts.test || /no test specified/.test(scripts.test)) {
-      manifest.scripts = { ...scripts, test: "jest" };
+    const test = testScript(scripts.test);
+    if (test !== scripts.test) {
+      manifest.scripts = { ...scripts, test };
       writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
-      steps.push({ file: "package.json", action: "updated", note: 'scripts.test is "jest"' });
+      steps.push({
+        file: "package.json",
+        action: "updated",
+        note: `scripts.test is "${test}": the preset transpiles tests without type-checking them, tsc does`,
+      });
+    } else if (!/\btsc\b/.test(test)) {
+      steps.push({
+        file: "package.json",
+        action: "kept",
+        note: `scripts.test runs no type check: add "${TYPE_CHECK} && " before Jest (the preset only transpiles)`,
+      });
+    }
+    if (!installed(cwd, "typescript")) {
+      steps.push({
+        file: "package.json",
+        action: "skipped",
+        note: "tsc needs TypeScript: npm install --save-dev typescript",
+      });
     }
   }
   if (!withCodex) {
