@@ -6,7 +6,6 @@ import { basename, join } from "node:path";
 import type { Capability, CapturedServer, ToolPolicy } from "@jest-m3/core/harness";
 import {
   providerCredentials,
-  resolveAgentExecutable,
   type FoundExecutable,
   type InstalledBinary,
 } from "@jest-m3/core/adapter-kit";
@@ -18,6 +17,7 @@ import { mayBeMcpTool, type AgentToolCall, type SessionTools } from "../reported
 import { identifyFlattened, type ToolIdentity, type ToolNaming } from "../tool-names.js";
 import { COPILOT_HOME_FOLDER, copilotTurnFailure } from "./copilot-turn-failure.js";
 import type { AcpProfile } from "./profile.js";
+import { profileExecutable } from "./lookup.js";
 
 /** The GitHub Copilot CLI versions this profile is tested with. */
 export const COPILOT_TESTED = {
@@ -264,19 +264,13 @@ export const copilotProfile: AcpProfile<ResolvedCommonOptions> = {
     }
     return resolved;
   },
-  executable: (selection, config) =>
-    resolveAgentExecutable(
-      {
-        agent: "GitHub Copilot CLI",
-        variable: COPILOT_EXECUTABLE_VARIABLE,
-        packageName: COPILOT_TESTED.packageName,
-        binName: "copilot",
-        installVersion: COPILOT_TESTED.min,
-        installed: installedCopilotBinary,
-      },
-      selection.executable,
-      config,
-    ),
+  executable: profileExecutable(
+    "GitHub Copilot CLI",
+    COPILOT_EXECUTABLE_VARIABLE,
+    COPILOT_TESTED,
+    "copilot",
+    installedCopilotBinary,
+  ),
   credentials(provider, names): Capability {
     const viaProvider = providerCredentials(provider, names);
     if (viaProvider) return viaProvider;

@@ -3,13 +3,12 @@ import { join } from "node:path";
 import type { Capability, ModelProvider, ToolPolicy } from "@jest-m3/core/harness";
 import { providerCredentials } from "@jest-m3/core/adapter-kit";
 import { allowedTools } from "../config.js";
-import { resolveAgentExecutable } from "../executable.js";
 import { agentEnvironment } from "../home.js";
 import { resolveProfileOptions, type ResolvedCommonOptions } from "../options.js";
-import { InvalidAcpOptions } from "../errors.js";
 import { mayBeMcpTool, type AgentToolCall, type SessionTools } from "../reported-calls.js";
 import { geminiNaming, identifyFlattened, type ToolIdentity } from "../tool-names.js";
 import type { AcpProfile } from "./profile.js";
+import { profileExecutable, refuseMcpToolNames } from "./lookup.js";
 
 /** The Gemini CLI versions this profile is tested with. */
 export const GEMINI_TESTED = {
@@ -122,19 +121,6 @@ export function identifyGeminiCall(
   return identifyFlattened(geminiNaming, id.slice(0, cut), servers, policy);
 }
 
-/** Refuses `builtinTools` entries that would let an MCP tool past the adapter. */
-function checkBuiltinTools(builtinTools: readonly string[]): void {
-  for (const name of builtinTools) {
-    if (name.startsWith("mcp_")) {
-      throw new InvalidAcpOptions(
-        "gemini",
-        "builtinTools",
-        `lists "${name}", an MCP tool's name: builtinTools turns on Gemini CLI's own tools (read_file, run_shell_command, ...); MCP tools are chosen by the session's tools.`,
-      );
-    }
-  }
-}
-
 /**
  * Gemini CLI (`gemini --acp`, \@google/gemini-cli 0.61): the Gemini dialect at
  * `GOOGLE_GEMINI_BASE_URL`, the model by `-m` (which also skips the model router), the
@@ -152,18 +138,7 @@ export const geminiProfile: AcpProfile<ResolvedCommonOptions> = {
       "Gemini CLI 0.61's MCP client declares only the roots capability and has no elicitation handler, so an MCP server's elicitation/create is answered with an error inside the agent and never reaches ACP",
   },
   resolveOptions: (options) => resolveProfileOptions("gemini", options),
-  executable: (selection, config) =>
-    resolveAgentExecutable(
-      {
-        agent: "Gemini CLI",
-        variable: GEMINI_EXECUTABLE_VARIABLE,
-        packageName: GEMINI_TESTED.packageName,
-        binName: "gemini",
-        installVersion: GEMINI_TESTED.min,
-      },
-      selection.executable,
-      config,
-    ),
+  executable: profileExecutable("Gemini CLI", GEMINI_EXECUTABLE_VARIABLE, GEMINI_TESTED, "gemini"),
   credentials(provider: ModelProvider | undefined, names: readonly string[]): Capability {
     const viaProvider = providerCredentials(provider, names);
     if (viaProvider) return viaProvider;
@@ -179,7 +154,13 @@ export const geminiProfile: AcpProfile<ResolvedCommonOptions> = {
   async plan({ launch, home, options }) {
     const gemini = join(home.home, ".gemini");
     await mkdir(gemini, { recursive: true, mode: 0o700 });
-    checkBuiltinTools(options.builtinTools);
+    refuseMcpToolNames(
+      "gemini",
+      "Gemini CLI",
+      "mcp_",
+      "read_file, run_shell_command",
+      options.builtinTools,
+    );
     await writeFile(
       join(gemini, "settings.json"),
       JSON.stringify(geminiSettings(options.builtinTools), null, 2),

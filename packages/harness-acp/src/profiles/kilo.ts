@@ -2,13 +2,14 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Capability } from "@jest-m3/core/harness";
 import { providerCredentials } from "@jest-m3/core/adapter-kit";
-import { resolveAgentExecutable, type InstalledBinary } from "@jest-m3/core/adapter-kit";
+import type { InstalledBinary } from "@jest-m3/core/adapter-kit";
 import { InvalidAcpOptions } from "../errors.js";
 import { agentEnvironment } from "../home.js";
 import { resolveProfileOptions, type ResolvedCommonOptions } from "../options.js";
 import { opencodeNaming } from "../tool-names.js";
 import { identifyOpencodeCall, opencodeConfig, opencodePermissions } from "./opencode.js";
 import type { AcpProfile } from "./profile.js";
+import { profileExecutable } from "./lookup.js";
 
 /** The Kilo Code CLI versions this profile is tested with. */
 export const KILO_TESTED = {
@@ -93,19 +94,13 @@ export const kiloProfile: AcpProfile<ResolvedCommonOptions> = {
       "Kilo Code 7.7 is an OpenCode fork whose MCP client declares no elicitation capability, so an MCP server's elicitation/create never reaches ACP",
   },
   resolveOptions: (options) => resolveProfileOptions("kilo", options),
-  executable: (selection, config) =>
-    resolveAgentExecutable(
-      {
-        agent: "Kilo Code",
-        variable: KILO_EXECUTABLE_VARIABLE,
-        packageName: KILO_TESTED.packageName,
-        binName: "kilo",
-        installVersion: KILO_TESTED.min,
-        installed: installedKiloBinary,
-      },
-      selection.executable,
-      config,
-    ),
+  executable: profileExecutable(
+    "Kilo Code",
+    KILO_EXECUTABLE_VARIABLE,
+    KILO_TESTED,
+    "kilo",
+    installedKiloBinary,
+  ),
   credentials(provider, names, model): Capability {
     const viaProvider = providerCredentials(provider, names);
     if (viaProvider) return viaProvider;

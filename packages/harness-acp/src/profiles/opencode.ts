@@ -3,13 +3,13 @@ import { join } from "node:path";
 import type { Capability, ModelProvider, ToolPolicy } from "@jest-m3/core/harness";
 import { providerCredentials } from "@jest-m3/core/adapter-kit";
 import { allowedTools } from "../config.js";
-import { resolveAgentExecutable } from "../executable.js";
 import { agentEnvironment } from "../home.js";
 import { resolveProfileOptions, type ResolvedCommonOptions } from "../options.js";
 import { InvalidAcpOptions } from "../errors.js";
 import { mayBeMcpTool, type AgentToolCall, type SessionTools } from "../reported-calls.js";
 import { identifyFlattened, opencodeNaming, type ToolIdentity } from "../tool-names.js";
 import type { AcpProfile } from "./profile.js";
+import { profileExecutable } from "./lookup.js";
 
 /** The OpenCode versions this profile is tested with. */
 export const OPENCODE_TESTED = {
@@ -137,18 +137,12 @@ export const opencodeProfile: AcpProfile<ResolvedCommonOptions> = {
       "OpenCode 1.18's MCP client declares only the roots capability and has no elicitation handler, so an MCP server's elicitation/create is answered with an error inside the agent and never reaches ACP",
   },
   resolveOptions: (options) => resolveProfileOptions("opencode", options),
-  executable: (selection, config) =>
-    resolveAgentExecutable(
-      {
-        agent: "OpenCode",
-        variable: OPENCODE_EXECUTABLE_VARIABLE,
-        packageName: OPENCODE_TESTED.packageName,
-        binName: "opencode",
-        installVersion: OPENCODE_TESTED.min,
-      },
-      selection.executable,
-      config,
-    ),
+  executable: profileExecutable(
+    "OpenCode",
+    OPENCODE_EXECUTABLE_VARIABLE,
+    OPENCODE_TESTED,
+    "opencode",
+  ),
   credentials(provider, names, model): Capability {
     const viaProvider = providerCredentials(provider, names);
     if (viaProvider) return viaProvider;

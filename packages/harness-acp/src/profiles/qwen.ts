@@ -7,17 +7,16 @@ import {
   findAgentNode,
   parseVersion,
   providerCredentials,
-  resolveAgentExecutable,
   type AgentNodeSearch,
   type FoundExecutable,
   type InstalledBinary,
 } from "@jest-m3/core/adapter-kit";
-import { InvalidAcpOptions } from "../errors.js";
 import { agentEnvironment } from "../home.js";
 import { resolveProfileOptions, type ResolvedCommonOptions } from "../options.js";
 import type { AgentToolCall, SessionTools } from "../reported-calls.js";
 import { identifyFlattened, type ToolIdentity, type ToolNaming } from "../tool-names.js";
 import type { AcpProfile } from "./profile.js";
+import { profileExecutable, refuseMcpToolNames } from "./lookup.js";
 
 /** The Qwen Code versions this profile is tested with. */
 export const QWEN_TESTED = {
@@ -177,19 +176,6 @@ function nodeSearch(script: string): AgentNodeSearch {
   };
 }
 
-/** Refuses `builtinTools` entries that would let an MCP tool past the adapter. */
-function checkBuiltinTools(builtinTools: readonly string[]): void {
-  for (const name of builtinTools) {
-    if (name.startsWith("mcp__")) {
-      throw new InvalidAcpOptions(
-        "qwen-code",
-        "builtinTools",
-        `lists "${name}", an MCP tool's name: builtinTools turns on Qwen Code's own tools (read_file, run_shell_command, ...); MCP tools are chosen by the session's tools.`,
-      );
-    }
-  }
-}
-
 /**
  * Qwen Code (`cli.js --acp`, \@qwen-code/qwen-code 0.24, a Gemini CLI fork) on a Node ≥ 22
  * found by the adapter kit (its `engines`; these tests' Node may be 20): the OpenAI
@@ -218,19 +204,13 @@ export const qwenProfile: AcpProfile<ResolvedCommonOptions> = {
       "Qwen Code 0.24 does not pass an MCP server's elicitation/create on over ACP, which this adapter would answer",
   },
   resolveOptions: (options) => resolveProfileOptions("qwen-code", options),
-  executable: (selection, config) =>
-    resolveAgentExecutable(
-      {
-        agent: "Qwen Code",
-        variable: QWEN_EXECUTABLE_VARIABLE,
-        packageName: QWEN_TESTED.packageName,
-        binName: "qwen",
-        installVersion: QWEN_TESTED.min,
-        installed: installedQwenScript,
-      },
-      selection.executable,
-      config,
-    ),
+  executable: profileExecutable(
+    "Qwen Code",
+    QWEN_EXECUTABLE_VARIABLE,
+    QWEN_TESTED,
+    "qwen",
+    installedQwenScript,
+  ),
   async runtime(executable: FoundExecutable, config) {
     // A native or wrapper executable given by path runs as it is.
     if (!/\.[cm]?js$/.test(executable.path)) {
@@ -264,7 +244,13 @@ export const qwenProfile: AcpProfile<ResolvedCommonOptions> = {
     };
   },
   async plan({ launch, home, options }) {
-    checkBuiltinTools(options.builtinTools);
+    refuseMcpToolNames(
+      "qwen-code",
+      "Qwen Code",
+      "mcp__",
+      "read_file, run_shell_command",
+      options.builtinTools,
+    );
     const qwen = join(home.home, ".qwen");
     await mkdir(qwen, { recursive: true, mode: 0o700 });
     await writeFile(
