@@ -20,6 +20,13 @@ test("completions, templates and a subscription on server-everything", async () 
     { name: "department", value: "Eng" },
   );
   expect(completion.values).toEqual(["Engineering"]);
+  // The MCP SDK's own shape works too: { ref, argument, context: { arguments } }.
+  const names = await client.complete({
+    ref: { type: "ref/prompt", name: "completable-prompt" },
+    argument: { name: "name", value: "" },
+    context: { arguments: { department: "Sales" } },
+  });
+  expect(names.completion.values).toEqual(["David", "Eve", "Frank"]);
 
   const templates = await client.listResourceTemplates();
   expect(templates.map((template) => template.uriTemplate)).toContain(

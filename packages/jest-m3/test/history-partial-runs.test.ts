@@ -10,6 +10,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processStartTime } from "@jest-m3/core/lean";
 import { main } from "../dist/cli/main";
 import { serveReport } from "../dist/cli/show-report";
 import { queryRows } from "../dist/store/engine";
@@ -187,7 +188,7 @@ test("retention keeps the newest N run folders, never the current, one in progre
   // Run 2 is in progress: its owner is this very process, not ended.
   writeFileSync(
     join(runs, ids[1]!, RUN_OWNER),
-    JSON.stringify({ pid: process.pid, startTicks: readStartTicks() }),
+    JSON.stringify({ pid: process.pid, startTicks: processStartTime(process.pid) }),
   );
   // Run 3's report is being served.
   const { server } = await serveReport(join(runs, ids[2]!, "report.html"));
@@ -206,7 +207,7 @@ test("retention keeps the newest N run folders, never the current, one in progre
   // Served no more, ended: both go now.
   writeFileSync(
     join(runs, ids[1]!, RUN_OWNER),
-    JSON.stringify({ pid: process.pid, startTicks: readStartTicks(), ended: "now" }),
+    JSON.stringify({ pid: process.pid, startTicks: processStartTime(process.pid), ended: "now" }),
   );
   expect(pruneRuns(runs, 2, null).removed).toEqual([ids[0], ids[1], ids[2]]);
   // While the history page is served, no run folder is removed.
@@ -222,8 +223,3 @@ test("keepRuns in m3.config.json is checked", async () => {
   const merged = await cli("merge-reports", shard("a", 1, 1));
   expect(merged.err).toMatch(/"keepRuns" must be 1 or more/);
 });
-
-function readStartTicks(): string {
-  const stat = readFileSync(`/proc/${process.pid}/stat`, "utf8");
-  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]!;
-}
