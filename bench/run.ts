@@ -62,13 +62,21 @@ async function main(): Promise<void> {
   const verdicts = new Map<string, string[]>();
   let current = "";
   const log = console.log.bind(console);
-  console.log = (...parts: unknown[]) => {
-    const text = parts.map(String).join(" ");
-    for (const line of text.split("\n")) {
+  const error = console.error.bind(console);
+  const keep = (parts: unknown[]) => {
+    for (const line of parts.map(String).join(" ").split("\n")) {
       if (/target/i.test(line) && /\bmet\b|NOT met|FAILED/i.test(line))
         verdicts.get(current)?.push(line.trim());
     }
+  };
+  console.log = (...parts: unknown[]) => {
+    keep(parts);
     log(...parts);
+  };
+  // A benchmark below its floor says so on stderr.
+  console.error = (...parts: unknown[]) => {
+    keep(parts);
+    error(...parts);
   };
   const seconds = new Map<string, number>();
   const started = performance.now();
@@ -85,6 +93,7 @@ async function main(): Promise<void> {
     }
   } finally {
     console.log = log;
+    console.error = error;
     const wall = (performance.now() - started) / 1000;
     log(`\nbench summary (${quick ? "--quick" : names.length > 0 ? names.join(" ") : "full"}):`);
     for (const name of chosen) {
