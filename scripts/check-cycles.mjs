@@ -1,30 +1,16 @@
 #!/usr/bin/env node
 // Fails when the relative imports of a package's src/ form a cycle (type-only imports
 // count: a cycle of types is still a tangle a reader has to untie). Run by `npm test`.
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { readdirSync, statSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { relativeImports, sourceFiles } from "./source-tree.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const packages = join(root, "packages");
 
-function files(dir) {
-  return readdirSync(dir).flatMap((entry) => {
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) return files(path);
-    return path.endsWith(".ts") && !path.endsWith(".d.ts") ? [path] : [];
-  });
-}
-
-function importsOf(file) {
-  const text = readFileSync(file, "utf8");
-  const found = [];
-  for (const match of text.matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)) {
-    const target = resolve(dirname(file), match[1].replace(/\.js$/, ".ts"));
-    found.push(target.endsWith(".ts") ? target : `${target}.ts`);
-  }
-  return found;
-}
+const files = sourceFiles;
+const importsOf = (file) => relativeImports(file);
 
 /** Strongly connected components with more than one file, or a file importing itself. */
 function cycles(graph) {

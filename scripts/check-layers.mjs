@@ -4,9 +4,9 @@
 // layers"); change both together. Cycles are check-cycles.mjs's job. Run by `npm run lint`.
 //
 //   node scripts/check-layers.mjs [<src folder>]   (default: packages/core/src)
-import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { relativeImports, sourceFiles } from "./source-tree.mjs";
 
 /**
  * Lowest first. A file may import its own layer and any lower one. An entry ending in `/`
@@ -29,23 +29,8 @@ export const LAYERS = [
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
-function files(dir) {
-  return readdirSync(dir).flatMap((entry) => {
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) return files(path);
-    return path.endsWith(".ts") && !path.endsWith(".d.ts") ? [path] : [];
-  });
-}
-
-function importsOf(file) {
-  const text = readFileSync(file, "utf8");
-  const found = [];
-  for (const match of text.matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)) {
-    const target = resolve(dirname(file), match[1].replace(/\.js$/, ".ts"));
-    found.push(target.endsWith(".ts") ? target : `${target}.ts`);
-  }
-  return found;
-}
+const files = sourceFiles;
+const importsOf = (file) => relativeImports(file);
 
 /** The layer index of `path` (relative to src, `/`-separated), or -1 when no entry places it. */
 function layerOf(path) {

@@ -7,9 +7,9 @@
 // by `npm run lint`.
 //
 //   node scripts/check-processes.mjs [<src folder>]   (default: packages/jest-m3/src)
-import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { relativeImports, sourceFiles } from "./source-tree.mjs";
 
 /**
  * Where each path runs. An entry ending in `/` is a folder, else a file; the longest entry
@@ -24,28 +24,9 @@ export const PROCESSES = {
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
-function files(dir) {
-  return readdirSync(dir).flatMap((entry) => {
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) return files(path);
-    return path.endsWith(".ts") && !path.endsWith(".d.ts") ? [path] : [];
-  });
-}
-
+const files = sourceFiles;
 /** Relative imports of `file` that are values (a type-only import crosses no process). */
-function importsOf(file) {
-  const text = readFileSync(file, "utf8");
-  const found = [];
-  for (const match of text.matchAll(
-    /(import|export)(\s+type)?[^;]*?from\s*"(\.{1,2}\/[^"]+)"|import\s*\(\s*"(\.{1,2}\/[^"]+)"|require\(\s*"(\.{1,2}\/[^"]+)"\s*\)/g,
-  )) {
-    if (match[2]) continue;
-    const spec = match[3] ?? match[4] ?? match[5];
-    const target = resolve(dirname(file), spec.replace(/\.js$/, ".ts"));
-    found.push(target.endsWith(".ts") ? target : `${target}.ts`);
-  }
-  return found;
-}
+const importsOf = (file) => relativeImports(file, { valuesOnly: true });
 
 function processOf(path) {
   let best = { name: undefined, length: -1 };
