@@ -90,6 +90,11 @@ afterAll(() => {
 
 const testNamed = (name: string) => report.tests.find((test) => test.fullName === name)!;
 
+test("the run's header names no folder of the machine: the model's script is relative to the project", () => {
+  expect(report.provider).toMatch(/\(offline, from [^/][^)]*\.json\)$/);
+  expect(report.provider).not.toContain(project!);
+});
+
 async function openReport<T>(hash: string, use: (page: Page) => Promise<T>): Promise<T> {
   return withChromium(async (browser) => {
     const page = await browser.newPage();

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { type ModelProvider, type ProviderDialect, type Readiness } from "@jest-m3/core";
 import type { ProbeCache } from "@jest-m3/core/harness";
 import {
@@ -231,6 +231,15 @@ function locateName(name: string, config: M3Config, variable: string | undefined
   }
 }
 
+/**
+ * A path as the run's records show it: relative to the project, so a report or a shared
+ * blob names no folder of the machine it ran on (absolute only outside the project).
+ */
+function shown(config: M3Config, path: string): string {
+  const inside = relative(config.rootDir, path);
+  return inside && !inside.startsWith("..") ? inside : path;
+}
+
 /** Creates this run's folder under the results folder and hands it to the workers. */
 function createRunFolder(config: M3Config): { runId: string; dir: string } {
   const runId = `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomBytes(3).toString("hex")}`;
@@ -275,7 +284,13 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
   if (kitUnusedByPlan()) {
     for (const name of probed) locateName(name, config, variable);
     process.env[KIT_UNUSED_ENV] = "1";
-    writeRunFile(dir, { runId, provider: null, readiness: {}, agents: [], config: config.source });
+    writeRunFile(dir, {
+      runId,
+      provider: null,
+      readiness: {},
+      agents: [],
+      config: config.source && shown(config, config.source),
+    });
     return;
   }
   delete process.env[KIT_UNUSED_ENV];
@@ -332,7 +347,7 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
     sharedProvider = model.provider;
     for (const [name, value] of Object.entries(config.scriptedModel.env))
       process.env[name] ??= value;
-    provider = `scripted model at ${model.provider.baseUrl} (offline, from ${config.scriptedModel.script})`;
+    provider = `scripted model at ${model.provider.baseUrl} (offline, from ${shown(config, config.scriptedModel.script)})`;
     console.log(`\njest-m3: model provider: ${provider}`);
   } else {
     provider =
@@ -433,7 +448,13 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
         .join(", ")}`,
     );
   }
-  writeRunFile(dir, { runId, provider, readiness, agents: runAgents, config: config.source });
+  writeRunFile(dir, {
+    runId,
+    provider,
+    readiness,
+    agents: runAgents,
+    config: config.source && shown(config, config.source),
+  });
 }
 
 /** run.json: what the workers and the reporter read about the run. */
