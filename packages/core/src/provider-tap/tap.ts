@@ -254,8 +254,6 @@ export class ProviderTap {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
     const path = (req.url ?? "/").split("?")[0] ?? "/";
-    const sent = decoded(body, req.headers["content-encoding"]);
-    const read = readRequest(this.upstream.wireApi, path, parsedJson(sent.body));
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined && !HOP_BY_HOP.test(name)) headers[name] = value;
@@ -324,6 +322,10 @@ export class ProviderTap {
       outgoing.end(body);
     });
     const endedAt = monotonicNow();
+    // Read only once the answer is on its way back: parsing a request of an agent's whole
+    // context must not delay its forwarding (it is not needed to forward it).
+    const sent = decoded(body, req.headers["content-encoding"]);
+    const read = readRequest(this.upstream.wireApi, path, parsedJson(sent.body));
     const generation = isGeneration(req.method ?? "GET", path);
     const answerBody = decoded(Buffer.concat(copy), contentEncoding);
     const answer =
