@@ -270,56 +270,71 @@ export class ProviderTap {
     let contentType = "";
     let contentEncoding: string | undefined;
     const error = await new Promise<string | null>((resolve) => {
-      const outgoing = send(url, { method: req.method, headers, agent }, (answer) => {
-        status = answer.statusCode ?? null;
-        contentType = String(answer.headers["content-type"] ?? "");
-        contentEncoding = answer.headers["content-encoding"];
-        const back: Record<string, string | string[]> = {};
-        for (const [name, value] of Object.entries(answer.headers)) {
-          if (value !== undefined && !/^(connection|keep-alive|transfer-encoding)$/i.test(name))
-            back[name] = value;
-        }
-        res.writeHead(status ?? 502, answer.statusMessage, back);
-        answer.on("data", (chunk: Buffer) => {
-          responseBytes += chunk.length;
-          if (copied < ANSWER_COPY_LIMIT) {
-            copy.push(chunk);
-            copied += chunk.length;
+      // A kept-alive connection the provider closed while it sat idle fails at once
+      // (ECONNRESET before any answer): the request is sent again, once, on a new one. The
+      // agent never sees that race; without it an agent retrying a 502 with backoff waits.
+      const attempt = (retried: boolean): void => {
+        const outgoing = send(url, { method: req.method, headers, agent }, (answer) => {
+          status = answer.statusCode ?? null;
+          contentType = String(answer.headers["content-type"] ?? "");
+          contentEncoding = answer.headers["content-encoding"];
+          const back: Record<string, string | string[]> = {};
+          for (const [name, value] of Object.entries(answer.headers)) {
+            if (value !== undefined && !/^(connection|keep-alive|transfer-encoding)$/i.test(name))
+              back[name] = value;
           }
-          res.write(chunk);
+          res.writeHead(status ?? 502, answer.statusMessage, back);
+          answer.on("data", (chunk: Buffer) => {
+            responseBytes += chunk.length;
+            if (copied < ANSWER_COPY_LIMIT) {
+              copy.push(chunk);
+              copied += chunk.length;
+            }
+            res.write(chunk);
+          });
+          answer.once("end", () => {
+            res.end();
+            resolve(null);
+          });
+          answer.once("close", () => {
+            if (answer.complete) return;
+            res.destroy();
+            resolve("the provider cut the answer before it ended");
+          });
+          answer.once("error", () => {
+            res.destroy();
+            resolve("the provider cut the answer before it ended");
+          });
         });
-        answer.once("end", () => {
-          res.end();
-          resolve(null);
+        outgoing.once("error", (problem: NodeJS.ErrnoException) => {
+          if (
+            status === null &&
+            !retried &&
+            outgoing.reusedSocket &&
+            (problem.code === "ECONNRESET" || problem.code === "EPIPE")
+          ) {
+            attempt(true);
+            return;
+          }
+          if (status === null) {
+            // The agent gets what a provider that cannot be reached looks like: a 502.
+            if (!res.headersSent) res.writeHead(502, { "content-type": "application/json" });
+            res.end(JSON.stringify({ error: { message: `provider tap: ${problem.message}` } }));
+          } else res.destroy();
+          resolve(`the provider could not be reached: ${problem.message}`);
         });
-        answer.once("close", () => {
-          if (answer.complete) return;
-          res.destroy();
-          resolve("the provider cut the answer before it ended");
+        res.once("close", () => {
+          if (!res.writableFinished) {
+            outgoing.destroy();
+            resolve("the agent closed the connection before the answer ended");
+          }
         });
-        answer.once("error", () => {
-          res.destroy();
-          resolve("the provider cut the answer before it ended");
-        });
-      });
-      outgoing.once("error", (problem: Error) => {
-        if (status === null) {
-          // The agent gets what a provider that cannot be reached looks like: a 502.
-          if (!res.headersSent) res.writeHead(502, { "content-type": "application/json" });
-          res.end(JSON.stringify({ error: { message: `provider tap: ${problem.message}` } }));
-        } else res.destroy();
-        resolve(`the provider could not be reached: ${problem.message}`);
-      });
-      res.once("close", () => {
-        if (!res.writableFinished) {
-          outgoing.destroy();
-          resolve("the agent closed the connection before the answer ended");
-        }
-      });
-      // Headers and body leave at once: with Nagle's algorithm the body would wait for the
-      // provider's delayed ACK (tens of milliseconds on loopback).
-      outgoing.setNoDelay(true);
-      outgoing.end(body);
+        // Headers and body leave at once: with Nagle's algorithm the body would wait for the
+        // provider's delayed ACK (tens of milliseconds on loopback).
+        outgoing.setNoDelay(true);
+        outgoing.end(body);
+      };
+      attempt(false);
     });
     const endedAt = monotonicNow();
     // Read only once the answer is on its way back: parsing a request of an agent's whole
