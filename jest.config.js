@@ -31,6 +31,8 @@ module.exports = {
       rootDir: `<rootDir>/packages/${name}`,
       preset: "jest-m3",
       testMatch: ["<rootDir>/test/**/*.test.ts"],
+      // CI retries a failed test once, printing its first failure (scripts/ci-retry.cjs).
+      setupFilesAfterEnv: [require.resolve("./scripts/ci-retry.cjs")],
     })),
   ],
 };
