@@ -105,6 +105,6 @@ test("a provider in a dialect Pi is not given, and malformed options, are refuse
     message: expect.stringContaining("read, bash, powershell, edit, write, grep, find, ls"),
   });
   await expect(piHarness.readiness(context({ options: { startupTimeout: 5 } }))).rejects.toThrow(
-    'Pi harness option "startupTimeout" is unknown; the options are builtinTools, startupTimeoutMs, toolTimeoutMs, maxRetries, node.',
+    'Pi harness option "startupTimeout" is unknown; the options are builtinTools, startupTimeoutMs, toolTimeoutMs, maxRetries, node, warm.',
   );
 });

@@ -71,7 +71,7 @@ const SESSION = `
 const { spawnSync } = require("node:child_process");
 const core = "@jest-m3/core";
 const { MCPTestKit } = require(core);
-const { stdioRelayLaunch } = require(core + "/harness");
+const { stdioRelayLaunch } = require(core + "/runner");
 const { connectCaptured } = require(core + "/testing");
 (async () => {
   const kit = new MCPTestKit({ env: {} });
@@ -91,7 +91,7 @@ const { connectCaptured } = require(core + "/testing");
     });
   }
   await kit[Symbol.asyncDispose]();
-  const later = spawnSync(process.execPath, ["-e", "require(" + JSON.stringify(core + "/harness") + ").stdioRelayLaunch()"], { encoding: "utf8" });
+  const later = spawnSync(process.execPath, ["-e", "require(" + JSON.stringify(core + "/runner") + ").stdioRelayLaunch()"], { encoding: "utf8" });
   process.stdout.write(JSON.stringify({ sessions, launch: stdioRelayLaunch(), laterStderr: later.stderr }));
 })().catch((error) => { console.error(error); process.exit(1); });
 `;

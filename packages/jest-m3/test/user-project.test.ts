@@ -196,7 +196,7 @@ test("uses the kit", async () => {
     const { status, output } = runJest(dir);
     expect(status).not.toBe(0);
     expect(output).toContain(
-      '"harnesess" is not a setting; the settings are resultsDir, harnesses, agents, scriptedModel, judge, orphans.',
+      '"harnesess" is not a setting; the settings are resultsDir, keepRuns, harnesses, agents, scriptedModel, judge, webServers, orphans, prices.',
     );
   });
 });

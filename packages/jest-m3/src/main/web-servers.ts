@@ -3,7 +3,7 @@
  * any test, its process recorded in the run's ledger (so a run killed by a signal, or swept
  * later, stops it too), its URL handed to the workers, and its stop left to global teardown.
  */
-import { startWebServer, type WebServer } from "@jest-m3/core";
+import type { WebServer } from "@jest-m3/core";
 import { appendRecord, processStartTicks } from "../shared/run-ledger.js";
 import { RUN_ENV } from "../shared/hand-off.js";
 import type { WebServerEntry } from "../shared/web-servers.js";
@@ -22,6 +22,9 @@ export async function startRunWebServers(
     delete process.env[RUN_ENV.webServers];
     return;
   }
+  // Loaded only when the configuration asks for a server: a run that needs none (a quick
+  // run that never imports the kit) must not load the kit and the MCP SDK.
+  const { startWebServer } = await import("@jest-m3/core");
   const started: WebServer[] = [];
   const results = await Promise.allSettled(
     entries.map(async (entry) => {
