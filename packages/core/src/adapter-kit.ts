@@ -51,6 +51,7 @@ export {
   isJsonObject,
   MAX_LINE_LENGTH,
   type JsonObject,
+  type LineProblem,
 } from "./adapter-kit/json-lines.js";
 export { PendingRequests, type RequestOptions } from "./adapter-kit/pending-requests.js";
 export {

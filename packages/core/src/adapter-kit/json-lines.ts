@@ -22,6 +22,12 @@ export const MAX_LINE_LENGTH = 64 * 1024 * 1024;
 /** How much of a bad line a problem keeps. */
 const PROBLEM_LENGTH = 500;
 
+/** A line that was not a JSON object (`malformed`) or longer than the limit (`too_long`, its start). */
+export interface LineProblem {
+  readonly kind: "malformed" | "too_long";
+  readonly line: string;
+}
+
 /** True for a plain object (not null, not an array). */
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -33,6 +39,7 @@ export class JsonLines {
   readonly problems: string[] = [];
   private buffer = "";
   private skipping = false;
+  private readonly problemListeners = new Set<(problem: LineProblem) => void>();
 
   /**
    * @param receive - Gets every JSON object the agent writes, in order.
@@ -46,6 +53,12 @@ export class JsonLines {
     const decoder = new StringDecoder("utf8");
     process.child.stdout.on("data", (chunk: Buffer) => this.take(decoder.write(chunk)));
     process.child.stdout.on("end", () => this.take(decoder.end() + "\n"));
+  }
+
+  /** Calls `listener` with every line kept in {@link problems}; returns the function that stops it. */
+  onProblem(listener: (problem: LineProblem) => void): () => void {
+    this.problemListeners.add(listener);
+    return () => this.problemListeners.delete(listener);
   }
 
   /** Writes `message` as one line; false when the agent's stdin is already closed. */
@@ -78,6 +91,16 @@ export class JsonLines {
   private tooLong(start: string): void {
     const shown = start.slice(0, PROBLEM_LENGTH);
     this.problems.push(`(a line longer than ${this.maxLineLength} characters, dropped) ${shown}`);
+    this.tell({ kind: "too_long", line: shown });
+  }
+
+  private malformed(line: string): void {
+    this.problems.push(line.slice(0, PROBLEM_LENGTH));
+    this.tell({ kind: "malformed", line: line.slice(0, PROBLEM_LENGTH) });
+  }
+
+  private tell(problem: LineProblem): void {
+    for (const listener of [...this.problemListeners]) listener(problem);
   }
 
   private line(line: string): void {
@@ -86,10 +109,10 @@ export class JsonLines {
     try {
       message = JSON.parse(line);
     } catch {
-      this.problems.push(line.slice(0, PROBLEM_LENGTH));
+      this.malformed(line);
       return;
     }
     if (isJsonObject(message)) this.receive(message);
-    else this.problems.push(line.slice(0, PROBLEM_LENGTH));
+    else this.malformed(line);
   }
 }

@@ -14,7 +14,7 @@
 import type { ManagedProcess } from "../processes/managed-process.js";
 import { AgentExited, AgentProtocolError, AgentTimeout } from "./agent-errors.js";
 import { AgentProcess } from "./agent-process.js";
-import { isJsonObject, JsonLines, type JsonObject } from "./json-lines.js";
+import { isJsonObject, JsonLines, type JsonObject, type LineProblem } from "./json-lines.js";
 import { PendingRequests, type RequestOptions } from "./pending-requests.js";
 
 /** A JSON-RPC error object as the agent sent it. */
@@ -85,6 +85,11 @@ export class JsonRpcClient {
   /** Lines on stdout that were not protocol messages (kept for diagnosis). */
   get problems(): string[] {
     return this.lines.problems;
+  }
+
+  /** Calls `listener` with every stdout line that was not a JSON object or too long. */
+  onProblem(listener: (problem: LineProblem) => void): () => void {
+    return this.lines.onProblem(listener);
   }
 
   /** Calls `listener` with every notification; returns the function that stops it. */
@@ -184,8 +189,11 @@ export class JsonRpcClient {
     try {
       this.write({ id: request.id, result: await handler(request) });
     } catch (error) {
+      // A handler's error may carry its JSON-RPC code (e.g. -32601 for a method it refuses).
       const message = error instanceof Error ? error.message : String(error);
-      this.write({ id: request.id, error: { code: -32603, message } });
+      const own = (error as { code?: unknown } | null)?.code;
+      const code = typeof own === "number" && Number.isInteger(own) ? own : -32603;
+      this.write({ id: request.id, error: { code, message } });
     }
   }
 }
