@@ -273,6 +273,14 @@ export class ProviderTap {
       // A kept-alive connection the provider closed while it sat idle fails at once
       // (ECONNRESET before any answer): the request is sent again, once, on a new one. The
       // agent never sees that race; without it an agent retrying a 502 with backoff waits.
+      let current: ReturnType<typeof send> | undefined;
+      // One listener for the agent's side, whichever attempt is under way.
+      res.once("close", () => {
+        if (!res.writableFinished) {
+          current?.destroy();
+          resolve("the agent closed the connection before the answer ended");
+        }
+      });
       const attempt = (retried: boolean): void => {
         const outgoing = send(url, { method: req.method, headers, agent }, (answer) => {
           status = answer.statusCode ?? null;
@@ -323,12 +331,7 @@ export class ProviderTap {
           } else res.destroy();
           resolve(`the provider could not be reached: ${problem.message}`);
         });
-        res.once("close", () => {
-          if (!res.writableFinished) {
-            outgoing.destroy();
-            resolve("the agent closed the connection before the answer ended");
-          }
-        });
+        current = outgoing;
         // Headers and body leave at once: with Nagle's algorithm the body would wait for the
         // provider's delayed ACK (tens of milliseconds on loopback).
         outgoing.setNoDelay(true);
