@@ -187,3 +187,20 @@ export { isPolicyDenialMessage, POLICY_DENIED_CODE } from "./wire/channel-protoc
 export { isSecretName } from "./wire/redaction.js";
 // The token usage an agent reports in its own events, added up per turn.
 export { UsageTally } from "./adapter-kit/reported-usage.js";
+// Parts first written for Pi: warm agents serving one session at a time, an agent's package
+// facts and its start on the Node it needs, a client of a JSON-lines protocol of the agent's
+// own, probes kept across runs.
+export {
+  WarmAgents,
+  type WarmAgentClient,
+  type WarmAgentLease,
+  type WarmAgentsOptions,
+} from "./adapter-kit/warm-agents.js";
+export { readAgentPackage, type AgentPackage } from "./adapter-kit/agent-package.js";
+export { onAgentNode, type AgentOnNode } from "./adapter-kit/agent-on-node.js";
+export { JsonLinesClient, type JsonLinesClientOptions } from "./adapter-kit/json-lines-client.js";
+export {
+  probeAcrossRuns,
+  readyCapability,
+  type AcrossRuns,
+} from "./adapter-kit/probe-across-runs.js";
