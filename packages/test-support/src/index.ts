@@ -13,3 +13,5 @@ export { BOOK_RULE, deskServer } from "./desk-server";
 export * from "./conformance";
 export * from "./seed";
 export * from "./secrets";
+export * from "./per-test";
+export * from "./agent-checks";

@@ -11,7 +11,7 @@ import {
   type ExecutionResult,
   type TurnResult,
 } from "@jest-m3/core";
-import type { Rule } from "@jest-m3/scripted-model";
+import type { Rule, ScriptedUsage } from "@jest-m3/scripted-model";
 // Types only (erased): jest-m3's matchers on the global expect, which the preset registers.
 import type {} from "jest-m3";
 import { callLog } from "./servers";
@@ -28,17 +28,37 @@ export const SEED_TURNS = [
   },
 ] as const;
 
-/** The scripted model's rule for the seed's prompts: one shipping_quote, then `reply`. */
-export function seedRule(reply = "The quote is {{result.amount}} {{result.currency}}."): Rule {
+/** What {@link seedRule} may add to its rule. */
+export interface SeedRuleOptions {
+  /** The rule's name; default "quote". */
+  readonly name?: string;
+  /** Only on this turn of the conversation. */
+  readonly turn?: number;
+  /** The usage the call's answer reports. */
+  readonly callUsage?: ScriptedUsage;
+  /** The usage the reply reports. */
+  readonly replyUsage?: ScriptedUsage;
+}
+
+/**
+ * The scripted model's rule for the seed's prompts ("… weight_kg N in zone Z …"): one
+ * shipping_quote with those arguments, then `reply`.
+ */
+export function seedRule(
+  reply = "The quote is {{result.amount}} {{result.currency}}.",
+  options: SeedRuleOptions = {},
+): Rule {
+  const { name = "quote", turn, callUsage, replyUsage } = options;
   return {
-    name: "quote",
-    when: { user: /weight_kg (\d+) in zone (\w+)/ },
+    name,
+    when: { user: /weight_kg (\d+) in zone (\w+)/, ...(turn !== undefined ? { turn } : {}) },
     steps: [
       {
         call: "shipping:shipping_quote",
         args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
+        ...(callUsage ? { usage: callUsage } : {}),
       },
-      { reply },
+      { reply, ...(replyUsage ? { usage: replyUsage } : {}) },
     ],
   };
 }

@@ -107,12 +107,24 @@ export function namedCallLog(file: string): NamedCall[] {
  * attached to the worker (a live child keeps Jest's worker from exiting: "A worker process
  * has failed to exit gracefully").
  */
-export async function startHttpShipping(): Promise<{
-  url: string;
-  child: ChildProcess;
+export function startHttpShipping(): Promise<HttpServerProcess> {
+  return startHttpServer(SHIPPING_SCRIPT);
+}
+
+/** A server listening on Streamable HTTP: its address, its process and how to stop it. */
+export interface HttpServerProcess {
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Kills the server and waits until it has closed. */
   stop(): Promise<void>;
-}> {
-  const child = spawn(process.execPath, [SHIPPING_SCRIPT, "--http", "--port", "0"], {
+}
+
+/**
+ * The server `script` (the shipping server, or a fixture such as echo-secret-server.mjs)
+ * started with `--http --port 0`, once it printed the loopback address it listens on.
+ */
+export async function startHttpServer(script: string): Promise<HttpServerProcess> {
+  const child = spawn(process.execPath, [script, "--http", "--port", "0"], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
@@ -123,7 +135,9 @@ export async function startHttpShipping(): Promise<{
       const match = /listening (\S+)/.exec(seen);
       if (match?.[1]) resolve(match[1]);
     });
-    child.once("exit", (code) => reject(new Error(`shipping --http exited with ${code}: ${seen}`)));
+    child.once("exit", (code) =>
+      reject(new Error(`${script} --http exited with ${code}: ${seen}`)),
+    );
   });
   return {
     url,

@@ -1,0 +1,148 @@
+/**
+ * Checks every agent's session tests make the same way whatever the agent: an MCP server
+ * that dies at start is visible, the agent killed mid-turn fails the turn and the session,
+ * a launch refused before anything spawns, and what the model was offered (from the
+ * scripted model's journal, the ground truth of what the agent sent).
+ */
+import { join } from "node:path";
+import {
+  ExecutionOutcome,
+  TurnOutcome,
+  type AgentSelectionInput,
+  type AgentSession,
+  type MCPTestKit,
+} from "@jest-m3/core";
+import type { Rule, ScriptedModel } from "@jest-m3/scripted-model";
+import { callLog, ledgerServer, shippingServer } from "./servers";
+import { waitFor } from "./waits";
+
+/** A rule for prompts with "erase": the model calls ledger:erase_ledger, then replies. */
+export const ERASE_RULE: Rule = {
+  name: "erase",
+  when: { user: "erase" },
+  steps: [{ call: "ledger:erase_ledger", args: {} }, { reply: "Erased, I hope." }],
+};
+
+/**
+ * A rule for `prompt`: one shipping_quote on the server `shipping` and one on `local` (the
+ * planted-secret scan's two servers), then a reply.
+ */
+export function bothQuotesRule(prompt = "both quotes", reply = "Both quotes are ready."): Rule {
+  return {
+    name: "both",
+    when: { user: prompt },
+    steps: [
+      { call: "shipping:shipping_quote", args: { weight_kg: 2, zone: "local" } },
+      { call: "local:shipping_quote", args: { weight_kg: 3, zone: "local" } },
+      { reply },
+    ],
+  };
+}
+
+/** The tools (`server:tool`) offered with the model's last request that offered any. */
+export function lastOffered(model: ScriptedModel): readonly string[] | undefined {
+  return model.journal.entries
+    .filter((entry) => (entry.conversation?.offeredTools.length ?? 0) > 0)
+    .at(-1)?.conversation?.offeredTools;
+}
+
+/** What {@link serverStartFailure} saw. */
+export interface ServerStartFailure {
+  /** What open() rejected with; undefined when it resolved (the agent went on without it). */
+  readonly opened: unknown;
+  /** The session (closed). */
+  readonly session: AgentSession;
+  /** open()'s error message and the trace's events, as one JSON text. */
+  readonly text: string;
+}
+
+/**
+ * Opens a session of `agent` on the ledger server started with `--exit-at-start` (it dies
+ * before the handshake, saying "cannot open /nonexistent/ledger.db" on stderr), runs
+ * `whenOpened` if open() resolved, closes it, and asserts the failure is visible: open()'s
+ * error or the trace names the server and keeps its words, and the server logged no call.
+ */
+export async function serverStartFailure(
+  kit: MCPTestKit,
+  agent: AgentSelectionInput,
+  whenOpened?: (session: AgentSession) => Promise<void>,
+): Promise<ServerStartFailure> {
+  const log = join(await kit.tempDir("m3-log-"), "ledger.jsonl");
+  const [selected] = kit.agents([agent]);
+  const session = selected!.session({
+    server: ledgerServer(log, ["--exit-at-start"]),
+    timeout: 60_000,
+  });
+  const opened = await session.open().then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  try {
+    if (opened === undefined && whenOpened) await whenOpened(session);
+  } finally {
+    await session.close();
+  }
+  const text = JSON.stringify([
+    opened instanceof Error ? opened.message : null,
+    session.result.trace.events,
+  ]);
+  expect(text).toMatch(/ledger/);
+  expect(text).toContain("cannot open /nonexistent/ledger.db");
+  expect(callLog(log)).toEqual([]);
+  return { opened, session, text };
+}
+
+/**
+ * Opens a session of `agent` on the shipping server, sends "hang" (the model needs
+ * {@link HANG_RULE}), kills the kit's process whose label contains `label` (the agent) with
+ * SIGKILL once the model holds the request, and asserts the turn and the session failed, the
+ * turn's error saying the agent exited.
+ */
+export async function expectKilledMidTurn(
+  kit: MCPTestKit,
+  model: ScriptedModel,
+  agent: AgentSelectionInput,
+  label: string,
+): Promise<void> {
+  const [selected] = kit.agents([agent]);
+  const session = selected!.session({
+    server: shippingServer(join(await kit.tempDir("m3-log-"), "shipping.jsonl")),
+    timeout: 60_000,
+  });
+  await session.open();
+  const child = kit.processes.find((entry) => entry.label.includes(label));
+  expect(child).toBeDefined();
+  const before = model.journal.entries.length;
+  const turn = session.send("hang");
+  await waitFor(() => model.journal.entries.length > before, "the hanging model request", 60_000);
+  process.kill(child!.pid, "SIGKILL");
+  const ended = await turn;
+  await session.close();
+  expect(ended.snapshot.outcome).toBe(TurnOutcome.FAILED);
+  expect(ended.error?.message).toMatch(/exited/);
+  expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.FAILED);
+}
+
+/**
+ * Asserts `open()` is refused with an error of class `type` whose message matches `message`
+ * before the kit spawned anything, and that `log` (the servers' call log) stays empty.
+ * Returns the error.
+ */
+export async function expectRefusedBeforeStart(
+  kit: MCPTestKit,
+  open: () => Promise<unknown>,
+  type: abstract new (...args: never[]) => Error,
+  message: RegExp,
+  log?: string,
+): Promise<Error> {
+  const spawned = jest.spyOn(kit, "spawn");
+  const error = await open().then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(type);
+  expect((error as Error).message).toMatch(message);
+  expect(spawned).not.toHaveBeenCalled();
+  if (log !== undefined) expect(callLog(log)).toEqual([]);
+  return error as Error;
+}

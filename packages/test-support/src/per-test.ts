@@ -1,0 +1,92 @@
+/**
+ * The set-up most adapter tests share: a fresh kit for each test, the captures and process
+ * ids the test adds, and after each test the kit closed with nothing left running (checked
+ * from `ps`, not from the kit's bookkeeping); optionally a scripted model started for the
+ * file or for each test.
+ */
+import { MCPTestKit, type MCPTestKitOptions, type WireCapture } from "@jest-m3/core";
+import { startScriptedModel, type Script, type ScriptedModel } from "@jest-m3/scripted-model";
+import { closeAndExpectNoProcessLeft, knownPids } from "./processes";
+
+/** What {@link perTestKit} keeps for the running test. */
+export interface PerTest {
+  /** This test's kit (a new one for each test). */
+  readonly kit: MCPTestKit;
+  /** The scripted model; throws when {@link PerTestOptions.script} was not given. */
+  readonly model: ScriptedModel;
+  /** Captures this test made by hand (their relays and servers must be gone after it). */
+  readonly captures: WireCapture[];
+  /** More process ids that must be gone after the test (an agent's pid). */
+  readonly pids: number[];
+}
+
+/** How {@link perTestKit} sets a test up. */
+export interface PerTestOptions {
+  /** The scripted model's script; without one no model is started. */
+  readonly script?: Script;
+  /** Start the model for each test (`"each"`) or once for the file or describe block (default). */
+  readonly model?: "each" | "all";
+  /** The kit's options; default `{ env: {}, killGraceMs: 500 }`. */
+  readonly kit?: MCPTestKitOptions;
+}
+
+/**
+ * Registers the hooks (call it at a file's or a describe block's top level) and returns the
+ * running test's kit, model, captures and pids.
+ *
+ * @example
+ * ```ts
+ * const t = perTestKit({ script: { rules: [seedRule()] } });
+ * test("…", async () => {
+ *   const { launch, capture } = await testLaunch(t.kit, selection, servers);
+ *   t.captures.push(capture);
+ * });
+ * ```
+ */
+export function perTestKit(options: PerTestOptions = {}): PerTest {
+  let model: ScriptedModel | undefined;
+  let kit: MCPTestKit | undefined;
+  let captures: WireCapture[] = [];
+  let pids: number[] = [];
+  const start = async (): Promise<void> => {
+    if (options.script) model = await startScriptedModel(options.script);
+  };
+  const stop = async (): Promise<void> => {
+    await model?.close();
+    model = undefined;
+  };
+  if (options.model === "each") {
+    beforeEach(start);
+  } else {
+    beforeAll(start);
+    afterAll(stop);
+  }
+  beforeEach(() => {
+    kit = new MCPTestKit(options.kit ?? { env: {}, killGraceMs: 500 });
+    captures = [];
+    pids = [];
+  });
+  afterEach(async () => {
+    try {
+      if (kit) await closeAndExpectNoProcessLeft(kit, [...pids, ...knownPids(kit, captures)]);
+    } finally {
+      if (options.model === "each") await stop();
+    }
+  });
+  return {
+    get kit() {
+      if (!kit) throw new Error("perTestKit: the kit exists only inside a test");
+      return kit;
+    },
+    get model() {
+      if (!model) throw new Error("perTestKit: no scripted model (give a script)");
+      return model;
+    },
+    get captures() {
+      return captures;
+    },
+    get pids() {
+      return pids;
+    },
+  };
+}
