@@ -83,11 +83,7 @@ export function agentNodeLine(
       line: `node: ${own.status === "ready" ? "" : `${own.status} — `}${own.reason ?? "the agent's own Node"}`,
       ok: own.status === "ready" || own.status === "degraded",
     };
-  const agentPackage = known?.install
-    .split(" ")
-    .filter((word) => !word.startsWith("-") && !word.startsWith("@jest-m3/"))
-    .slice(2)[0]
-    ?.replace(/(.)@[^@/]+$/, "$1");
+  const agentPackage = known?.agentPackage;
   let engines: string | undefined;
   try {
     const manifest = projectRequire.resolve(`${agentPackage}/package.json`);

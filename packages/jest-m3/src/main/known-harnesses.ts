@@ -10,61 +10,44 @@ import { suggestName } from "@jest-m3/core/lean";
 export interface KnownHarness {
   readonly name: string;
   readonly packageName: string;
+  /** The npm package of the agent itself (its binary), e.g. `@openai/codex`. */
+  readonly agentPackage: string;
+  /** The command that installs both, with the agent's pinned version where one is tested. */
   readonly install: string;
   /** Variables that carry a credential for a live run (names only, never values). */
   readonly credentials: readonly string[];
 }
 
+/** A published harness: its package, its agent's package (pinned when `version` is given). */
+function known(
+  name: string,
+  packageName: string,
+  agentPackage: string,
+  version: string | undefined,
+  credentials: readonly string[],
+): KnownHarness {
+  const agent = version === undefined ? agentPackage : `${agentPackage}@${version}`;
+  const install = `npm install --save-dev ${packageName} ${agent}`;
+  return { name, packageName, agentPackage, install, credentials };
+}
+
 /** The harnesses jest-m3 publishes. Third-party ones are probed when the configuration names them. */
 export const KNOWN_HARNESSES: readonly KnownHarness[] = [
-  {
-    name: "codex",
-    packageName: "@jest-m3/harness-codex",
-    install: "npm install --save-dev @jest-m3/harness-codex @openai/codex@0.171.0",
-    credentials: ["OPENAI_API_KEY"],
-  },
-  {
-    name: "claude-code",
-    packageName: "@jest-m3/harness-claude-code",
-    install: "npm install --save-dev @jest-m3/harness-claude-code @anthropic-ai/claude-code",
-    credentials: ["ANTHROPIC_API_KEY"],
-  },
-  {
-    name: "gemini",
-    packageName: "@jest-m3/harness-acp",
-    install: "npm install --save-dev @jest-m3/harness-acp @google/gemini-cli",
-    credentials: ["GEMINI_API_KEY"],
-  },
-  {
-    name: "opencode",
-    packageName: "@jest-m3/harness-acp",
-    install: "npm install --save-dev @jest-m3/harness-acp opencode-ai",
-    credentials: ["OPENAI_API_KEY"],
-  },
-  {
-    name: "kilo",
-    packageName: "@jest-m3/harness-acp",
-    install: "npm install --save-dev @jest-m3/harness-acp @kilocode/cli@7.7.7",
-    credentials: ["OPENAI_API_KEY"],
-  },
-  {
-    name: "copilot",
-    packageName: "@jest-m3/harness-acp",
-    install: "npm install --save-dev @jest-m3/harness-acp @github/copilot@1.0.102",
-    credentials: ["COPILOT_PROVIDER_API_KEY"],
-  },
-  {
-    name: "qwen-code",
-    packageName: "@jest-m3/harness-acp",
-    install: "npm install --save-dev @jest-m3/harness-acp @qwen-code/qwen-code@0.24.4",
-    credentials: ["OPENAI_API_KEY"],
-  },
-  {
-    name: "pi",
-    packageName: "@jest-m3/harness-pi",
-    install: "npm install --save-dev @jest-m3/harness-pi @earendil-works/pi-coding-agent@1.6.0",
-    credentials: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"],
-  },
+  known("codex", "@jest-m3/harness-codex", "@openai/codex", "0.171.0", ["OPENAI_API_KEY"]),
+  known("claude-code", "@jest-m3/harness-claude-code", "@anthropic-ai/claude-code", undefined, [
+    "ANTHROPIC_API_KEY",
+  ]),
+  known("gemini", "@jest-m3/harness-acp", "@google/gemini-cli", undefined, ["GEMINI_API_KEY"]),
+  known("opencode", "@jest-m3/harness-acp", "opencode-ai", undefined, ["OPENAI_API_KEY"]),
+  known("kilo", "@jest-m3/harness-acp", "@kilocode/cli", "7.7.7", ["OPENAI_API_KEY"]),
+  known("copilot", "@jest-m3/harness-acp", "@github/copilot", "1.0.102", [
+    "COPILOT_PROVIDER_API_KEY",
+  ]),
+  known("qwen-code", "@jest-m3/harness-acp", "@qwen-code/qwen-code", "0.24.4", ["OPENAI_API_KEY"]),
+  known("pi", "@jest-m3/harness-pi", "@earendil-works/pi-coding-agent", "1.6.0", [
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+  ]),
 ];
 
 /** Other names the published harnesses answer to. */
