@@ -10,7 +10,7 @@
  * - one turn at a time: {@link TurnSlot} (dead agent, busy, abort → interrupt, grace, health);
  * - start failures: {@link startFailure}, {@link tornDown};
  * - executables and versions: {@link resolveAgentExecutable}, {@link readVersion},
- *   {@link versionCapability} (one tested version), {@link rangeCapability} (a tested range);
+ *   {@link versionCapability};
  * - the Node an agent runs on when it needs a newer one than the tests': {@link findAgentNode},
  *   {@link agentNodeCapability} (and the installer an adapter's install script calls,
  *   {@link AGENT_NODE_INSTALLER});
@@ -18,9 +18,7 @@
  *   {@link sessionCapabilities}, {@link worst}, {@link probeOnce};
  * - warm pools: {@link WarmPool} (shared or exclusive leases), {@link warmStartKey};
  * - approvals and elicitations: {@link toolDecision}, {@link elicitationRequest};
- * - harness options: {@link optionReader} (unknown names, booleans, milliseconds, ...), and
- *   for an agent given by command {@link readStrings}, {@link readAgentEnv}, {@link readDialects},
- *   {@link checkPlaceholders};
+ * - harness options: {@link optionReader} (unknown names, booleans, milliseconds, ...);
  * - flattened tool names: {@link ToolNaming}, {@link nameCollisions},
  *   {@link assertDistinctToolNames} (refused before spawn), {@link identifyFlattened};
  * - errors with one code per meaning: {@link AgentExited}, {@link AgentTimeout},
@@ -53,7 +51,6 @@ export {
   isJsonObject,
   MAX_LINE_LENGTH,
   type JsonObject,
-  type LineProblem,
 } from "./adapter-kit/json-lines.js";
 export { PendingRequests, type RequestOptions } from "./adapter-kit/pending-requests.js";
 export {
@@ -107,7 +104,6 @@ export {
   type VersionProbe,
   type VersionRule,
 } from "./adapter-kit/versions.js";
-export { rangeCapability, testedRange, type TestedRange } from "./adapter-kit/tested-range.js";
 export {
   agentNodeCandidates,
   agentNodeCapability,
@@ -166,15 +162,6 @@ export {
 } from "./adapter-kit/approvals.js";
 export { optionReader, type OptionReader } from "./adapter-kit/harness-options.js";
 export {
-  checkPlaceholders,
-  fillPlaceholders,
-  ISOLATION_VARIABLES,
-  readAgentEnv,
-  readDialects,
-  readStrings,
-  shownValue,
-} from "./adapter-kit/command-options.js";
-export {
   identifyFlattened,
   listedTools,
   nameCollisions,
@@ -199,20 +186,10 @@ export { isPolicyDenialMessage, POLICY_DENIED_CODE } from "./wire/channel-protoc
 export { isSecretName } from "./wire/redaction.js";
 // The token usage an agent reports in its own events, added up per turn.
 export { UsageTally } from "./adapter-kit/reported-usage.js";
-// Parts first written for Pi: warm agents serving one session at a time, an agent's package
-// facts and its start on the Node it needs, a client of a JSON-lines protocol of the agent's
-// own, probes kept across runs.
+// The agent's isolated homes and the user's login copied into them.
 export {
-  WarmAgents,
-  type WarmAgentClient,
-  type WarmAgentLease,
-  type WarmAgentsOptions,
-} from "./adapter-kit/warm-agents.js";
-export { readAgentPackage, type AgentPackage } from "./adapter-kit/agent-package.js";
-export { onAgentNode, type AgentOnNode } from "./adapter-kit/agent-on-node.js";
-export { JsonLinesClient, type JsonLinesClientOptions } from "./adapter-kit/json-lines-client.js";
-export {
-  probeAcrossRuns,
-  readyCapability,
-  type AcrossRuns,
-} from "./adapter-kit/probe-across-runs.js";
+  copyRegularFile,
+  createHomes,
+  regularFile,
+  type FileCheck,
+} from "./adapter-kit/agent-home.js";

@@ -1,7 +1,10 @@
-import { constants, lstatSync } from "node:fs";
-import { mkdir, open } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import {
+  copyRegularFile,
+  createHomes as createFolders,
+  regularFile,
+} from "@jest-m3/core/adapter-kit";
 import type { ModelProvider } from "@jest-m3/core/harness";
 import type { ResolvedClaudeCodeOptions } from "./options.js";
 
@@ -60,23 +63,6 @@ export function hostClaudeConfig(config: Readonly<Record<string, string | undefi
   return { configDir: join(home, ".claude"), accountFile: join(home, ".claude.json") };
 }
 
-function regularFile(path: string): { ok: true } | { ok: false; reason: string } {
-  let stat;
-  try {
-    stat = lstatSync(path);
-  } catch {
-    return { ok: false, reason: `no file at ${path}` };
-  }
-  if (stat.isSymbolicLink()) {
-    return {
-      ok: false,
-      reason: `${path} is a symbolic link; the harness copies only regular files`,
-    };
-  }
-  if (!stat.isFile()) return { ok: false, reason: `${path} is not a regular file` };
-  return { ok: true };
-}
-
 /** Checks, without reading them, that the user's login files exist and are regular files. */
 export function findHostLogin(config: Readonly<Record<string, string | undefined>>): HostLogin {
   const { configDir, accountFile } = hostClaudeConfig(config);
@@ -93,28 +79,8 @@ export function findHostLogin(config: Readonly<Record<string, string | undefined
 }
 
 /** Creates `HOME` and `CLAUDE_CONFIG_DIR` inside `root`, a fresh directory owned by the kit. */
-export async function createHomes(root: string): Promise<ClaudeHomes> {
-  const homes = { home: join(root, "home"), configDir: join(root, "claude-config") };
-  await mkdir(homes.home, { mode: 0o700 });
-  await mkdir(homes.configDir, { mode: 0o700 });
-  return homes;
-}
-
-async function copyFile(source: string, target: string): Promise<void> {
-  const noFollow = constants.O_NOFOLLOW ?? 0;
-  const from = await open(source, constants.O_RDONLY | noFollow);
-  try {
-    if (!(await from.stat()).isFile()) throw new Error(`${source} is not a regular file`);
-    const contents = await from.readFile();
-    const to = await open(target, "wx", 0o600);
-    try {
-      await to.writeFile(contents);
-    } finally {
-      await to.close();
-    }
-  } finally {
-    await from.close();
-  }
+export function createHomes(root: string): Promise<ClaudeHomes> {
+  return createFolders(root, { home: "home", configDir: "claude-config" });
 }
 
 /**
@@ -126,9 +92,9 @@ export async function copyHostLogin(
   login: Extract<HostLogin, { usable: true }>,
   homes: ClaudeHomes,
 ): Promise<void> {
-  await copyFile(login.credentialsFile, join(homes.configDir, ".credentials.json"));
+  await copyRegularFile(login.credentialsFile, join(homes.configDir, ".credentials.json"));
   if (login.accountFile !== undefined) {
-    await copyFile(login.accountFile, join(homes.configDir, ".claude.json"));
+    await copyRegularFile(login.accountFile, join(homes.configDir, ".claude.json"));
   }
 }
 

@@ -1,7 +1,10 @@
-import { constants, lstatSync } from "node:fs";
-import { mkdir, open } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import {
+  copyRegularFile,
+  createHomes as createFolders,
+  regularFile,
+} from "@jest-m3/core/adapter-kit";
 
 /** The configuration variable naming the Codex home that holds the user's login. */
 export const HOST_HOME_VARIABLE = "M3_CODEX_HOME";
@@ -35,52 +38,27 @@ export function hostCodexHome(config: Readonly<Record<string, string | undefined
 /** Checks, without reading it, that the user's `auth.json` exists and is a regular file. */
 export function findHostLogin(codexHome: string): HostLogin {
   const authFile = join(codexHome, "auth.json");
-  let stat;
-  try {
-    stat = lstatSync(authFile);
-  } catch {
-    return {
-      usable: false,
-      reason: `no Codex login at ${authFile} (run \`codex login\`, or give the selection a provider such as the scripted model's)`,
-    };
-  }
-  if (stat.isSymbolicLink()) {
-    return {
-      usable: false,
-      reason: `${authFile} is a symbolic link; the harness copies only a regular auth.json file`,
-    };
-  }
-  if (!stat.isFile()) return { usable: false, reason: `${authFile} is not a regular file` };
-  return { usable: true, authFile };
+  const check = regularFile(authFile);
+  if (check.ok) return { usable: true, authFile };
+  return {
+    usable: false,
+    reason: check.missing
+      ? `no Codex login at ${authFile} (run \`codex login\`, or give the selection a provider such as the scripted model's)`
+      : check.reason,
+  };
 }
 
 /** Creates `CODEX_HOME` and `HOME` inside `root`, a fresh directory owned by the kit. */
-export async function createHomes(root: string): Promise<CodexHomes> {
-  const homes = { codexHome: join(root, "codex-home"), home: join(root, "home") };
-  await mkdir(homes.codexHome, { mode: 0o700 });
-  await mkdir(homes.home, { mode: 0o700 });
-  return homes;
+export function createHomes(root: string): Promise<CodexHomes> {
+  return createFolders(root, { codexHome: "codex-home", home: "home" });
 }
 
 /**
  * Copies the user's `auth.json` into the fresh `CODEX_HOME` (mode 0600). A symbolic link is
  * refused, also when it appears between the check and the copy.
  */
-export async function copyHostLogin(authFile: string, homes: CodexHomes): Promise<void> {
-  const noFollow = constants.O_NOFOLLOW ?? 0;
-  const source = await open(authFile, constants.O_RDONLY | noFollow);
-  try {
-    if (!(await source.stat()).isFile()) throw new Error(`${authFile} is not a regular file`);
-    const contents = await source.readFile();
-    const target = await open(join(homes.codexHome, "auth.json"), "wx", 0o600);
-    try {
-      await target.writeFile(contents);
-    } finally {
-      await target.close();
-    }
-  } finally {
-    await source.close();
-  }
+export function copyHostLogin(authFile: string, homes: CodexHomes): Promise<void> {
+  return copyRegularFile(authFile, join(homes.codexHome, "auth.json"));
 }
 
 /**

@@ -4,7 +4,7 @@
 // what the key says is equal: the executable, the environment (credentials included) and
 // the login copied into the home. Sessions with different credentials never share a process.
 import { rmSync } from "node:fs";
-import { mkdtemp, mkdir } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -16,7 +16,7 @@ import {
   type WarmLease,
 } from "@jest-m3/core/adapter-kit";
 import { AppServerClient } from "./app-server-client.js";
-import { copyHostLogin, codexEnvironment, type CodexHomes } from "./home.js";
+import { copyHostLogin, codexEnvironment, createHomes } from "./home.js";
 
 /** How long an unused warm app-server stays up before it is stopped. */
 const IDLE_MS = 20_000;
@@ -51,9 +51,7 @@ function stopNow(warm: WarmAppServer): void {
 
 async function start(key: WarmKey): Promise<WarmAppServer> {
   const root = await mkdtemp(join(tmpdir(), "m3-codex-warm-"));
-  const homes: CodexHomes = { codexHome: join(root, "codex-home"), home: join(root, "home") };
-  await mkdir(homes.codexHome, { mode: 0o700 });
-  await mkdir(homes.home, { mode: 0o700 });
+  const homes = await createHomes(root);
   if (key.authFile !== undefined) await copyHostLogin(key.authFile, homes);
   const child = new ManagedProcess({
     label: "codex app-server (warm)",
