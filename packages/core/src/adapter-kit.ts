@@ -10,7 +10,7 @@
  * - one turn at a time: {@link TurnSlot} (dead agent, busy, abort → interrupt, grace, health);
  * - start failures: {@link startFailure}, {@link tornDown};
  * - executables and versions: {@link resolveAgentExecutable}, {@link readVersion},
- *   {@link versionCapability};
+ *   {@link versionCapability} (one tested version), {@link rangeCapability} (a tested range);
  * - the Node an agent runs on when it needs a newer one than the tests': {@link findAgentNode},
  *   {@link agentNodeCapability} (and the installer an adapter's install script calls,
  *   {@link AGENT_NODE_INSTALLER});
@@ -18,7 +18,9 @@
  *   {@link sessionCapabilities}, {@link worst}, {@link probeOnce};
  * - warm pools: {@link WarmPool} (shared or exclusive leases), {@link warmStartKey};
  * - approvals and elicitations: {@link toolDecision}, {@link elicitationRequest};
- * - harness options: {@link optionReader} (unknown names, booleans, milliseconds, ...);
+ * - harness options: {@link optionReader} (unknown names, booleans, milliseconds, ...), and
+ *   for an agent given by command {@link readStrings}, {@link readAgentEnv}, {@link readDialects},
+ *   {@link checkPlaceholders};
  * - flattened tool names: {@link ToolNaming}, {@link nameCollisions},
  *   {@link assertDistinctToolNames} (refused before spawn), {@link identifyFlattened};
  * - errors with one code per meaning: {@link AgentExited}, {@link AgentTimeout},
@@ -51,6 +53,7 @@ export {
   isJsonObject,
   MAX_LINE_LENGTH,
   type JsonObject,
+  type LineProblem,
 } from "./adapter-kit/json-lines.js";
 export { PendingRequests, type RequestOptions } from "./adapter-kit/pending-requests.js";
 export {
@@ -104,6 +107,7 @@ export {
   type VersionProbe,
   type VersionRule,
 } from "./adapter-kit/versions.js";
+export { rangeCapability, testedRange, type TestedRange } from "./adapter-kit/tested-range.js";
 export {
   agentNodeCandidates,
   agentNodeCapability,
@@ -162,6 +166,15 @@ export {
 } from "./adapter-kit/approvals.js";
 export { optionReader, type OptionReader } from "./adapter-kit/harness-options.js";
 export {
+  checkPlaceholders,
+  fillPlaceholders,
+  ISOLATION_VARIABLES,
+  readAgentEnv,
+  readDialects,
+  readStrings,
+  shownValue,
+} from "./adapter-kit/command-options.js";
+export {
   identifyFlattened,
   listedTools,
   nameCollisions,
@@ -193,3 +206,20 @@ export {
   regularFile,
   type FileCheck,
 } from "./adapter-kit/agent-home.js";
+// Parts first written for Pi: warm agents serving one session at a time, an agent's package
+// facts and its start on the Node it needs, a client of a JSON-lines protocol of the agent's
+// own, probes kept across runs.
+export {
+  WarmAgents,
+  type WarmAgentClient,
+  type WarmAgentLease,
+  type WarmAgentsOptions,
+} from "./adapter-kit/warm-agents.js";
+export { readAgentPackage, type AgentPackage } from "./adapter-kit/agent-package.js";
+export { onAgentNode, type AgentOnNode } from "./adapter-kit/agent-on-node.js";
+export { JsonLinesClient, type JsonLinesClientOptions } from "./adapter-kit/json-lines-client.js";
+export {
+  probeAcrossRuns,
+  readyCapability,
+  type AcrossRuns,
+} from "./adapter-kit/probe-across-runs.js";
