@@ -60,7 +60,11 @@ async function serveStdio() {
   await createShippingServer().connect(new StdioServerTransport());
 }
 
-async function serveHttp(port) {
+/**
+ * Serves Streamable HTTP on 127.0.0.1:`port` (0: a free one), one server from `create` per
+ * MCP session, and prints "listening <url>".
+ */
+export async function serveHttp(port, create = createShippingServer) {
   const sessions = new Map();
   const http = createServer(async (req, res) => {
     try {
@@ -91,7 +95,7 @@ async function serveHttp(port) {
         transport.onclose = () => {
           if (transport.sessionId) sessions.delete(transport.sessionId);
         };
-        await createShippingServer().connect(transport);
+        await create().connect(transport);
       }
       await transport.handleRequest(req, res, body);
     } catch (error) {

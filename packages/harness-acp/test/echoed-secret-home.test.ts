@@ -7,14 +7,19 @@
  * of the kit's temporary folders exists, and no file left under the system temp folder by
  * the session holds the value.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MCPTestKit } from "jest-m3";
 import type { ProviderDialect } from "@jest-m3/core/harness";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { filesContaining, fixturePath, kitTempDirs } from "@jest-m3/test-support";
+import {
+  filesContaining,
+  fixturePath,
+  kitTempDirs,
+  startHttpServer,
+  type HttpServerProcess,
+} from "@jest-m3/test-support";
 
 jest.setTimeout(120_000);
 
@@ -22,7 +27,7 @@ const HEADER = "m3-echoed-acp-header-5e90b1";
 const SERVER = fixturePath("echo-secret-server.mjs");
 
 let model: ScriptedModel;
-let http: ChildProcess;
+let http: HttpServerProcess;
 let url: string;
 beforeAll(async () => {
   model = await startScriptedModel({
@@ -33,21 +38,12 @@ beforeAll(async () => {
       },
     ],
   });
-  http = spawn(process.execPath, [SERVER, "--http", "--port", "0"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  url = await new Promise<string>((resolve) => {
-    let seen = "";
-    http.stdout!.on("data", (chunk: Buffer) => {
-      seen += chunk.toString();
-      const found = /listening (\S+)/.exec(seen);
-      if (found) resolve(found[1]!);
-    });
-  });
+  http = await startHttpServer(SERVER);
+  url = http.url;
 });
 afterAll(async () => {
   await model?.close();
-  http?.kill("SIGKILL");
+  await http?.stop();
 });
 
 test.each([
