@@ -1,11 +1,11 @@
 import {
-  AgentProcess,
-  PendingRequests,
+  JsonRpcClient,
+  type LineProblem,
   type ManagedProcess,
   type RequestOptions,
+  type RpcMessage,
 } from "@jest-m3/core/adapter-kit";
 import type {
-  ClientConnection,
   AgentRequestMethod,
   AgentRequestParamsByMethod,
   AgentRequestResponsesByMethod,
@@ -16,10 +16,14 @@ import type {
   RequestPermissionResponse,
   SessionNotification,
 } from "./protocol.js";
-import { loadAcpSdk } from "./sdk.js";
-import { stdioStream, type StdoutProblem } from "./stdio-stream.js";
 
 export type { RequestOptions };
+
+/** What the transport saw on the agent's stdout that was not an ACP message. */
+export type StdoutProblem = LineProblem;
+
+/** The longest line taken from an agent (a 10 MB tool result fits, a runaway stream does not). */
+export const MAX_LINE_BYTES = 32 * 1024 * 1024;
 
 /** What the client does with what the agent sends on its own. */
 export interface AcpClientHandlers {
@@ -34,39 +38,25 @@ export interface AcpClientHandlers {
 /** How the agent is stopped: closing stdin (OpenCode) or SIGTERM (Gemini CLI). */
 export type StopSignal = "stdin" | "sigterm";
 
-/** A JSON-RPC error as the SDK (in whatever realm it was loaded) throws it. */
-function rpcError(error: unknown): { code: number; message: string; data?: unknown } | undefined {
-  if (typeof error !== "object" || error === null) return undefined;
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  if (typeof code !== "number" || typeof message !== "string") return undefined;
-  return { code, message, data: (error as { data?: unknown }).data };
-}
-
-/** How long a closed connection waits for the agent's exit before it reports itself. */
-const EXIT_WAIT_MS = 2000;
-
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
+/** The ACP session a message is about (its params' `sessionId`). */
+function sessionOf(params: unknown): string | undefined {
+  const id = (params as { sessionId?: unknown } | null)?.sessionId;
+  return typeof id === "string" ? id : undefined;
+}
+
 /**
- * An ACP client over the stdio of one agent process, built on the official SDK's
- * `client()` app: typed requests with a deadline, the agent's `session/update`
- * notifications and permission requests routed to the session, and every waiting request
- * rejected with {@link AgentExited} (carrying the stderr tail) when the process ends.
+ * An ACP client over the stdio of one agent process, on the adapter kit's line-delimited
+ * JSON-RPC client: typed requests with a deadline, the agent's `session/update`
+ * notifications and permission requests routed to the session, every waiting request
+ * rejected with {@link AgentExited} (carrying the stderr tail) when the process ends, and
+ * every stdout line that is not an ACP message reported to {@link onProblem}.
  */
 export class AcpClient {
-  /** Lines on stdout that were not ACP messages (kept for diagnosis). */
-  readonly problems: StdoutProblem[] = [];
-  private connection: ClientConnection | undefined;
-  /** The process's exit and stderr, as the adapter kit tracks them for every agent. */
-  private readonly agentProcess: AgentProcess;
-  /** The requests waiting for an answer: deadline, abort, rejected all when the agent exits. */
-  private readonly pending = new PendingRequests<unknown>({
-    timeout: (what, timeoutMs) => new AgentTimeout(this.agent, what, timeoutMs),
-  });
-  private requests = 0;
-  private readonly problemListeners = new Set<(problem: StdoutProblem) => void>();
+  private readonly rpc: JsonRpcClient;
   private handlers: AcpClientHandlers | undefined;
   /** Handlers of the sessions of a shared (warm) agent, by ACP session id. */
   private readonly sessions = new Map<string, AcpClientHandlers>();
@@ -85,42 +75,45 @@ export class AcpClient {
     readonly agent: string,
     readonly process: ManagedProcess,
   ) {
-    this.agentProcess = new AgentProcess(process);
-    this.agentProcess.onExit((exit) => {
-      this.pending.rejectAll(
-        (what) => new AgentExited(this.agent, `while waiting for ${what}`, exit, this.stderrTail()),
-      );
-      this.connection?.close();
+    this.rpc = new JsonRpcClient(process, {
+      agent,
+      maxLineLength: MAX_LINE_BYTES,
+      exited: (what, exit, tail) => new AgentExited(agent, what, exit, tail),
+      timeout: (method, ms) => new AgentTimeout(agent, method, ms),
+      rpcError: (method, error) =>
+        new AcpRpcError(agent, method, error.code, error.message, error.data),
     });
+    this.rpc.onNotification((note) => {
+      if (note.method === "session/update") {
+        this.handlersOf(note.params)?.onUpdate(note.params as SessionNotification);
+      }
+    });
+    this.rpc.handleRequests((request) => this.answer(request));
     this.agentExited = new Promise<void>((resolve) => {
       process.child.once("exit", () => resolve());
       process.child.once("error", () => resolve());
     });
   }
 
-  /** Connects the SDK's client app to the agent's stdio. Call once, before any request. */
+  /** Lines on stdout that were not ACP messages (kept for diagnosis). */
+  get problems(): string[] {
+    return this.rpc.problems;
+  }
+
+  /** Waits until the agent is spawned (it rejects when it could not be). Call before any request. */
   async connect(): Promise<void> {
-    const { client, methods } = await loadAcpSdk();
-    const stream = stdioStream(this.process, (problem) => {
-      this.problems.push(problem);
-      for (const listener of [...this.problemListeners]) listener(problem);
-    });
-    const refuse = (method: string, params: unknown): never => {
-      this.handlersOf(params)?.onRefused?.(method);
-      throw Object.assign(new Error(`jest-m3 does not serve ${method}`), { code: -32601 });
-    };
-    this.connection = client({ name: "jest-m3" })
-      .onRequest(methods.client.session.requestPermission, ({ params }) => {
-        const handlers = this.handlersOf(params);
-        if (!handlers) return { outcome: { outcome: "cancelled" } };
-        return handlers.onPermission(params);
-      })
-      .onNotification(methods.client.session.update, ({ params }) => {
-        this.handlersOf(params)?.onUpdate(params);
-      })
-      .onRequest("*", ({ method, params }) => refuse(method, params))
-      .onNotification("*", () => undefined)
-      .connect(stream);
+    await this.process.spawned;
+  }
+
+  /** A permission request goes to its session's handlers (cancelled when none); the rest is refused. */
+  private answer(request: RpcMessage): RequestPermissionResponse {
+    const handlers = this.handlersOf(request.params);
+    if (request.method === "session/request_permission") {
+      if (!handlers) return { outcome: { outcome: "cancelled" } };
+      return handlers.onPermission(request.params as RequestPermissionRequest);
+    }
+    handlers?.onRefused?.(request.method);
+    throw Object.assign(new Error(`jest-m3 does not serve ${request.method}`), { code: -32601 });
   }
 
   /**
@@ -146,32 +139,28 @@ export class AcpClient {
   /** The handlers of the session a message is about (its `sessionId`), or the default ones. */
   private handlersOf(params: unknown): AcpClientHandlers | undefined {
     if (this.sessions.size === 0) return this.handlers;
-    const id =
-      typeof params === "object" && params !== null
-        ? (params as { sessionId?: unknown }).sessionId
-        : undefined;
-    return typeof id === "string" ? this.sessions.get(id) : undefined;
+    const id = sessionOf(params);
+    return id === undefined ? undefined : this.sessions.get(id);
   }
 
   /** How the process ended (`code 0`, `signal SIGKILL`, ...), or undefined while it runs. */
   get exitDescription(): string | undefined {
-    return this.agentProcess.exitDescription;
+    return this.rpc.agent.exitDescription;
   }
 
   /** The last lines of the agent's stderr, without terminal colors. */
   stderrTail(lines = 20): string {
-    return this.agentProcess.stderrTail(lines);
+    return this.rpc.agent.stderrTail(lines);
   }
 
   /** Calls `listener` once the process has exited, with how it ended. */
   onExit(listener: (exit: string) => void): () => void {
-    return this.agentProcess.onExit(listener);
+    return this.rpc.agent.onExit(listener);
   }
 
   /** Calls `listener` with every stdout line that was not an ACP message. */
   onProblem(listener: (problem: StdoutProblem) => void): () => void {
-    this.problemListeners.add(listener);
-    return () => this.problemListeners.delete(listener);
+    return this.rpc.onProblem(listener);
   }
 
   /**
@@ -185,43 +174,12 @@ export class AcpClient {
     params: AgentRequestParamsByMethod[M],
     options: RequestOptions = {},
   ): Promise<AgentRequestResponsesByMethod[M]> {
-    const connection = this.connection;
-    if (!connection) return Promise.reject(new Error("AcpClient.connect() was not called"));
-    const exit = this.exitDescription;
-    if (exit !== undefined) {
-      return Promise.reject(
-        new AgentExited(this.agent, `before ${method} could be sent`, exit, this.stderrTail()),
-      );
-    }
-    const id = ++this.requests;
-    const answer = this.pending.add(id, method, options);
-    connection.agent.request(method, params).then(
-      (result) => this.pending.resolve(id, result),
-      (error: unknown) => {
-        const rpc = rpcError(error);
-        if (rpc) {
-          this.pending.reject(
-            id,
-            () => new AcpRpcError(this.agent, method, rpc.code, rpc.message, rpc.data),
-          );
-          return;
-        }
-        // The connection closes when stdout does, a moment before the process is reaped:
-        // wait for the exit (which rejects every waiting request first), so the error says
-        // how it ended.
-        void Promise.race([this.process.exited, delay(EXIT_WAIT_MS)]).then(() =>
-          this.pending.reject(id, () =>
-            error instanceof Error ? error : new Error(String(error)),
-          ),
-        );
-      },
-    );
-    return answer as Promise<AgentRequestResponsesByMethod[M]>;
+    return this.rpc.request(method, params, options);
   }
 
-  /** Sends a notification (no answer); a closed connection drops it. */
+  /** Sends a notification (no answer); a closed stdin drops it. */
   notify(method: "session/cancel", params: { sessionId: string }): void {
-    this.connection?.agent.notify(method, params).catch(() => undefined);
+    this.rpc.notify(method, params);
   }
 
   /**
@@ -243,7 +201,6 @@ export class AcpClient {
         }
         await Promise.race([this.agentExited, delay(graceMs)]);
       }
-      this.connection?.close();
       await this.process.stop(graceMs);
     })();
     return this.closing;

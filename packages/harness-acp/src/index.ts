@@ -50,17 +50,17 @@ export {
   acpReadiness,
   acpReadinessKey,
   checkInitialize,
-  versionCapability,
   INITIALIZE_PARAMS,
   type InitializeCheck,
 } from "./readiness.js";
 export {
   AcpClient,
+  MAX_LINE_BYTES,
   type AcpClientHandlers,
   type RequestOptions,
+  type StdoutProblem,
   type StopSignal,
 } from "./acp-client.js";
-export { stdioStream, MAX_LINE_BYTES, type StdoutProblem } from "./stdio-stream.js";
 export { loadAcpSdk, type AcpSdk } from "./sdk.js";
 export {
   resolveAgentOptions,
@@ -80,7 +80,9 @@ export {
   type ExecutableLookup,
   type ExecutableSearch,
   type VersionProbe,
-} from "./executable.js";
+} from "@jest-m3/core/adapter-kit";
+/** The version rule of a tested range (older: unavailable, newer: degraded), as readiness applies it. */
+export { rangeCapability as versionCapability } from "@jest-m3/core/adapter-kit";
 export { createAgentHome, agentEnvironment, type AgentHome } from "./home.js";
 export { sessionMcpServers, allowedTools } from "./config.js";
 export {

@@ -1,5 +1,14 @@
-import { isSecretName, optionReader, type OptionReader } from "@jest-m3/core/adapter-kit";
-import { PROVIDER_DIALECTS, type ProviderDialect } from "@jest-m3/core/harness";
+import {
+  checkPlaceholders,
+  fillPlaceholders,
+  optionReader,
+  readAgentEnv,
+  readDialects,
+  readStrings,
+  shownValue,
+  type OptionReader,
+} from "@jest-m3/core/adapter-kit";
+import type { ProviderDialect } from "@jest-m3/core/harness";
 import { InvalidAcpOptions } from "./errors.js";
 import type { StopSignal } from "./acp-client.js";
 
@@ -114,24 +123,6 @@ const COMMON = ["exposeDisallowedTools", "startupTimeoutMs"];
 const PROFILE = [...COMMON, "warm", "builtinTools"];
 const AGENT = [...COMMON, "command", "args", "env", "dialects", "stop", "selectModel"];
 
-/**
- * Variables the harness sets to the session's isolated home and temp folder: an `env` that
- * replaced one would point the agent at the host's own files, or at folders nobody removes.
- */
-const ISOLATION_VARIABLES = new Set([
-  "HOME",
-  "USERPROFILE",
-  "TMPDIR",
-  "TMP",
-  "TEMP",
-  "XDG_CONFIG_HOME",
-  "XDG_DATA_HOME",
-  "XDG_CACHE_HOME",
-  "XDG_STATE_HOME",
-  "APPDATA",
-  "LOCALAPPDATA",
-]);
-
 /** The placeholders `args` and `env` of the `acp` harness may use. */
 export const PLACEHOLDERS = [
   "model",
@@ -144,35 +135,18 @@ export const PLACEHOLDERS = [
 /** What the placeholders stand for in one launch. */
 export type PlaceholderValues = Partial<Record<(typeof PLACEHOLDERS)[number], string>>;
 
-function describe(value: unknown): string {
-  return value === undefined ? "undefined" : JSON.stringify(value);
-}
-
-function checkPlaceholders(harness: string, option: string, text: string): void {
-  for (const [, name] of text.matchAll(/\{\{\s*([^}]*?)\s*\}\}/g)) {
-    if (!(PLACEHOLDERS as readonly string[]).includes(name ?? "")) {
-      throw new InvalidAcpOptions(
-        harness,
-        option,
-        `uses the unknown placeholder {{${name}}}; the placeholders are ${PLACEHOLDERS.map((entry) => `{{${entry}}}`).join(", ")}.`,
-      );
-    }
-  }
-}
-
 /** Replaces the placeholders of `text`; one without a value (no provider) is an error. */
 export function expandPlaceholders(text: string, values: PlaceholderValues, where: string): string {
-  return text.replace(/\{\{\s*([^}]*?)\s*\}\}/g, (_, name: string) => {
-    const value = values[name as keyof PlaceholderValues];
-    if (value === undefined) {
-      throw new InvalidAcpOptions(
+  return fillPlaceholders(
+    text,
+    values,
+    (name) =>
+      new InvalidAcpOptions(
         "acp",
         where,
         `uses {{${name}}}, which has no value here${name.startsWith("provider.") ? " (the selection has no provider)" : ""}.`,
-      );
-    }
-    return value;
-  });
+      ),
+  );
 }
 
 /** Reads `options` of `harness`, refusing a name not in `known`, in this package's error. */
@@ -190,26 +164,21 @@ function reader(
 }
 
 function common(
-  harness: string,
   options: Readonly<Record<string, unknown>>,
   read: OptionReader,
 ): ResolvedCommonOptions {
-  const { builtinTools } = options;
-  if (
-    builtinTools !== undefined &&
-    (!Array.isArray(builtinTools) ||
-      builtinTools.some((name) => typeof name !== "string" || !/^[A-Za-z0-9_.-]+$/.test(name)))
-  ) {
-    throw read.error(
-      "builtinTools",
-      `must be an array of the agent's tool names (letters, digits, _ . -; no wildcards), got ${describe(builtinTools)}.`,
-    );
-  }
+  const builtinTools = readStrings(
+    read,
+    options,
+    "builtinTools",
+    "an array of the agent's tool names (letters, digits, _ . -; no wildcards)",
+    /^[A-Za-z0-9_.-]+$/,
+  );
   return {
     exposeDisallowedTools: read.boolean("exposeDisallowedTools", false),
     startupTimeoutMs: read.milliseconds("startupTimeoutMs", 60_000),
     warm: read.boolean("warm", false),
-    builtinTools: [...new Set((builtinTools as string[] | undefined) ?? [])],
+    builtinTools: [...new Set(builtinTools ?? [])],
   };
 }
 
@@ -223,8 +192,15 @@ export function resolveProfileOptions(
   harness: string,
   options: Readonly<Record<string, unknown>>,
 ): ResolvedCommonOptions {
-  return common(harness, options, reader(harness, options, PROFILE));
+  return common(options, reader(harness, options, PROFILE));
 }
+
+/** Options only the named profiles take, and why the `acp` harness cannot. */
+const PROFILE_ONLY: Readonly<Record<string, string>> = {
+  warm: "cannot know which of an agent's arguments and settings hold per process",
+  builtinTools:
+    "cannot turn an agent's own tools on or off (it refuses every permission request that is not for an allowed MCP tool)",
+};
 
 /**
  * Checks a selection's options for the `acp` harness and applies the defaults: `command`
@@ -236,93 +212,36 @@ export function resolveProfileOptions(
 export function resolveAgentOptions(
   options: Readonly<Record<string, unknown>>,
 ): ResolvedAgentOptions {
-  const harness = "acp";
-  if ("warm" in options) {
-    throw new InvalidAcpOptions(
-      harness,
-      "warm",
-      "is offered for the gemini and opencode harnesses only: the acp harness cannot know which of an agent's arguments and settings hold per process.",
-    );
+  for (const [name, why] of Object.entries(PROFILE_ONLY)) {
+    if (name in options) {
+      throw new InvalidAcpOptions(
+        "acp",
+        name,
+        `is offered for the gemini and opencode harnesses only: the acp harness ${why}.`,
+      );
+    }
   }
-  if ("builtinTools" in options) {
-    throw new InvalidAcpOptions(
-      harness,
-      "builtinTools",
-      "is offered for the gemini and opencode harnesses only: the acp harness cannot turn an agent's own tools on or off (it refuses every permission request that is not for an allowed MCP tool).",
-    );
-  }
-  const read = reader(harness, options, AGENT);
-  const { command, args, env, dialects } = options;
+  const read = reader("acp", options, AGENT);
+  const { command } = options;
   if (typeof command !== "string" || command.trim() === "") {
-    throw new InvalidAcpOptions(
-      harness,
+    throw read.error(
       "command",
-      `must be the agent's executable (a path or a name on PATH), got ${describe(command)}. ` +
+      `must be the agent's executable (a path or a name on PATH), got ${shownValue(command)}. ` +
         `Example: options: { command: "./node_modules/.bin/my-agent", args: ["--acp"] }.`,
     );
   }
-  if (args !== undefined && (!Array.isArray(args) || args.some((arg) => typeof arg !== "string"))) {
-    throw new InvalidAcpOptions(
-      harness,
-      "args",
-      `must be an array of strings, got ${describe(args)}.`,
-    );
-  }
-  const argList = (args as string[] | undefined) ?? [];
-  argList.forEach((arg, index) => checkPlaceholders(harness, `args[${index}]`, arg));
-  if (env !== undefined && (typeof env !== "object" || env === null || Array.isArray(env))) {
-    throw new InvalidAcpOptions(
-      harness,
-      "env",
-      `must be an object of strings, got ${describe(env)}.`,
-    );
-  }
-  const envMap = (env as Record<string, unknown> | undefined) ?? {};
-  for (const [name, value] of Object.entries(envMap)) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-      throw new InvalidAcpOptions(harness, `env.${name}`, "is not a valid variable name.");
-    }
-    if (typeof value !== "string") {
-      throw new InvalidAcpOptions(
-        harness,
-        `env.${name}`,
-        `must be a string, got ${describe(value)}.`,
-      );
-    }
-    if (ISOLATION_VARIABLES.has(name.toUpperCase())) {
-      throw new InvalidAcpOptions(
-        harness,
-        `env.${name}`,
-        "is set by the harness: the agent runs in a fresh temporary home and temp folder that the kit removes after the session. Leave it out (files the agent needs go in the session's workspace).",
-      );
-    }
-    if (isSecretName(name)) {
-      throw new InvalidAcpOptions(
-        harness,
-        `env.${name}`,
-        `looks like a credential; do not write it in the test. Map it from your environment with the selection's credentialEnv: { ${name}: "<PARENT_VARIABLE>" }.`,
-      );
-    }
-    checkPlaceholders(harness, `env.${name}`, value);
-  }
-  if (
-    dialects !== undefined &&
-    (!Array.isArray(dialects) ||
-      dialects.length === 0 ||
-      dialects.some((dialect) => !PROVIDER_DIALECTS.includes(dialect as ProviderDialect)))
-  ) {
-    throw new InvalidAcpOptions(
-      harness,
-      "dialects",
-      `must be a non-empty array of ${PROVIDER_DIALECTS.map((entry) => `"${entry}"`).join(", ")}, got ${describe(dialects)}.`,
-    );
+  const args = readStrings(read, options, "args") ?? [];
+  args.forEach((arg, index) => checkPlaceholders(read, `args[${index}]`, arg, PLACEHOLDERS));
+  const env = readAgentEnv(read, options, "env");
+  for (const [name, value] of Object.entries(env)) {
+    checkPlaceholders(read, `env.${name}`, value, PLACEHOLDERS);
   }
   return {
-    ...common(harness, options, read),
+    ...common(options, read),
     command,
-    args: argList,
-    env: envMap as Record<string, string>,
-    dialects: (dialects as ProviderDialect[] | undefined) ?? PROVIDER_DIALECTS,
+    args,
+    env,
+    dialects: readDialects(read, options, "dialects"),
     stop: read.oneOf("stop", ["stdin", "sigterm"], "stdin"),
     selectModel: read.boolean("selectModel", true),
   };

@@ -6,9 +6,12 @@ import {
   errorMessage,
   fileIdentity,
   ManagedProcess,
-  probeOnce,
+  probeAcrossRuns,
+  rangeCapability,
+  readVersion,
   sessionCapabilities,
   worst,
+  type VersionProbe,
 } from "@jest-m3/core/adapter-kit";
 import {
   readinessOf,
@@ -20,16 +23,9 @@ import {
   type SelectionSpec,
 } from "@jest-m3/core/harness";
 import { AcpClient } from "./acp-client.js";
-import {
-  compareVersions,
-  parseVersion,
-  readVersion,
-  type AgentVersion,
-  type VersionProbe,
-} from "./executable.js";
 import { createAgentHome } from "./home.js";
 import type { ResolvedCommonOptions } from "./options.js";
-import type { AcpProfile, FoundExecutable, TestedRange } from "./profiles/profile.js";
+import type { AcpProfile, FoundExecutable } from "./profiles/profile.js";
 import {
   ACP_PROTOCOL_VERSION,
   CLIENT_INFO,
@@ -123,39 +119,11 @@ export function probeCacheKey(probe: string, path: string, ...rest: unknown[]): 
   return identity === path ? undefined : JSON.stringify([`acp:${probe}`, identity, ...rest]);
 }
 
-/**
- * A probe run once per key in this process (kept while it succeeds), and across runs through
- * the runner's {@link ProbeCache} under `cacheKey` when there is one.
- */
-function cachedProbe<T>(
-  memory: Map<string, Promise<T>>,
-  key: string,
-  across: {
-    cache: ProbeCache | undefined;
-    key: string | undefined;
-    read(value: unknown): T | undefined;
-  },
-  ok: (result: T) => boolean,
-  run: () => Promise<T>,
-): Promise<T> {
-  const cacheKey = across.cache ? across.key : undefined;
-  const cached = cacheKey === undefined ? undefined : across.read(across.cache?.get(cacheKey));
-  return probeOnce(
-    memory,
-    key,
-    () => (cached ? Promise.resolve(cached) : run()),
-    (result) => {
-      if (ok(result) && !cached && cacheKey !== undefined) across.cache?.set(cacheKey, result);
-      return ok(result);
-    },
-  );
-}
-
 function probeVersion(
   executable: FoundExecutable,
   cache: ProbeCache | undefined,
 ): Promise<VersionProbe> {
-  return cachedProbe(
+  return probeAcrossRuns(
     versionProbes,
     fileIdentity(executable.path),
     { cache, key: probeCacheKey("version", executable.path), read: cachedVersion },
@@ -166,30 +134,6 @@ function probeVersion(
         reason: `\`${executable.path} --version\` could not run: ${errorMessage(error)}`,
       })),
   );
-}
-
-/** The version capability: in the tested range ready, older unavailable, newer degraded. */
-export function versionCapability(
-  agent: string,
-  probe: VersionProbe,
-  tested: TestedRange,
-): Capability {
-  if (!probe.ok) return { status: "unavailable", reason: probe.reason };
-  const min = parseVersion(tested.min) as AgentVersion;
-  const below = parseVersion(tested.below) as AgentVersion;
-  if (compareVersions(probe.version, min) < 0) {
-    return {
-      status: "unavailable",
-      reason: `${agent} ${probe.version.text} is older than ${tested.min}, the oldest version this adapter is tested with; install ${tested.packageName}@${tested.min}`,
-    };
-  }
-  if (compareVersions(probe.version, below) >= 0) {
-    return {
-      status: "degraded",
-      reason: `${agent} ${probe.version.text} is newer than the tested range (>=${tested.min} <${tested.below}); it may work (the adapter's contract test tells), but it is untested`,
-    };
-  }
-  return { status: "ready" };
 }
 
 /**
@@ -259,7 +203,7 @@ function probeAgent<O extends ResolvedCommonOptions>(
   // runs only for a binary of a tested package: an agent given by command may be a script
   // whose answer changes without its interpreter changing. A failed start may be the
   // machine's moment, not the binary's: it is tried again next time.
-  return cachedProbe(
+  return probeAcrossRuns(
     initializeProbes,
     JSON.stringify([profile.name, fileIdentity(executable.path), options]),
     {
@@ -350,7 +294,7 @@ export function acpReadiness<O extends ResolvedCommonOptions>(
       );
       if (profile.tested) {
         const probe = await probeVersion(executable, probeCache);
-        version = versionCapability(profile.agent, probe, profile.tested);
+        version = rangeCapability(profile.agent, probe, profile.tested);
         if (probe.ok) versionText = probe.version.text;
       } else {
         version = {

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { PROVIDER_DIALECTS, type Capability } from "@jest-m3/core/harness";
-import { isRunnableFile, onPath, runnable, type ExecutableLookup } from "../executable.js";
+import { isRunnableFile, onPath, runnable, type ExecutableLookup } from "@jest-m3/core/adapter-kit";
 import { agentEnvironment } from "../home.js";
 import {
   expandPlaceholders,

@@ -3,10 +3,13 @@
  * adapter kit's lookup with the profile's package, variable and bin), and the refusal of a
  * `builtinTools` entry that names an MCP tool.
  */
-import type { InstalledBinary } from "@jest-m3/core/adapter-kit";
-import { resolveAgentExecutable } from "../executable.js";
+import {
+  resolveAgentExecutable,
+  type InstalledBinary,
+  type TestedRange,
+} from "@jest-m3/core/adapter-kit";
 import { InvalidAcpOptions } from "../errors.js";
-import type { AcpProfile, TestedRange } from "./profile.js";
+import type { AcpProfile } from "./profile.js";
 
 /**
  * A profile's `executable`: the selection's `executable`, then `variable` in the kit's

@@ -7,22 +7,14 @@ import {
   type SelectionSpec,
 } from "@jest-m3/core/harness";
 import type { AcpClient, StopSignal } from "../acp-client.js";
-import type { ExecutableLookup, FoundExecutable } from "../executable.js";
+import type { ExecutableLookup, FoundExecutable, TestedRange } from "@jest-m3/core/adapter-kit";
 import type { AgentHome } from "../home.js";
 import type { ResolvedCommonOptions } from "../options.js";
 import type { NewSessionResponse, SessionConfigOption } from "../protocol.js";
 import type { AgentToolCall, SessionTools } from "../reported-calls.js";
 import type { ToolIdentity, ToolNaming } from "../tool-names.js";
 
-export type { FoundExecutable } from "../executable.js";
-
-/** The versions a profile is tested with: from `min` (inclusive) up to `below` (exclusive). */
-export interface TestedRange {
-  readonly min: string;
-  readonly below: string;
-  /** The npm package to install, for messages. */
-  readonly packageName: string;
-}
+export type { FoundExecutable, TestedRange } from "@jest-m3/core/adapter-kit";
 
 /** How an agent that needs another runtime is started, for {@link AcpProfile.runtime}. */
 export interface AgentRuntime {
