@@ -223,3 +223,26 @@ export {
   readyCapability,
   type AcrossRuns,
 } from "./adapter-kit/probe-across-runs.js";
+// An MCP bridge inside an agent with no MCP client of its own: the adapter's side, the
+// bridge's side (run in the agent's process by the extension an adapter ships), the names.
+export {
+  assignToolNames,
+  bridgeConfig,
+  bridgeFailures,
+  hashedToolName,
+  MAX_TOOL_NAME,
+  offeredTools,
+  plainToolName,
+  readBridgeStatus,
+  sanitizeName,
+  type BridgeConfig,
+  type BridgeServer,
+  type BridgeServerStatus,
+  type BridgeStatus,
+} from "./adapter-kit/mcp-bridge.js";
+export {
+  connectBridge,
+  takeBridgeConfig,
+  type Bridge,
+  type BridgedTool,
+} from "./adapter-kit/mcp-bridge-agent.js";

@@ -1,5 +1,4 @@
 import type { HarnessLaunch, ModelProvider, ProviderDialect } from "@jest-m3/core/harness";
-import type { BridgeConfig, BridgeServer } from "./bridge-config.js";
 import type { ResolvedPiOptions } from "./options.js";
 
 /**
@@ -82,11 +81,27 @@ export function settingsJson(options: ResolvedPiOptions): Record<string, unknown
 }
 
 /**
+ * The flags that keep Pi to itself, for every start (a session's, a readiness probe's): no
+ * session file, no discovered extensions, skills, prompt templates, themes or context
+ * files, no project-local files, no MCP of its own, no network of its own.
+ */
+export const ISOLATION_FLAGS: readonly string[] = [
+  "--no-session",
+  "--no-extensions",
+  "--no-skills",
+  "--no-prompt-templates",
+  "--no-themes",
+  "--no-context-files",
+  "--no-mcp",
+  "--offline",
+  "--no-approve",
+];
+
+/**
  * The command line of one Pi session, after Pi's script: RPC mode, the provider's model,
- * no session file, no discovered extensions, skills, prompt templates, themes, context
- * files, project-local files or Pi's own MCP, only the bridge extension, and no built-in
- * tools unless the options ask (then `--tools` names them and every bridge tool, `mcp_*`).
- * Every value is a constant, a name or a path: never a credential.
+ * the {@link ISOLATION_FLAGS}, only the bridge extension, and no built-in tools unless the
+ * options ask (then `--tools` names them and every bridge tool, `mcp_*`). Every value is a
+ * constant, a name or a path: never a credential.
  */
 export function piArgs(
   launch: Pick<HarnessLaunch, "model" | "provider">,
@@ -99,58 +114,16 @@ export function piArgs(
       : options.builtinTools.length === 0
         ? ["--no-builtin-tools"]
         : ["--tools", [...options.builtinTools, "mcp_*"].join(",")];
+  const provider = launch.provider ? ["--provider", launch.provider.name] : [];
+  const bridge = ["--extension", extension];
   return [
     "--mode",
     "rpc",
-    ...(launch.provider ? ["--provider", launch.provider.name] : []),
+    ...provider,
     "--model",
     launch.model,
-    "--no-session",
-    "--no-extensions",
-    "--extension",
-    extension,
-    "--no-skills",
-    "--no-prompt-templates",
-    "--no-themes",
-    "--no-context-files",
-    "--no-mcp",
+    ...ISOLATION_FLAGS,
+    ...bridge,
     ...tools,
-    "--offline",
-    "--no-approve",
   ];
-}
-
-/** One captured server as the bridge connects to it: exactly the capture's command or URL. */
-export function bridgeServer(server: HarnessLaunch["servers"][number]): BridgeServer {
-  return server.kind === "http"
-    ? { kind: "http", name: server.name, url: server.url, headers: { ...server.headers } }
-    : {
-        kind: "stdio",
-        name: server.name,
-        command: server.command,
-        args: [...server.args],
-        env: { ...server.env },
-        cwd: server.cwd,
-      };
-}
-
-/** The bridge's configuration: the captured servers, the allow-list, the status file. */
-export function bridgeConfig(
-  launch: Pick<HarnessLaunch, "servers" | "toolPolicy">,
-  statusFile: string,
-  options: ResolvedPiOptions,
-): BridgeConfig {
-  const allow: Record<string, readonly string[] | null> = {};
-  for (const server of launch.servers) {
-    if (!launch.toolPolicy.has(server.name)) continue;
-    const tools = launch.toolPolicy.get(server.name);
-    allow[server.name] = tools === undefined ? null : [...tools];
-  }
-  return {
-    servers: launch.servers.map(bridgeServer),
-    allow,
-    statusFile,
-    toolTimeoutMs: options.toolTimeoutMs,
-    startupTimeoutMs: options.startupTimeoutMs,
-  };
 }

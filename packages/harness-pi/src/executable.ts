@@ -1,9 +1,19 @@
-import { readFileSync, realpathSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { realpathSync } from "node:fs";
 import type { SelectionSpec } from "@jest-m3/core/harness";
 import {
-  parseVersion,
+  agentNodeCandidates,
+  AGENT_NODE_VERSION,
+  findAgentNode,
+  onAgentNode,
+  readAgentPackage,
   resolveAgentExecutable,
+  runnable,
+  type AgentNodeLookup,
+  type AgentNodeSearch,
+  type AgentOnNode,
+  type FoundExecutable,
+  type AgentNodeSource,
+  type AgentPackage,
   type AgentVersion,
   type ExecutableLookup,
 } from "@jest-m3/core/adapter-kit";
@@ -17,20 +27,20 @@ export const PI_PACKAGE = "@earendil-works/pi-coding-agent";
 /** The configuration variable naming the Pi executable (its `cli.js`, or a `pi` binary). */
 export const EXECUTABLE_VARIABLE = "M3_PI_EXECUTABLE";
 
-/** Pi's Node requirement when its package.json cannot be read (1.6.0's `engines`). */
-const DEFAULT_NODE_REQUIREMENT = "22.19.0";
+/** The configuration variable naming the Node executable to run Pi on. */
+export const PI_NODE_VARIABLE = "M3_PI_NODE";
 
-/** Pi as found: its entry point, and whether it is a script to run on a Node. */
-export type PiLookup =
-  | {
-      readonly found: true;
-      /** The file found (the script, for Pi's `cli.js`). */
-      readonly path: string;
-      /** True for a JavaScript entry point (run on the Node {@link findNode} picks). */
-      readonly script: boolean;
-      readonly source: Extract<ExecutableLookup, { found: true }>["source"];
-    }
-  | { readonly found: false; readonly reason: string };
+/** The Node version to suggest installing (a registry package ships its binary). */
+export const SUGGESTED_NODE_VERSION = AGENT_NODE_VERSION;
+
+/** Where a Node was found. */
+export type NodeSource = AgentNodeSource;
+
+/** The outcome of looking for a Node new enough for Pi. */
+export type NodeLookup = AgentNodeLookup;
+
+/** Pi as found: how to start its entry point (a script runs on this Node until {@link piOnNode}). */
+export type PiLookup = ExecutableLookup;
 
 /**
  * Finds Pi: the selection's `executable`, else `M3_PI_EXECUTABLE`, else the bin of the
@@ -61,51 +71,60 @@ export function resolvePiExecutable(
   } catch {
     // Keep the path as found.
   }
-  return { found: true, path: real, script: /\.[cm]?js$/.test(real), source: lookup.source };
+  return runnable(real, lookup.source);
 }
 
 /** What Pi's package.json says about the installed Pi: its version and its Node requirement. */
-export interface PiPackageFacts {
-  readonly version: AgentVersion | null;
-  readonly node: AgentVersion;
-  /** The package.json read, or null when none was found next to the executable. */
-  readonly manifest: string | null;
+export type PiPackageFacts = AgentPackage;
+
+/**
+ * Reads the package.json of the Pi package that holds `executable` (either package name):
+ * the version, and the lowest Node its `engines` allow (1.6.0's, 22.19.0, when unreadable).
+ * Pi's own `--version` needs that Node, so the version is read from the package first.
+ */
+export function piPackageFacts(executable: string): PiPackageFacts {
+  return readAgentPackage(executable, (name) => name.endsWith("/pi-coding-agent"), "22.19.0");
+}
+
+/** Every Node {@link findNode} may pick, for a readiness key (the option is in the options). */
+export function nodeCandidates(
+  config: Readonly<Record<string, string | undefined>>,
+  pathVariable: string | undefined = process.env.PATH,
+): string[] {
+  return agentNodeCandidates({ variable: PI_NODE_VARIABLE }, config, pathVariable);
+}
+
+function nodeSearch(required: AgentVersion): AgentNodeSearch {
+  return {
+    agent: "Pi",
+    minimum: required.text,
+    variable: PI_NODE_VARIABLE,
+    installedBy: "@jest-m3/harness-pi",
+    option: "the Pi option node",
+  };
 }
 
 /**
- * Reads the package.json of the Pi package that holds `executable` (walking up from it):
- * the version, and the lowest Node its `engines` allow. Pi's own `--version` needs that
- * Node, so the version is read from the package first.
+ * Finds a Node at least `required` to run Pi on (Pi 1.6 needs Node ≥ 22.19, while jest-m3
+ * runs on the Node users have): the option `node`, else `M3_PI_NODE`, else the adapter
+ * kit's lookup (an installed `node-<platform>-<arch>` package, the copy the install step
+ * put in `@jest-m3/core`'s `node-runtime/`, `node` on PATH, this process's Node). An
+ * explicit Node that is too old (or missing) is reported, never replaced.
  */
-export function piPackageFacts(executable: string): PiPackageFacts {
-  let dir = dirname(executable);
-  for (let depth = 0; depth < 6; depth++) {
-    const manifest = join(dir, "package.json");
-    try {
-      const json = JSON.parse(readFileSync(manifest, "utf8")) as {
-        name?: string;
-        version?: string;
-        engines?: { node?: string };
-      };
-      if (typeof json.name === "string" && json.name.endsWith("/pi-coding-agent")) {
-        return {
-          version: typeof json.version === "string" ? parseVersion(json.version) : null,
-          node:
-            parseVersion(json.engines?.node ?? "") ??
-            (parseVersion(DEFAULT_NODE_REQUIREMENT) as AgentVersion),
-          manifest,
-        };
-      }
-    } catch {
-      // No package.json here.
-    }
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-  return {
-    version: null,
-    node: parseVersion(DEFAULT_NODE_REQUIREMENT) as AgentVersion,
-    manifest: null,
-  };
+export function findNode(
+  required: AgentVersion,
+  explicitNode: string | undefined,
+  config: Readonly<Record<string, string | undefined>>,
+  pathVariable: string | undefined = process.env.PATH,
+): Promise<NodeLookup> {
+  return findAgentNode(nodeSearch(required), explicitNode, config, pathVariable);
+}
+
+/** Pi's script on the Node {@link findNode} picks (a native `pi` as it is), and the `node` capability. */
+export function piOnNode(
+  pi: FoundExecutable,
+  explicitNode: string | undefined,
+  config: Readonly<Record<string, string | undefined>>,
+): Promise<AgentOnNode> {
+  return onAgentNode(pi, nodeSearch(piPackageFacts(pi.path).node), explicitNode, config);
 }

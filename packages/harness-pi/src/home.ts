@@ -1,7 +1,8 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { HarnessLaunch } from "@jest-m3/core/harness";
-import { BRIDGE_CONFIG_VARIABLE, type BridgeConfig } from "./bridge-config.js";
+import type { BridgeConfig } from "@jest-m3/core/adapter-kit";
+import { BRIDGE_CONFIG_VARIABLE } from "./bridge-config.js";
 import { modelsJson, PLACEHOLDER_KEY, PLACEHOLDER_KEY_VARIABLE, settingsJson } from "./config.js";
 import type { ResolvedPiOptions } from "./options.js";
 

@@ -46,19 +46,17 @@ export { openPiSession, PiSession, BRIDGE_EXTENSION } from "./session.js";
 export {
   resolvePiExecutable,
   piPackageFacts,
+  findNode,
   TESTED_PI_VERSION,
   PI_PACKAGE,
   EXECUTABLE_VARIABLE,
-  type PiLookup,
-  type PiPackageFacts,
-} from "./executable.js";
-export {
-  findNode,
   PI_NODE_VARIABLE,
   SUGGESTED_NODE_VERSION,
+  type PiLookup,
+  type PiPackageFacts,
   type NodeLookup,
   type NodeSource,
-} from "./runtime.js";
+} from "./executable.js";
 export {
   resolvePiOptions,
   PI_BUILTIN_TOOLS,
@@ -66,7 +64,8 @@ export {
   type ResolvedPiOptions,
 } from "./options.js";
 export { piArgs, modelsJson, settingsJson, PI_APIS, PI_DIALECTS } from "./config.js";
-export { assignToolNames, plainToolName, hashedToolName, type McpToolName } from "./tool-names.js";
+export { assignToolNames, plainToolName, hashedToolName } from "@jest-m3/core/adapter-kit";
+export type { McpToolName } from "./reported-calls.js";
 export { mcpToolName } from "./reported-calls.js";
 export { PROTOCOL_SURFACE } from "./protocol.js";
 export { InvalidPiOptions, PiCommandError, PiExited, PiTimeout } from "./errors.js";

@@ -1,3 +1,4 @@
+import { optionReader } from "@jest-m3/core/adapter-kit";
 import { InvalidPiOptions } from "./errors.js";
 
 /** Pi's own tools (1.6.0), as `builtinTools` may name them. */
@@ -71,76 +72,46 @@ const OPTION_NAMES = [
   "warm",
 ];
 
-function milliseconds(value: unknown, option: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 1000) {
-    throw new InvalidPiOptions(
-      option,
-      `must be a number of milliseconds of at least 1000, got ${JSON.stringify(value)}.`,
-    );
-  }
-  return value;
-}
-
-function builtinTools(value: unknown): readonly string[] | "default" {
-  if (value === undefined) return [];
-  if (value === "default") return "default";
-  if (
-    !Array.isArray(value) ||
-    value.some((name) => typeof name !== "string" || !PI_BUILTIN_TOOLS.includes(name))
-  ) {
-    throw new InvalidPiOptions(
-      "builtinTools",
-      `must be "default" or an array of Pi's tool names (${PI_BUILTIN_TOOLS.join(", ")}), got ${JSON.stringify(value)}.`,
-    );
-  }
-  return [...new Set(value as string[])];
-}
-
 /**
  * Checks a selection's options for the Pi harness and applies the defaults.
  *
  * @throws {@link InvalidPiOptions} naming the option at fault.
  */
 export function resolvePiOptions(options: Readonly<Record<string, unknown>>): ResolvedPiOptions {
-  for (const key of Object.keys(options)) {
-    if (!OPTION_NAMES.includes(key)) {
-      throw new InvalidPiOptions(key, `is unknown; the options are ${OPTION_NAMES.join(", ")}.`);
-    }
-  }
-  const { maxRetries, node } = options;
-  if (
-    maxRetries !== undefined &&
-    (typeof maxRetries !== "number" || !Number.isInteger(maxRetries) || maxRetries < 0)
-  ) {
-    throw new InvalidPiOptions(
-      "maxRetries",
-      `must be a whole number of at least 0, got ${JSON.stringify(maxRetries)}.`,
-    );
-  }
+  const read = optionReader(
+    "Pi",
+    options,
+    OPTION_NAMES,
+    (option, problem) => new InvalidPiOptions(option, problem),
+  );
+  const { node, builtinTools: tools = [] } = options;
   if (node !== undefined && (typeof node !== "string" || node === "")) {
-    throw new InvalidPiOptions(
-      "node",
-      `must be the path of a Node executable, got ${JSON.stringify(node)}.`,
+    throw read.error("node", `must be the path of a Node executable, got ${JSON.stringify(node)}.`);
+  }
+  if (
+    tools !== "default" &&
+    (!Array.isArray(tools) ||
+      tools.some((name) => typeof name !== "string" || !PI_BUILTIN_TOOLS.includes(name)))
+  ) {
+    throw read.error(
+      "builtinTools",
+      `must be "default" or an array of Pi's tool names (${PI_BUILTIN_TOOLS.join(", ")}), got ${JSON.stringify(tools)}.`,
     );
   }
-  const { warm } = options;
-  if (warm !== undefined && typeof warm !== "boolean") {
-    throw new InvalidPiOptions("warm", `must be true or false, got ${JSON.stringify(warm)}.`);
-  }
-  const tools = builtinTools(options.builtinTools);
-  if (warm === true && (tools === "default" || tools.length > 0)) {
-    throw new InvalidPiOptions(
+  const builtinTools = tools === "default" ? tools : [...new Set(tools as string[])];
+  const warm = read.boolean("warm", false);
+  if (warm && (builtinTools === "default" || builtinTools.length > 0)) {
+    throw read.error(
       "warm",
-      `cannot be used with builtinTools (${JSON.stringify(tools)}): a warm Pi runs in a folder of its own, not in each session's workspace, so its own tools would not work on the session's files. Leave out builtinTools, or warm.`,
+      `cannot be used with builtinTools (${JSON.stringify(builtinTools)}): a warm Pi runs in a folder of its own, not in each session's workspace, so its own tools would not work on the session's files. Leave out builtinTools, or warm.`,
     );
   }
   return {
-    builtinTools: tools,
-    startupTimeoutMs: milliseconds(options.startupTimeoutMs, "startupTimeoutMs", 30_000),
-    toolTimeoutMs: milliseconds(options.toolTimeoutMs, "toolTimeoutMs", 300_000),
-    maxRetries: maxRetries ?? 0,
-    node,
-    warm: warm === true,
+    builtinTools,
+    startupTimeoutMs: read.milliseconds("startupTimeoutMs", 30_000),
+    toolTimeoutMs: read.milliseconds("toolTimeoutMs", 300_000),
+    maxRetries: read.wholeNumber("maxRetries", 0),
+    node: node as string | undefined,
+    warm,
   };
 }

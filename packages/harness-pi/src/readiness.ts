@@ -1,15 +1,18 @@
-import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  errorMessage,
   fileIdentity,
-  probeOnce,
+  ManagedProcess,
+  probeAcrossRuns,
   providerCredentials,
+  readyCapability,
   runIsolated,
   sessionCapabilities,
   versionCapability,
   worst,
+  type ExecutableLookup,
   type FoundExecutable,
   type VersionProbe,
 } from "@jest-m3/core/adapter-kit";
@@ -21,8 +24,10 @@ import {
   type ReadinessContext,
   type SelectionSpec,
 } from "@jest-m3/core/harness";
-import { PI_APIS } from "./config.js";
+import { ISOLATION_FLAGS, PI_APIS } from "./config.js";
 import {
+  nodeCandidates,
+  piOnNode,
   piPackageFacts,
   PI_PACKAGE,
   resolvePiExecutable,
@@ -30,8 +35,8 @@ import {
   type PiLookup,
 } from "./executable.js";
 import { resolvePiOptions } from "./options.js";
-import { PROTOCOL_SURFACE } from "./protocol.js";
-import { findNode, nodeCandidates, type NodeLookup } from "./runtime.js";
+import { PROTOCOL_SURFACE, type PiState } from "./protocol.js";
+import { PiRpcClient } from "./rpc-client.js";
 
 /** The harness's name, as selections give it. */
 export const HARNESS_NAME = "pi";
@@ -42,7 +47,9 @@ const PROBE_TIMEOUT_MS = 30_000;
 /** What readiness found out that `open()` needs again (the launch carries no configuration). */
 export interface LaunchFacts {
   readonly pi: PiLookup;
-  readonly node: NodeLookup;
+  /** How to start Pi: its script on the Node found, or a native `pi` itself. */
+  readonly start: ExecutableLookup;
+  readonly node: Capability;
 }
 
 /** Pi and the Node to run it on, for a selection and the kit's configuration. */
@@ -52,19 +59,11 @@ export async function launchFacts(
 ): Promise<LaunchFacts> {
   const options = resolvePiOptions(selection.options);
   const pi = resolvePiExecutable(selection, config);
-  if (!pi.found) return { pi, node: { found: false, reason: "no Pi to run" } };
-  if (!pi.script) {
-    return { pi, node: { found: false, reason: "Pi is a native binary: it needs no Node" } };
+  if (!pi.found) {
+    return { pi, start: pi, node: { status: "unavailable", reason: "no Pi executable to run" } };
   }
-  return { pi, node: await findNode(piPackageFacts(pi.path).node, options.node, config) };
-}
-
-/** The command that starts Pi: its script on the Node found, or a native `pi` itself. */
-export function piCommand(facts: LaunchFacts): { command: string; prefix: string[] } | string {
-  if (!facts.pi.found) return facts.pi.reason;
-  if (!facts.pi.script) return { command: facts.pi.path, prefix: [] };
-  if (!facts.node.found) return facts.node.reason;
-  return { command: facts.node.path, prefix: [facts.pi.path] };
+  const { executable, node } = await piOnNode(pi, options.node, config);
+  return { pi, start: executable, node };
 }
 
 function probeEnv(home: string): Record<string, string> {
@@ -84,92 +83,30 @@ function probeEnv(home: string): Record<string, string> {
  * Starts Pi in RPC mode in a throw-away home (no extension, no model, no tools) and asks
  * `get_state`: ready when it answers with a session id, the way every session starts.
  */
-async function probeRpc(
-  command: string,
-  prefix: readonly string[],
-  home: string,
-): Promise<Capability> {
-  const args = [
-    ...prefix,
-    "--mode",
-    "rpc",
-    "--no-session",
-    "--no-extensions",
-    "--no-skills",
-    "--no-prompt-templates",
-    "--no-themes",
-    "--no-context-files",
-    "--no-mcp",
-    "--no-builtin-tools",
-    "--offline",
-    "--no-approve",
-  ];
-  const child = spawn(command, args, {
+async function probeRpc(pi: FoundExecutable, home: string): Promise<Capability> {
+  const child = new ManagedProcess({
+    label: "pi (readiness probe)",
+    command: pi.command,
+    args: [...pi.prefix, "--mode", "rpc", ...ISOLATION_FLAGS, "--no-builtin-tools"],
     env: probeEnv(home),
     cwd: home,
-    stdio: ["pipe", "pipe", "pipe"],
   });
-  let stdout = "";
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + String(chunk)).slice(-2000)));
-  child.stdin.on("error", () => undefined);
-  const answer = await new Promise<Capability>((done) => {
-    const timer = setTimeout(
-      () =>
-        done({
-          status: "unavailable",
-          reason: `Pi did not answer get_state within ${PROBE_TIMEOUT_MS} ms`,
-        }),
-      PROBE_TIMEOUT_MS,
-    );
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      done({ status: "unavailable", reason: `Pi could not be started: ${error.message}` });
-    });
-    child.on("exit", (code, signal) => {
-      clearTimeout(timer);
-      const said = stderr.trim() ? `: ${stderr.trim()}` : "";
-      done({
-        status: "unavailable",
-        reason: `Pi exited (${signal ?? `code ${code}`}) before it answered get_state${said}`,
-      });
-    });
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += String(chunk);
-      for (const line of stdout.split("\n").slice(0, -1)) {
-        try {
-          const record = JSON.parse(line) as {
-            id?: string;
-            success?: boolean;
-            data?: { sessionId?: unknown };
-            error?: string;
-          };
-          if (record.id !== "m3-readiness") continue;
-          clearTimeout(timer);
-          done(
-            record.success === true && typeof record.data?.sessionId === "string"
-              ? { status: "ready" }
-              : {
-                  status: "unavailable",
-                  reason: `Pi answered get_state without a session id: ${record.error ?? line.slice(0, 300)}`,
-                },
-          );
-        } catch {
-          // Not a JSON line: Pi writes only records on stdout, so ignore it.
-        }
-      }
-    });
-    child.stdin.write(`${JSON.stringify({ id: "m3-readiness", type: "get_state" })}\n`);
-  });
-  child.stdin.end();
-  // A child that never started (no pid) has no exit to wait for.
-  if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
-    await exited;
-    clearTimeout(timer);
+  const client = new PiRpcClient(child);
+  try {
+    await child.spawned;
+    const state = (await client.command(
+      "get_state",
+      {},
+      { timeoutMs: PROBE_TIMEOUT_MS },
+    )) as unknown as PiState | undefined;
+    if (typeof state?.sessionId === "string") return { status: "ready" };
+    const said = JSON.stringify(state ?? null).slice(0, 300);
+    return { status: "unavailable", reason: `Pi answered get_state without a session id: ${said}` };
+  } catch (error) {
+    return { status: "unavailable", reason: `Pi did not answer get_state: ${errorMessage(error)}` };
+  } finally {
+    await client.close(3000);
   }
-  return answer;
 }
 
 /**
@@ -177,19 +114,12 @@ async function probeRpc(
  * mode answers `get_state`. Run once per Pi and Node in a process, and kept in the run's
  * probe cache when it succeeds (the answer depends only on the two binaries).
  */
-async function checkStart(command: string, prefix: readonly string[]): Promise<Capability> {
+async function checkStart(pi: FoundExecutable): Promise<Capability> {
   const home = await mkdtemp(join(tmpdir(), "m3-pi-probe-"));
   try {
-    const pi: FoundExecutable = {
-      found: true,
-      path: prefix[0] ?? command,
-      command,
-      prefix,
-      source: "package",
-    };
     const [help, rpc] = await Promise.all([
       runIsolated(pi, ["--help"], { env: probeEnv, timeoutMs: PROBE_TIMEOUT_MS }),
-      probeRpc(command, prefix, home),
+      probeRpc(pi, home),
     ]);
     if (!help.ok) return { status: "unavailable", reason: help.reason };
     const missing = PROTOCOL_SURFACE.flags.filter((flag) => !help.output.includes(flag));
@@ -207,23 +137,18 @@ async function checkStart(command: string, prefix: readonly string[]): Promise<C
 
 const startProbes = new Map<string, Promise<Capability>>();
 
-function probeStart(
-  command: string,
-  prefix: readonly string[],
-  cache: ProbeCache | undefined,
-): Promise<Capability> {
-  const key = JSON.stringify(["pi:start", fileIdentity(command), ...prefix.map(fileIdentity)]);
-  return probeOnce(
+function probeStart(pi: FoundExecutable, cache: ProbeCache | undefined): Promise<Capability> {
+  const key = JSON.stringify([
+    "pi:start",
+    fileIdentity(pi.command),
+    ...pi.prefix.map(fileIdentity),
+  ]);
+  return probeAcrossRuns(
     startProbes,
     key,
-    async () => {
-      const cached = cache?.get(key) as Capability | undefined;
-      if (cached?.status === "ready") return { status: "ready" };
-      const result = await checkStart(command, prefix);
-      if (result.status === "ready") cache?.set(key, { status: "ready" });
-      return result;
-    },
+    { cache, key, read: readyCapability },
     (result) => result.status === "ready",
+    () => checkStart(pi),
   );
 }
 
@@ -236,18 +161,6 @@ function versionOf(facts: LaunchFacts): VersionProbe {
         ok: false,
         reason: `no ${PI_PACKAGE} package.json next to ${facts.pi.path} to read Pi's version from`,
       };
-}
-
-function nodeCapability(facts: LaunchFacts): Capability {
-  if (!facts.pi.found) return { status: "unavailable", reason: "no Pi executable to run" };
-  if (!facts.pi.script)
-    return { status: "ready", reason: "Pi is a native binary; it runs on no Node" };
-  if (!facts.node.found) return { status: "unavailable", reason: facts.node.reason };
-  const needs = piPackageFacts(facts.pi.path).node.text;
-  return {
-    status: "ready",
-    reason: `Node ${facts.node.version.text} (${facts.node.path}, from ${facts.node.source}); Pi needs Node ≥ ${needs}`,
-  };
 }
 
 /**
@@ -311,14 +224,12 @@ export async function piReadiness(context: ReadinessContext): Promise<Readiness>
         install: `${PI_PACKAGE}@${TESTED_PI_VERSION}`,
       })
     : { status: "unavailable" as const, reason: "no Pi executable to ask for its version" };
-  const node = nodeCapability(facts);
-  const command = piCommand(facts);
-  const rpc: Capability =
-    typeof command === "string"
-      ? { status: "unavailable", reason: `not started: ${command}` }
-      : version.status === "unavailable"
-        ? { status: "unavailable", reason: "not started: the version check failed" }
-        : await probeStart(command.command, command.prefix, probeCache);
+  const { node, start } = facts;
+  const rpc: Capability = !start.found
+    ? { status: "unavailable", reason: `not started: ${start.reason}` }
+    : version.status === "unavailable"
+      ? { status: "unavailable", reason: "not started: the version check failed" }
+      : await probeStart(start, probeCache);
   const credentials = credentialsCapability(selection.provider, credentialNames);
   const harness = worst(executable, version, node, rpc);
   const capabilities = sessionCapabilities(harness, credentials, {

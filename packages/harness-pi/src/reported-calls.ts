@@ -1,24 +1,29 @@
-import { callOutcome, isPolicyDenialMessage } from "@jest-m3/core/adapter-kit";
+import {
+  callOutcome,
+  identifyFlattened,
+  isJsonObject,
+  isPolicyDenialMessage,
+  plainToolName,
+  sanitizeName,
+  type ToolIdentity,
+  type ToolNaming,
+} from "@jest-m3/core/adapter-kit";
 import { unavailable, type ReportedToolCall, type ToolCallStatus } from "@jest-m3/core/harness";
-import type { BridgeStatus } from "./bridge-config.js";
 import type { ContentPart, Json } from "./protocol.js";
-import { sanitizeName, type McpToolName } from "./tool-names.js";
 
 /** Pi's tool result when the model called a tool it does not have. */
 export const NO_SUCH_TOOL = /Tool .* not found|not found in the registered tools|Unknown tool/i;
 
-/**
- * The session's tool names as the bridge registered them (from its status file): name →
- * server and tool.
- */
-export function offeredToolNames(status: BridgeStatus | undefined): Map<string, McpToolName> {
-  const names = new Map<string, McpToolName>();
-  for (const [server, entry] of Object.entries(status?.servers ?? {})) {
-    if (entry.status !== "connected") continue;
-    for (const [name, tool] of Object.entries(entry.offered)) names.set(name, { server, tool });
-  }
-  return names;
-}
+/** An MCP server and tool, as the session's servers name them. */
+export type McpToolName = ToolIdentity;
+
+/** How the bridge names an MCP tool when no name of its own list fits (the kit's plainToolName). */
+const PI_NAMING: ToolNaming = {
+  agent: "Pi",
+  rule: "mcp__<server>__<tool>, other characters as _",
+  name: plainToolName,
+  prefix: (server) => `mcp__${sanitizeName(server)}__`,
+};
 
 /**
  * Maps a tool name Pi reports back to the session's server and the MCP tool: the bridge's
@@ -30,14 +35,7 @@ export function mcpToolName(
   offered: ReadonlyMap<string, McpToolName>,
   servers: readonly string[],
 ): McpToolName | undefined {
-  const known = offered.get(name);
-  if (known) return known;
-  if (!name.startsWith("mcp__")) return undefined;
-  const server = servers
-    .filter((candidate) => name.startsWith(`mcp__${sanitizeName(candidate)}__`))
-    .sort((a, b) => b.length - a.length)[0];
-  if (server === undefined) return undefined;
-  return { server, tool: name.slice(`mcp__${sanitizeName(server)}__`.length) };
+  return offered.get(name) ?? identifyFlattened(PI_NAMING, name, servers, new Map());
 }
 
 /** One call as Pi's events showed it. */
@@ -54,10 +52,6 @@ export interface ObservedCall {
     readonly isError: boolean;
     readonly endedAt: number;
   };
-}
-
-function isPlainObject(value: unknown): value is { [key: string]: Json } {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function textOf(content: readonly ContentPart[]): string {
@@ -95,7 +89,7 @@ export function reportedToolCall(
     unfinished,
     (text) => failedStatus(text, allowed),
   );
-  const details = isPlainObject(result?.details) ? result.details : undefined;
+  const details = isJsonObject(result?.details) ? result.details : undefined;
   const structured = details?.structuredContent;
   // The server's own content (the bridge keeps it in details), else what the model got.
   const content = Array.isArray(details?.content) ? details.content : result?.content;
@@ -103,7 +97,7 @@ export function reportedToolCall(
     id: call.id,
     server: call.name.server,
     tool: call.name.tool,
-    arguments: isPlainObject(call.args)
+    arguments: isJsonObject(call.args)
       ? call.args
       : unavailable(
           `Pi reported the arguments as ${JSON.stringify(call.args ?? null).slice(0, 80)}, not an object`,

@@ -1,9 +1,18 @@
 import { randomUUID } from "node:crypto";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { errorMessage, startFailure, TurnSlot, type AgentNames } from "@jest-m3/core/adapter-kit";
+import {
+  bridgeConfig,
+  bridgeFailures,
+  errorMessage,
+  offeredTools,
+  readBridgeStatus,
+  startFailure,
+  TurnSlot,
+  type AgentNames,
+  type BridgeStatus,
+} from "@jest-m3/core/adapter-kit";
 import {
   HarnessStartError,
   type AdapterTurn,
@@ -12,17 +21,16 @@ import {
   type HarnessLaunch,
   type HarnessSession,
 } from "@jest-m3/core/harness";
-import { BRIDGE_COMMAND, type BridgeStatus } from "./bridge-config.js";
-import { bridgeConfig, piArgs } from "./config.js";
+import { BRIDGE_COMMAND } from "./bridge-config.js";
+import { piArgs } from "./config.js";
 import { createPiHome, piEnvironment } from "./home.js";
 import { resolvePiOptions, type ResolvedPiOptions } from "./options.js";
 import type { PiState } from "./protocol.js";
-import { credentialsCapability, HARNESS_NAME, launchFacts, piCommand } from "./readiness.js";
-import { offeredToolNames } from "./reported-calls.js";
+import { credentialsCapability, HARNESS_NAME, launchFacts } from "./readiness.js";
 import { PiRpcClient } from "./rpc-client.js";
-import type { McpToolName } from "./tool-names.js";
+import type { McpToolName } from "./reported-calls.js";
 import { PiTurn } from "./turn.js";
-import { acquireWarmPi, leaveSession, type WarmPiLease } from "./warm-pool.js";
+import { leaveSession, warmPis, type WarmPiLease } from "./warm-pool.js";
 
 /** The names the adapter kit's messages use for Pi. */
 export const PI_NAMES: AgentNames = { agent: "Pi", process: "pi", stderr: "pi" };
@@ -33,117 +41,76 @@ export const BRIDGE_EXTENSION = join(__dirname, "extension", "mcp-bridge.js");
 /** How long `close()` waits for Pi to exit after its stdin closed, before signals. */
 const CLOSE_GRACE_MS = 1500;
 
-async function readStatus(file: string): Promise<BridgeStatus | undefined> {
-  try {
-    return JSON.parse(await readFile(file, "utf8")) as BridgeStatus;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Checks what the bridge reported once Pi answered `get_state` (Pi awaits the extension
- * before its session starts): every server connected, else the error names each that did
- * not, with its words and stderr.
- */
-function checkServers(
+/** Pi's state at a session's start: a session id, no message, the provider's model. */
+function checkState(
   launch: HarnessLaunch,
-  status: BridgeStatus | undefined,
+  state: PiState | undefined,
   client: PiRpcClient,
-): void {
-  if (launch.servers.length === 0) return;
-  if (status === undefined) {
+): string {
+  if (typeof state?.sessionId !== "string" || state.sessionId === "" || state.messageCount) {
     throw new HarnessStartError(
       HARNESS_NAME,
-      "the jest-m3 MCP bridge extension did not report its servers (Pi did not load it, or it failed)",
+      `Pi is not at a new conversation: get_state answered ${JSON.stringify(state)}`,
+    );
+  }
+  if (
+    launch.provider &&
+    (state.model?.id !== launch.model || state.model.provider !== launch.provider.name)
+  ) {
+    throw new HarnessStartError(
+      HARNESS_NAME,
+      `Pi did not select the model ${launch.provider.name}/${launch.model} from its models.json (it has ${state.model ? `${state.model.provider}/${state.model.id}` : "none"})`,
       { stderrTail: client.agent.stderrTail() },
     );
   }
-  const failures = launch.servers.flatMap((server) => {
-    const entry = status.servers[server.name];
-    if (entry?.status === "connected") return [];
-    if (entry === undefined) return [`MCP server "${server.name}" was not started by the bridge`];
-    const stderr = entry.stderr ? `\n--- ${server.name} stderr ---\n${entry.stderr}` : "";
-    return [`MCP server "${server.name}" failed to start: ${entry.error}${stderr}`];
-  });
-  if (failures.length > 0) {
-    throw new HarnessStartError(HARNESS_NAME, failures.join("\n"), {
-      stderrTail: client.agent.stderrTail(),
-    });
-  }
+  return state.sessionId;
 }
 
 /**
  * Opens a Pi session: one `pi --mode rpc` process on a Node new enough for it, in a fresh
  * HOME and agent dir (the provider in `models.json`), with the bridge extension connected
- * to the captured MCP servers and offering only the allowed tools. Returns once Pi answered
- * `get_state` and every server connected.
+ * to the captured MCP servers and offering only the allowed tools; or, with `warm`, a warm
+ * Pi whose bridge binds this session's servers (see {@link openOnWarmPi}). Returns once Pi
+ * answered `get_state` at a new conversation and every server connected.
  *
  * @throws {@link HarnessStartError} with Pi's words (and a server's name, error and stderr
  * when one failed to start) and Pi's stderr tail.
  */
 export async function openPiSession(launch: HarnessLaunch): Promise<PiSession> {
   const options = resolvePiOptions(launch.selection.options);
-  const facts = await launchFacts(launch.selection, launch.config);
-  const command = piCommand(facts);
-  if (typeof command === "string") throw new HarnessStartError(HARNESS_NAME, command);
+  const { start: command } = await launchFacts(launch.selection, launch.config);
+  if (!command.found) throw new HarnessStartError(HARNESS_NAME, command.reason);
   const credentials = credentialsCapability(launch.provider, launch.credentials);
   if (credentials.status !== "ready") {
     throw new HarnessStartError(HARNESS_NAME, credentials.reason ?? "no credentials");
   }
-  if (options.warm) return openWarmPiSession(launch, options, command);
+  const args = [...command.prefix, ...piArgs(launch, options, BRIDGE_EXTENSION)];
+  if (options.warm) return openOnWarmPi(launch, options, command.command, args);
   const home = await createPiHome(await launch.tempDir("m3-pi-"), launch, options);
   const bridge = bridgeConfig(launch, home.statusFile, options);
   const child = launch.spawn({
     label: "pi",
     command: command.command,
-    args: [...command.prefix, ...piArgs(launch, options, BRIDGE_EXTENSION)],
+    args,
     env: piEnvironment(launch.env, home, launch.provider, bridge),
     cwd: launch.workspace,
   });
   const client = new PiRpcClient(child);
   try {
     await child.spawned;
-    const state = (await client.command(
-      "get_state",
-      {},
-      {
-        timeoutMs: options.startupTimeoutMs,
-        signal: launch.signal,
-      },
-    )) as unknown as PiState | undefined;
-    if (typeof state?.sessionId !== "string" || state.sessionId === "") {
-      throw new HarnessStartError(
-        HARNESS_NAME,
-        `Pi answered get_state without a session id: ${JSON.stringify(state)}`,
-      );
-    }
-    if (
-      launch.provider &&
-      (state.model?.id !== launch.model || state.model.provider !== launch.provider.name)
-    ) {
-      throw new HarnessStartError(
-        HARNESS_NAME,
-        `Pi did not select the model ${launch.provider.name}/${launch.model} from its models.json (it has ${state.model ? `${state.model.provider}/${state.model.id}` : "none"})`,
-        { stderrTail: client.agent.stderrTail() },
-      );
-    }
-    const status = await readStatus(home.statusFile);
-    checkServers(launch, status, client);
-    const names = offeredToolNames(status);
-    launch.record({
-      kind: "harness",
-      detail: `Pi ${state.sessionId}: the bridge offers ${names.size} MCP tool(s)${names.size > 0 ? `: ${[...names.keys()].join(", ")}` : ""}`,
-    });
-    return new PiSession(client, launch, state.sessionId, names, options);
+    const wait = { timeoutMs: options.startupTimeoutMs, signal: launch.signal };
+    const state = (await client.command("get_state", {}, wait)) as unknown as PiState | undefined;
+    // Pi loads the extension before its session starts: the status is written by now.
+    const status = await readBridgeStatus(home.statusFile);
+    return ready(launch, client, checkState(launch, state, client), status, options);
   } catch (error) {
-    const failure = startFailure(HARNESS_NAME, error, {
+    const stderrTail = client.agent.stderrTail();
+    await client.close(300);
+    throw startFailure(HARNESS_NAME, error, {
       names: PI_NAMES,
-      stderrTail: client.agent.stderrTail(),
+      stderrTail,
       aborted: launch.signal.aborted,
     });
-    await client.close(300);
-    throw failure;
   }
 }
 
@@ -155,30 +122,27 @@ export async function openPiSession(launch: HarnessLaunch): Promise<PiSession> {
  *
  * @throws {@link HarnessStartError} as {@link openPiSession}; the warm Pi is then stopped.
  */
-async function openWarmPiSession(
+async function openOnWarmPi(
   launch: HarnessLaunch,
   options: ResolvedPiOptions,
-  command: { readonly command: string; readonly prefix: readonly string[] },
+  command: string,
+  args: readonly string[],
 ): Promise<PiSession> {
   // The pool owns the folder (it outlives this session), so it is not one of the kit's.
   const root = await mkdtemp(join(tmpdir(), "m3-pi-warm-"));
   let lease: WarmPiLease;
   try {
     const home = await createPiHome(root, launch, options);
-    lease = await acquireWarmPi({
-      command: command.command,
-      args: [...command.prefix, ...piArgs(launch, options, BRIDGE_EXTENSION)],
-      env: piEnvironment(launch.env, home, launch.provider, undefined),
-      root,
-      startupTimeoutMs: options.startupTimeoutMs,
-    });
+    const env = piEnvironment(launch.env, home, launch.provider, undefined);
+    const { startupTimeoutMs } = options;
+    lease = await warmPis.acquire({ command, args, env, root, extra: ["pi"], startupTimeoutMs });
   } catch (error) {
     await rm(root, { recursive: true, force: true });
     throw new HarnessStartError(HARNESS_NAME, `the warm Pi did not start: ${errorMessage(error)}`, {
       cause: error,
     });
   }
-  const client = lease.client;
+  const { client } = lease;
   launch.record({
     kind: "harness",
     detail: `${lease.started ? "started a warm" : "reused the warm"} Pi (pid ${client.agent.pid ?? "unknown"})`,
@@ -187,57 +151,55 @@ async function openWarmPiSession(
   const statusFile = join(lease.root, `bridge-status-${randomUUID()}.json`);
   try {
     const bridge = bridgeConfig(launch, statusFile, options);
-    const bound = (await client.command(
-      "prompt",
-      { message: `/${BRIDGE_COMMAND} ${JSON.stringify(bridge)}` },
-      wait,
-    )) as { disposition?: unknown } | undefined;
+    const message = `/${BRIDGE_COMMAND} ${JSON.stringify(bridge)}`;
+    const bound = (await client.command("prompt", { message }, wait)) as
+      { disposition?: unknown } | undefined;
     if (bound?.disposition !== "handled") {
       throw new HarnessStartError(
         HARNESS_NAME,
         `the warm Pi did not run the bridge's /${BRIDGE_COMMAND} command (prompt answered ${JSON.stringify(bound)})`,
       );
     }
-    const status = await waitForStatus(statusFile, options.startupTimeoutMs, launch.signal);
+    const status = await readBridgeStatus(statusFile, options.startupTimeoutMs, launch.signal);
     const state = (await client.command("get_state", {}, wait)) as unknown as PiState | undefined;
-    if (typeof state?.sessionId !== "string" || state.messageCount !== 0) {
-      throw new HarnessStartError(
-        HARNESS_NAME,
-        `the warm Pi is not at a new conversation: get_state answered ${JSON.stringify(state)}`,
-      );
-    }
-    checkServers(launch, status, client);
-    const names = offeredToolNames(status);
-    launch.record({
-      kind: "harness",
-      detail: `Pi ${state.sessionId}: the bridge offers ${names.size} MCP tool(s)${names.size > 0 ? `: ${[...names.keys()].join(", ")}` : ""}`,
-    });
-    return new PiSession(client, launch, state.sessionId, names, options, lease);
+    return ready(launch, client, checkState(launch, state, client), status, options, lease);
   } catch (error) {
-    const failure = startFailure(HARNESS_NAME, error, {
+    await lease.release(false);
+    // Another session's lines may be in a warm Pi's stderr: none in this error.
+    throw startFailure(HARNESS_NAME, error, {
       names: PI_NAMES,
       stderrTail: "",
       aborted: launch.signal.aborted,
     });
-    await lease.release(false);
-    throw failure;
   } finally {
     await rm(statusFile, { force: true });
   }
 }
 
-/** The bridge's status once it wrote it (the command may return before), or undefined. */
-async function waitForStatus(
-  file: string,
-  timeoutMs: number,
-  signal: AbortSignal,
-): Promise<BridgeStatus | undefined> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const status = await readStatus(file);
-    if (status !== undefined || Date.now() >= deadline || signal.aborted) return status;
-    await sleep(20);
+/**
+ * Checks what the bridge reported once Pi answered (every server connected, else the error
+ * names each that did not, with its words and stderr), records what it offers, and makes
+ * the session.
+ */
+function ready(
+  launch: HarnessLaunch,
+  client: PiRpcClient,
+  sessionId: string,
+  status: BridgeStatus | undefined,
+  options: ResolvedPiOptions,
+  lease?: WarmPiLease,
+): PiSession {
+  const failure = bridgeFailures(launch.servers, status);
+  if (failure !== undefined) {
+    throw new HarnessStartError(HARNESS_NAME, failure, { stderrTail: client.agent.stderrTail() });
   }
+  const names = offeredTools(status);
+  const offered = names.size > 0 ? `: ${[...names.keys()].join(", ")}` : "";
+  launch.record({
+    kind: "harness",
+    detail: `Pi ${sessionId}: the bridge offers ${names.size} MCP tool(s)${offered}`,
+  });
+  return new PiSession(client, launch, sessionId, names, options, lease);
 }
 
 /**
@@ -249,7 +211,6 @@ export class PiSession implements HarnessSession {
   private readonly slot: TurnSlot<PiTurn>;
   private readonly servers: readonly string[];
   private readonly detach: () => void;
-  private closing: Promise<void> | undefined;
 
   /** @internal Made by {@link openPiSession}. */
   constructor(
@@ -316,28 +277,18 @@ export class PiSession implements HarnessSession {
    * confirm it. Idempotent.
    */
   close(): Promise<void> {
-    this.closing ??= (async () => {
-      const midTurn = this.slot.close();
+    return this.slot.shutdown(async (midTurn) => {
       this.detach();
-      const lease = this.lease;
-      if (!lease) {
-        await this.client.close(CLOSE_GRACE_MS);
-        return;
-      }
-      let reusable = !midTurn;
-      if (reusable) {
-        try {
-          await leaveSession(this.client, this.id, this.options.startupTimeoutMs);
-        } catch (error) {
-          reusable = false;
+      if (!this.lease) return this.client.close(CLOSE_GRACE_MS);
+      await this.lease.leave(
+        midTurn,
+        () => leaveSession(this.client, this.id, this.options.startupTimeoutMs),
+        (error) =>
           this.launch.record({
             kind: "harness",
             detail: `stopped the warm Pi: it did not leave the session for the next one (${errorMessage(error)})`,
-          });
-        }
-      }
-      await lease.release(reusable);
-    })();
-    return this.closing;
+          }),
+      );
+    });
   }
 }

@@ -3,10 +3,9 @@ import {
   monotonicNow,
   type AdapterTurn,
   type AdapterTurnOutcome,
-  type ToolCallStatus,
   type ToolPolicy,
 } from "@jest-m3/core/harness";
-import type { SlotTurn } from "@jest-m3/core/adapter-kit";
+import { unfinishedCall, type SlotTurn } from "@jest-m3/core/adapter-kit";
 import type {
   AgentEnd,
   AgentSettled,
@@ -16,8 +15,12 @@ import type {
   ToolExecutionEnd,
   ToolExecutionStart,
 } from "./protocol.js";
-import { mcpToolName, reportedToolCall, type ObservedCall } from "./reported-calls.js";
-import type { McpToolName } from "./tool-names.js";
+import {
+  mcpToolName,
+  reportedToolCall,
+  type McpToolName,
+  type ObservedCall,
+} from "./reported-calls.js";
 
 /** Streaming deltas: many per reply, nothing a transcript needs that `message_end` lacks. */
 const SKIPPED_EVENTS = new Set(["message_update", "tool_execution_update"]);
@@ -85,24 +88,18 @@ export class PiTurn implements SlotTurn {
 
   /**
    * Ends the turn now with `outcome` (an abort Pi did not confirm in time, a dead Pi).
-   * Calls still running are reported with `unfinished` as their status.
+   * Calls still running are reported `incomplete` (a failed turn) or `cancelled`.
    */
-  finish(
-    outcome: AdapterTurnOutcome,
-    error: string | null,
-    unfinished: ToolCallStatus = outcome === "failed" ? "incomplete" : "cancelled",
-  ): void {
+  finish(outcome: AdapterTurnOutcome, error: string | null): void {
     if (this.finished) return;
     this.finished = true;
-    const reason =
-      outcome === "failed"
-        ? `the turn failed before Pi reported the result of this call: ${error ?? "no reason given"}`
-        : "the turn was interrupted before Pi reported the result of this call";
+    const unfinished = unfinishedCall({ agent: "Pi" }, outcome, error);
     const toolCalls = [...this.calls.values()].map((call) =>
-      reportedToolCall(call, isToolAllowed(this.policy, call.name.server, call.name.tool), {
-        status: unfinished,
-        reason,
-      }),
+      reportedToolCall(
+        call,
+        isToolAllowed(this.policy, call.name.server, call.name.tool),
+        unfinished,
+      ),
     );
     const text = this.lastAssistant();
     this.resolve({
