@@ -46,6 +46,11 @@ export interface WarmAgentsOptions<C extends WarmAgentClient, S extends WarmStar
   client(process: ManagedProcess): C;
   /** The handshake that makes a process started from `spec` usable (a throw stops it). */
   ready?(client: C, spec: S): Promise<void>;
+  /**
+   * Ends a process as its agent needs (e.g. SIGTERM, for one that ignores its stdin
+   * closing); default: its stdin closed, `stopGraceMs` to exit, then its group stopped.
+   */
+  close?(client: C): Promise<void>;
 }
 
 /** A session's hold on a warm agent; `release()` once the session is over. */
@@ -85,7 +90,7 @@ export class WarmAgents<C extends WarmAgentClient, S extends WarmStartSpec = War
   constructor(private readonly options: WarmAgentsOptions<C, S>) {
     const stopGraceMs = options.stopGraceMs ?? 1000;
     const stop = async (warm: Warm<C>): Promise<void> => {
-      await warm.client.agent.close(stopGraceMs);
+      await (options.close?.(warm.client) ?? warm.client.agent.close(stopGraceMs));
       await rm(warm.root, { recursive: true, force: true });
     };
     this.pool = new WarmPool<S, Warm<C>>({
