@@ -4,17 +4,22 @@
  * call per turn on the shipping server, reported by the agent and seen on the wire, and the
  * server's own log holding exactly those two calls).
  */
+import { join } from "node:path";
 import {
   ExecutionOutcome,
   TurnOutcome,
+  type AgentSelectionInput,
   type AgentSession,
+  type MCPTestKit,
   type ExecutionResult,
   type TurnResult,
 } from "@jest-m3/core";
 import type { Rule, ScriptedUsage } from "@jest-m3/scripted-model";
 // Types only (erased): jest-m3's matchers on the global expect, which the preset registers.
 import type {} from "jest-m3";
-import { callLog } from "./servers";
+import { REPO_ROOT } from "./paths";
+import { isRunning, processTree } from "./processes";
+import { callLog, shippingServer } from "./servers";
 
 /** The seed's two turns: the prompt and the arguments its shipping_quote call must carry. */
 export const SEED_TURNS = [
@@ -143,4 +148,28 @@ export function expectSeed(run: SeedRun, log: string): void {
   expect(callLog(log).map((entry) => [entry.tool, entry.arguments])).toEqual(
     SEED_TURNS.map((turn) => ["shipping_quote", turn.args]),
   );
+}
+
+/**
+ * The seed on `agent` as a test runs it: a session on the shipping server (started in
+ * examples/shipping, logging its calls) with shipping_quote allowed, its two turns, what
+ * {@link expectSeed} checks, and nothing of the session's process tree left running after
+ * it closed. Returns the run for the agent's own checks (its version, its replies).
+ */
+export async function expectSeedOn(
+  kit: MCPTestKit,
+  agent: AgentSelectionInput,
+  timeout = 120_000,
+): Promise<SeedRun> {
+  const log = join(await kit.tempDir("m3-log-"), "shipping.jsonl");
+  const [selected] = kit.agents([agent]);
+  const session = selected!.session({
+    server: { ...shippingServer(log), cwd: join(REPO_ROOT, "examples/shipping") },
+    tools: ["shipping:shipping_quote"],
+    timeout,
+  });
+  const run = await runSeed(session, () => processTree(kit), timeout);
+  expectSeed(run, log);
+  expect(run.pids.filter(isRunning)).toEqual([]);
+  return run;
 }
