@@ -13,6 +13,7 @@ import {
   type ScriptedUsage,
 } from "@jest-m3/scripted-model";
 import { ExecutionOutcome, MCPTestKit, expect, isUnavailable, type TokenUsage } from "jest-m3";
+import { seedRule } from "@jest-m3/test-support";
 
 jest.setTimeout(240_000);
 
@@ -30,20 +31,7 @@ let model: ScriptedModel;
 beforeAll(async () => {
   model = await startScriptedModel({
     usage: NOTHING,
-    rules: [
-      {
-        name: "quote",
-        when: { user: /weight_kg (\d+) in zone (\w+)/ },
-        steps: [
-          {
-            call: "shipping:shipping_quote",
-            args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
-            usage: CALL,
-          },
-          { reply: "The quote is {{result.amount}}.", usage: REPLY },
-        ],
-      },
-    ],
+    rules: [seedRule("The quote is {{result.amount}}.", { callUsage: CALL, replyUsage: REPLY })],
   });
 });
 afterAll(() => model.close());

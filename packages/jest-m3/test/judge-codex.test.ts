@@ -15,6 +15,7 @@ import {
 import codexHarness from "@jest-m3/harness-codex";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import { judgeRules } from "./support/judge-script";
+import { seedRule } from "@jest-m3/test-support";
 
 const shipping = {
   name: "shipping",
@@ -32,17 +33,7 @@ describe("toPassJudge on a real Codex session", () => {
     model = await startScriptedModel({
       rules: [
         ...judgeRules,
-        {
-          name: "quote, stated",
-          when: { user: /weight_kg (\d+) in zone (\w+)/ },
-          steps: [
-            {
-              call: "shipping:shipping_quote",
-              args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
-            },
-            { reply: "The quote is {{result.amount}} {{result.currency}}." },
-          ],
-        },
+        seedRule(undefined, { name: "quote, stated" }),
         {
           name: "quote, vague",
           when: { user: "roughly" },

@@ -17,6 +17,7 @@ import {
 } from "jest-m3";
 import { defaultRuntime } from "@jest-m3/core/runner";
 import { startScriptedModel, type ScriptedModel, type StepContext } from "@jest-m3/scripted-model";
+import { seedRule } from "@jest-m3/test-support";
 
 const server = {
   name: "shipping",
@@ -63,17 +64,7 @@ beforeAll(async () => {
           { call: "judge:verdict", args: scored, usage: { inputTokens: 120, outputTokens: 30 } },
         ],
       },
-      {
-        name: "quote",
-        when: { user: /weight_kg (\d+) in zone (\w+)/ },
-        steps: [
-          {
-            call: "shipping:shipping_quote",
-            args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
-          },
-          { reply: "The quote is {{result.amount}} {{result.currency}}." },
-        ],
-      },
+      seedRule(),
     ],
   });
   kit = new MCPTestKit({ env: {} });

@@ -10,6 +10,7 @@ import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model"
 import type { ProviderDialect } from "@jest-m3/core/harness";
 import { ExecutionOutcome, MCPTestKit, catalogCostOf, expect } from "jest-m3";
 import { expectTapAgreesWithGroundTruth, startVendor, usageInAnswer } from "./support/model-side";
+import { seedRule } from "@jest-m3/test-support";
 
 jest.setTimeout(240_000);
 
@@ -25,19 +26,7 @@ let model: ScriptedModel;
 const catalogBytes = new Map<string, number>();
 beforeAll(async () => {
   model = await startScriptedModel({
-    rules: [
-      {
-        name: "quote",
-        when: { user: /weight_kg (\d+) in zone (\w+)/ },
-        steps: [
-          {
-            call: "shipping:shipping_quote",
-            args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
-          },
-          { reply: "The quote is {{result.amount}} {{result.currency}}." },
-        ],
-      },
-    ],
+    rules: [seedRule()],
   });
 });
 afterAll(() => model.close());

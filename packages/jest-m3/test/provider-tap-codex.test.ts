@@ -16,6 +16,7 @@ import {
   type TokenUsage,
 } from "jest-m3";
 import { expectTapAgreesWithGroundTruth, startVendor, usageInAnswer } from "./support/model-side";
+import { seedRule } from "@jest-m3/test-support";
 
 jest.setTimeout(180_000);
 
@@ -29,19 +30,7 @@ const shipping = {
 let model: ScriptedModel;
 beforeAll(async () => {
   model = await startScriptedModel({
-    rules: [
-      {
-        name: "quote",
-        when: { user: /weight_kg (\d+) in zone (\w+)/ },
-        steps: [
-          {
-            call: "shipping:shipping_quote",
-            args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
-          },
-          { reply: "The quote is {{result.amount}} {{result.currency}}." },
-        ],
-      },
-    ],
+    rules: [seedRule()],
   });
 });
 afterAll(() => model.close());

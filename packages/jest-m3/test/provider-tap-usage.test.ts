@@ -16,6 +16,7 @@ import {
 } from "@jest-m3/scripted-model";
 import type { ProviderDialect } from "@jest-m3/core/harness";
 import { ExecutionOutcome, MCPTestKit, expect, isUnavailable, type TokenUsage } from "jest-m3";
+import { seedRule } from "@jest-m3/test-support";
 
 jest.setTimeout(240_000);
 
@@ -62,18 +63,14 @@ let model: ScriptedModel;
 beforeAll(async () => {
   model = await startScriptedModel({
     usage: NOTHING,
-    rules: [1, 2].map((turn) => ({
-      name: `quote ${turn}`,
-      when: { user: /weight_kg (\d+) in zone (\w+)/, turn },
-      steps: [
-        {
-          call: "shipping:shipping_quote",
-          args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
-          usage: STEPS[`${turn}-call`]!,
-        },
-        { reply: "The quote is {{result.amount}}.", usage: STEPS[`${turn}-reply`]! },
-      ],
-    })),
+    rules: [1, 2].map((turn) =>
+      seedRule("The quote is {{result.amount}}.", {
+        name: `quote ${turn}`,
+        turn,
+        callUsage: STEPS[`${turn}-call`]!,
+        replyUsage: STEPS[`${turn}-reply`]!,
+      }),
+    ),
   });
 });
 afterAll(() => model.close());
