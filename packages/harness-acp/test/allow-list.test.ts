@@ -5,30 +5,22 @@
  * the allow-list never reaches its server: the server's own log is the ground truth.
  */
 import { join } from "node:path";
-import { MCPTestKit, type WireCapture } from "@jest-m3/core";
 import type { HarnessDefinition, ProviderDialect } from "@jest-m3/core/harness";
 import { geminiHarness, opencodeHarness, type AcpSession } from "@jest-m3/harness-acp";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import {
   acpLaunch,
   callLog,
-  closeAndExpectNoProcessLeft,
-  knownPids,
   ledgerServer,
   runTurn,
   selection,
   shippingServer,
 } from "./support/acp";
+import { perTestKit } from "@jest-m3/test-support";
 
 jest.setTimeout(120_000);
 
-let model: ScriptedModel;
-let kit: MCPTestKit;
-let pids: number[];
-let captures: WireCapture[];
-
-beforeEach(async () => {
-  model = await startScriptedModel({
+const t = perTestKit({
+  script: {
     rules: [
       {
         name: "erase",
@@ -44,19 +36,13 @@ beforeEach(async () => {
         ],
       },
     ],
-  });
-  kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
-  pids = [];
-  captures = [];
-});
-afterEach(async () => {
-  await closeAndExpectNoProcessLeft(kit, [...pids, ...knownPids(kit, captures)]);
-  await model.close();
+  },
+  model: "each",
 });
 
 /** The tools offered with the first model request that offered any (not a title request). */
 function offered(): readonly string[] | undefined {
-  return model.journal.entries.find((entry) => (entry.conversation?.offeredTools.length ?? 0) > 0)
+  return t.model.journal.entries.find((entry) => (entry.conversation?.offeredTools.length ?? 0) > 0)
     ?.conversation?.offeredTools;
 }
 
@@ -65,17 +51,17 @@ async function open(
   dialect: ProviderDialect,
   options: Record<string, unknown>,
 ) {
-  const dir = await kit.tempDir("m3-log-");
+  const dir = await t.kit.tempDir("m3-log-");
   const logs = { shipping: join(dir, "shipping.jsonl"), ledger: join(dir, "ledger.jsonl") };
   const { launch, capture, events } = await acpLaunch(
-    kit,
-    selection(harness.name, model.providerFor(dialect), { options }),
+    t.kit,
+    selection(harness.name, t.model.providerFor(dialect), { options }),
     [shippingServer(logs.shipping), ledgerServer(logs.ledger)],
     ["shipping:shipping_quote", "ledger:read_ledger"],
   );
-  captures.push(capture);
+  t.captures.push(capture);
   const session = (await harness.open(launch)) as AcpSession;
-  pids.push(session.pid as number);
+  t.pids.push(session.pid as number);
   return { session, capture, events, logs };
 }
 
@@ -85,7 +71,7 @@ test("gemini: tools outside the allow-list are not even offered to the model", a
   expect(turn.outcome).toBe("completed");
   // The scripted model names the offered tools it knows from its script.
   expect(offered()).toEqual(["shipping:shipping_quote"]);
-  expect(model.journal.decisions.map((decision) => decision.kind)).toEqual(["tool_not_offered"]);
+  expect(t.model.journal.decisions.map((decision) => decision.kind)).toEqual(["tool_not_offered"]);
   expect(turn.toolCalls).toEqual([]);
   expect(capture.trace.toolCalls).toEqual([]);
   expect(callLog(logs.ledger)).toEqual([]);

@@ -5,14 +5,11 @@
  * failure, a turn cancelled mid-model-call, another success, and the agent killed mid-turn.
  */
 import { join } from "node:path";
-import { MCPTestKit, type WireCapture } from "@jest-m3/core";
 import type { HarnessDefinition, ProviderDialect } from "@jest-m3/core/harness";
 import { geminiHarness, opencodeHarness, type AcpSession } from "@jest-m3/harness-acp";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import {
   acpLaunch,
   callLog,
-  closeAndExpectNoProcessLeft,
   descendants,
   isRunning,
   knownPids,
@@ -22,6 +19,7 @@ import {
   turnRequest,
   waitFor,
 } from "./support/acp";
+import { perTestKit } from "@jest-m3/test-support";
 
 jest.setTimeout(180_000);
 
@@ -32,13 +30,8 @@ const cases: [string, HarnessDefinition, ProviderDialect, RegExp, number][] = [
 ];
 
 describe.each(cases)("%s over ACP", (agent, harness, dialect, providerFailure, approvals) => {
-  let model: ScriptedModel;
-  let kit: MCPTestKit;
-  let pids: number[];
-  let captures: WireCapture[];
-
-  beforeEach(async () => {
-    model = await startScriptedModel({
+  const t = perTestKit({
+    script: {
       rules: [
         {
           name: "quote",
@@ -58,32 +51,26 @@ describe.each(cases)("%s over ACP", (agent, harness, dialect, providerFailure, a
         },
         { name: "hang", when: { user: "hang" }, steps: [{ hang: true }, { hang: true }] },
       ],
-    });
-    kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
-    pids = [];
-    captures = [];
-  });
-  afterEach(async () => {
-    await closeAndExpectNoProcessLeft(kit, [...pids, ...knownPids(kit, captures)]);
-    await model.close();
+    },
+    model: "each",
   });
 
   test("one session: success, provider failure, cancel, success, then the agent killed mid-turn", async () => {
-    const log = join(await kit.tempDir("m3-log-"), "calls.jsonl");
+    const log = join(await t.kit.tempDir("m3-log-"), "calls.jsonl");
     const { launch, capture, events } = await acpLaunch(
-      kit,
-      selection(harness.name, model.providerFor(dialect)),
+      t.kit,
+      selection(harness.name, t.model.providerFor(dialect)),
       [shippingServer(log)],
       ["shipping:shipping_quote"],
     );
-    captures.push(capture);
+    t.captures.push(capture);
     const session = (await harness.open(launch)) as AcpSession;
     const pid = session.pid as number;
-    pids.push(pid);
+    t.pids.push(pid);
 
     // 1. A tool call: reported = wire = the server's own log.
     const first = await runTurn(session, capture, "turn-1", "Please quote 2 kg to local.");
-    pids.push(...descendants(pid));
+    t.pids.push(...descendants(pid));
     expect([first.outcome, first.error]).toEqual(["completed", null]);
     expect(first.response).toEqual({ text: "Quoted 2 kg to local." });
     expect(first.toolCalls).toEqual([
@@ -112,8 +99,8 @@ describe.each(cases)("%s over ACP", (agent, harness, dialect, providerFailure, a
     const { request, abort } = turnRequest("Please hang.", "turn-3");
     capture.beginTurn("turn-3");
     const sent = session.send(request);
-    const before = model.journal.entries.length;
-    await waitFor(() => model.journal.entries.length > before, "the model request");
+    const before = t.model.journal.entries.length;
+    await waitFor(() => t.model.journal.entries.length > before, "the model request");
     const abortedAt = Date.now();
     abort.abort("timeout");
     const cancelled = await sent;
@@ -136,8 +123,8 @@ describe.each(cases)("%s over ACP", (agent, harness, dialect, providerFailure, a
     // 5. The agent killed mid-turn: the turn fails with how it died; health says dead.
     capture.beginTurn("turn-5");
     const dying = session.send(turnRequest("Please hang.", "turn-5").request);
-    const count = model.journal.entries.length;
-    await waitFor(() => model.journal.entries.length > count, "the model request");
+    const count = t.model.journal.entries.length;
+    await waitFor(() => t.model.journal.entries.length > count, "the model request");
     process.kill(pid, "SIGKILL");
     const dead = await dying;
     await capture.endTurn();
@@ -153,6 +140,6 @@ describe.each(cases)("%s over ACP", (agent, harness, dialect, providerFailure, a
     await session.close();
     await session.close(); // idempotent
     expect(session.health().alive).toBe(false);
-    expect(knownPids(kit, captures).concat(pids).filter(isRunning)).toEqual([]);
+    expect(knownPids(t.kit, t.captures).concat(t.pids).filter(isRunning)).toEqual([]);
   });
 });

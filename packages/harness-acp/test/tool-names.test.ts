@@ -7,7 +7,6 @@
  * truth: the servers' own call logs and the wire capture.
  */
 import { join } from "node:path";
-import { MCPTestKit, type WireCapture } from "@jest-m3/core";
 import { correlateTurn, parseToolPolicy } from "@jest-m3/core/testing";
 import { type HarnessDefinition } from "@jest-m3/core/harness";
 import {
@@ -24,15 +23,12 @@ import {
   ToolNameCollision,
   type AcpSession,
 } from "@jest-m3/harness-acp";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { namedCallLog as calls, namedToolsServer as namedServer } from "@jest-m3/test-support";
 import {
-  acpLaunch,
-  closeAndExpectNoProcessLeft,
-  knownPids,
-  runTurn,
-  selection,
-} from "./support/acp";
+  namedCallLog as calls,
+  namedToolsServer as namedServer,
+  perTestKit,
+} from "@jest-m3/test-support";
+import { acpLaunch, runTurn, selection } from "./support/acp";
 
 jest.setTimeout(120_000);
 
@@ -203,13 +199,8 @@ describe("identification by what the protocol says", () => {
 });
 
 describe("live", () => {
-  let model: ScriptedModel;
-  let kit: MCPTestKit;
-  let captures: WireCapture[];
-  let pids: number[];
-
-  beforeEach(async () => {
-    model = await startScriptedModel({
+  const t = perTestKit({
+    script: {
       rules: [
         {
           name: "quote",
@@ -217,14 +208,8 @@ describe("live", () => {
           steps: [{ call: "ship.v2:get.quote", args: { note: "one" } }, { reply: "Quoted." }],
         },
       ],
-    });
-    kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
-    captures = [];
-    pids = [];
-  });
-  afterEach(async () => {
-    await closeAndExpectNoProcessLeft(kit, [...pids, ...knownPids(kit, captures)]);
-    await model.close();
+    },
+    model: "each",
   });
 
   test.each([
@@ -233,18 +218,18 @@ describe("live", () => {
   ] as const)(
     "%s: servers a.b, a_b and a are refused before the agent starts, naming them",
     async (_name, harness: HarnessDefinition, dialect) => {
-      const log = join(await kit.tempDir("m3-log-"), "calls.jsonl");
+      const log = join(await t.kit.tempDir("m3-log-"), "calls.jsonl");
       const { launch, capture } = await acpLaunch(
-        kit,
-        selection(harness.name, model.providerFor(dialect)),
+        t.kit,
+        selection(harness.name, t.model.providerFor(dialect)),
         [
           namedServer("a.b", ["c"], log),
           namedServer("a_b", ["c"], log),
           namedServer("a", ["b_c"], log),
         ],
       );
-      captures.push(capture);
-      const spawned = jest.spyOn(kit, "spawn");
+      t.captures.push(capture);
+      const spawned = jest.spyOn(t.kit, "spawn");
       const error = await harness.open(launch).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(ToolNameCollision);
       expect((error as Error).message).toMatch(/servers "a" and "a(\.|_)b"/);
@@ -260,16 +245,16 @@ describe("live", () => {
   ] as const)(
     "%s (tools %j): a tool whose name the agent rewrote is one call, reported under its real name",
     async (_name, tools, harness: HarnessDefinition, dialect) => {
-      const log = join(await kit.tempDir("m3-log-"), "calls.jsonl");
+      const log = join(await t.kit.tempDir("m3-log-"), "calls.jsonl");
       const { launch, capture } = await acpLaunch(
-        kit,
-        selection(harness.name, model.providerFor(dialect)),
+        t.kit,
+        selection(harness.name, t.model.providerFor(dialect)),
         [namedServer("ship.v2", ["get.quote"], log)],
         tools,
       );
-      captures.push(capture);
+      t.captures.push(capture);
       const session = (await harness.open(launch)) as AcpSession;
-      pids.push(session.pid as number);
+      t.pids.push(session.pid as number);
       const turn = await runTurn(session, capture, "turn-1", "Please quote.");
       expect(turn.outcome).toBe("completed");
       expect(calls(log)).toEqual([

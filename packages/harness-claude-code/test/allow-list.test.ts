@@ -5,30 +5,22 @@
  * allow-list never reaches its server: the server's own call log is the ground truth.
  */
 import { join } from "node:path";
-import { MCPTestKit, type WireCapture } from "@jest-m3/core";
 import claudeCodeHarness, { type ClaudeCodeSession } from "@jest-m3/harness-claude-code";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import {
   callLog,
   claudeLaunch,
   claudeSelection,
-  closeAndExpectNoProcessLeft,
-  knownPids,
   ledgerServer,
   shippingServer,
   turn,
 } from "./support/claude";
+import { perTestKit } from "@jest-m3/test-support";
 
 jest.setTimeout(60_000);
 
 describe("the allow-list with Claude Code", () => {
-  let model: ScriptedModel;
-  let kit: MCPTestKit;
-  let pids: number[];
-  let captures: WireCapture[];
-
-  beforeEach(async () => {
-    model = await startScriptedModel({
+  const t = perTestKit({
+    script: {
       rules: [
         {
           name: "ledger",
@@ -45,36 +37,32 @@ describe("the allow-list with Claude Code", () => {
           steps: [{ call: "ledger:erase_ledger", args: {} }, { reply: "Erased." }],
         },
       ],
-    });
-    kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
-    pids = [];
-    captures = [];
-  });
-  afterEach(async () => {
-    await closeAndExpectNoProcessLeft(kit, [...pids, ...knownPids(kit, captures)]);
-    await model.close();
+    },
+    model: "each",
   });
 
   test("by default, tools outside the allow-list are not even offered to the model", async () => {
-    const dir = await kit.tempDir("m3-log-");
+    const dir = await t.kit.tempDir("m3-log-");
     const { launch, capture, events } = await claudeLaunch(
-      kit,
-      claudeSelection(model.providerFor("anthropic-messages")),
+      t.kit,
+      claudeSelection(t.model.providerFor("anthropic-messages")),
       [shippingServer(join(dir, "shipping.jsonl")), ledgerServer(join(dir, "ledger.jsonl"))],
       ["shipping:shipping_quote", "ledger:record_entry"],
     );
-    captures.push(capture);
+    t.captures.push(capture);
     const session = (await claudeCodeHarness.open(launch)) as ClaudeCodeSession;
-    pids.push(session.pid as number);
+    t.pids.push(session.pid as number);
 
     const result = await turn(session, capture, "turn-1", "Please erase it all.");
 
     expect(result.outcome).toBe("completed");
-    expect(model.journal.entries[0]?.conversation?.offeredTools).toEqual([
+    expect(t.model.journal.entries[0]?.conversation?.offeredTools).toEqual([
       "ledger:record_entry",
       "shipping:shipping_quote",
     ]);
-    expect(model.journal.decisions.map((decision) => decision.kind)).toEqual(["tool_not_offered"]);
+    expect(t.model.journal.decisions.map((decision) => decision.kind)).toEqual([
+      "tool_not_offered",
+    ]);
     expect(result.toolCalls).toEqual([]);
     expect(capture.trace.toolCalls).toEqual([]);
     expect(callLog(join(dir, "ledger.jsonl"))).toEqual([]);
@@ -85,19 +73,19 @@ describe("the allow-list with Claude Code", () => {
   });
 
   test("exposed anyway: an allowed call runs, a disallowed one is denied by the adapter and recorded, and never reaches the server", async () => {
-    const dir = await kit.tempDir("m3-log-");
+    const dir = await t.kit.tempDir("m3-log-");
     const ledgerLog = join(dir, "ledger.jsonl");
     const { launch, capture, events } = await claudeLaunch(
-      kit,
-      claudeSelection(model.providerFor("anthropic-messages"), {
+      t.kit,
+      claudeSelection(t.model.providerFor("anthropic-messages"), {
         options: { exposeDisallowedTools: true },
       }),
       [shippingServer(join(dir, "shipping.jsonl")), ledgerServer(ledgerLog)],
       ["shipping:shipping_quote", "ledger:record_entry"],
     );
-    captures.push(capture);
+    t.captures.push(capture);
     const session = (await claudeCodeHarness.open(launch)) as ClaudeCodeSession;
-    pids.push(session.pid as number);
+    t.pids.push(session.pid as number);
 
     const result = await turn(session, capture, "turn-1", "Update the ledger.");
 
@@ -123,25 +111,25 @@ describe("the allow-list with Claude Code", () => {
     expect(
       capture.trace.toolCalls.map((call) => ({ tool: call.tool, status: call.status })),
     ).toEqual([{ tool: "record_entry", status: "success" }]);
-    expect(model.journal.entries[0]?.conversation?.offeredTools).toEqual(
+    expect(t.model.journal.entries[0]?.conversation?.offeredTools).toEqual(
       expect.arrayContaining(["ledger:erase_ledger", "ledger:read_ledger", "ledger:record_entry"]),
     );
   });
 
   test("tools: [] hides every server's tools; a server outside the allow-list is denied as a whole", async () => {
-    const dir = await kit.tempDir("m3-log-");
+    const dir = await t.kit.tempDir("m3-log-");
     const { launch, capture } = await claudeLaunch(
-      kit,
-      claudeSelection(model.providerFor("anthropic-messages")),
+      t.kit,
+      claudeSelection(t.model.providerFor("anthropic-messages")),
       [ledgerServer(join(dir, "ledger.jsonl"))],
       [],
     );
-    captures.push(capture);
+    t.captures.push(capture);
     const session = (await claudeCodeHarness.open(launch)) as ClaudeCodeSession;
-    pids.push(session.pid as number);
+    t.pids.push(session.pid as number);
     const result = await turn(session, capture, "turn-1", "Please erase it all.");
     expect(result.outcome).toBe("completed");
-    expect(model.journal.entries[0]?.conversation?.offeredTools).toEqual([]);
+    expect(t.model.journal.entries[0]?.conversation?.offeredTools).toEqual([]);
     expect(callLog(join(dir, "ledger.jsonl"))).toEqual([]);
   });
 });

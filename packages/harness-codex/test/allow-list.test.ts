@@ -4,29 +4,22 @@
  * allow-list never reaches its server.
  */
 import { join } from "node:path";
-import { InvalidToolPolicy, MCPTestKit, type WireCapture } from "@jest-m3/core";
+import { InvalidToolPolicy } from "@jest-m3/core";
 import codexHarness from "@jest-m3/harness-codex";
 import type { CodexSession } from "../src/session";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import {
   callLog,
-  closeAndExpectNoProcessLeft,
   codexLaunch,
   codexSelection,
-  knownPids,
   ledgerServer,
   shippingServer,
   turnRequest,
 } from "./support/codex";
+import { perTestKit } from "@jest-m3/test-support";
 
 describe("the allow-list with Codex", () => {
-  let model: ScriptedModel;
-  let kit: MCPTestKit;
-  let pids: number[];
-  let captures: WireCapture[];
-
-  beforeEach(async () => {
-    model = await startScriptedModel({
+  const t = perTestKit({
+    script: {
       rules: [
         {
           name: "ledger",
@@ -44,20 +37,14 @@ describe("the allow-list with Codex", () => {
           steps: [{ call: "ledger:erase_ledger", args: {} }, { reply: "Erased." }],
         },
       ],
-    });
-    kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
-    pids = [];
-    captures = [];
-  });
-  afterEach(async () => {
-    await closeAndExpectNoProcessLeft(kit, [...pids, ...knownPids(kit, captures)]);
-    await model.close();
+    },
+    model: "each",
   });
 
   test("an entry naming a tool the server does not list fails open with a did-you-mean, before any turn", async () => {
-    const dir = await kit.tempDir("m3-log-");
-    const [agent] = kit.agents([
-      { harness: "codex", models: ["scripted"], provider: model.provider },
+    const dir = await t.kit.tempDir("m3-log-");
+    const [agent] = t.kit.agents([
+      { harness: "codex", models: ["scripted"], provider: t.model.provider },
     ]);
     const session = agent!.session({
       server: shippingServer(join(dir, "shipping.jsonl")),
@@ -76,20 +63,20 @@ describe("the allow-list with Codex", () => {
     expect((error as Error).message).toContain('Did you mean "shipping:shipping_quote"?');
     expect(session.result.snapshot.outcome).toBe("failed");
     expect(session.result.error?.code).toBe("M3_INVALID_TOOL_POLICY");
-    expect(model.journal.entries).toEqual([]);
+    expect(t.model.journal.entries).toEqual([]);
   });
 
   test("by default, tools outside the allow-list are not even offered to the model", async () => {
-    const dir = await kit.tempDir("m3-log-");
+    const dir = await t.kit.tempDir("m3-log-");
     const { launch, capture } = await codexLaunch(
-      kit,
-      codexSelection(model.provider),
+      t.kit,
+      codexSelection(t.model.provider),
       [shippingServer(join(dir, "shipping.jsonl")), ledgerServer(join(dir, "ledger.jsonl"))],
       ["shipping:shipping_quote"],
     );
-    captures.push(capture);
+    t.captures.push(capture);
     const session = (await codexHarness.open(launch)) as CodexSession;
-    pids.push(session.pid as number);
+    t.pids.push(session.pid as number);
 
     capture.beginTurn("turn-1");
     const turn = await session.send(turnRequest("Please erase the ledger.", "turn-1").request);
@@ -97,26 +84,28 @@ describe("the allow-list with Codex", () => {
 
     expect(turn.outcome).toBe("completed");
     expect(turn.toolCalls).toEqual([]);
-    expect(model.journal.entries[0]?.conversation?.offeredTools).toEqual([
+    expect(t.model.journal.entries[0]?.conversation?.offeredTools).toEqual([
       "shipping:shipping_quote",
     ]);
-    expect(model.journal.decisions.map((decision) => decision.kind)).toEqual(["tool_not_offered"]);
+    expect(t.model.journal.decisions.map((decision) => decision.kind)).toEqual([
+      "tool_not_offered",
+    ]);
     expect(capture.trace.toolCalls).toEqual([]);
     expect(callLog(join(dir, "ledger.jsonl"))).toEqual([]);
   });
 
   test("exposed anyway: an allowed call is approved, a disallowed one is declined or refused at the wire, and never reaches the server", async () => {
-    const dir = await kit.tempDir("m3-log-");
+    const dir = await t.kit.tempDir("m3-log-");
     const ledgerLog = join(dir, "ledger.jsonl");
     const { launch, capture, events } = await codexLaunch(
-      kit,
-      codexSelection(model.provider, { options: { exposeDisallowedTools: true } }),
+      t.kit,
+      codexSelection(t.model.provider, { options: { exposeDisallowedTools: true } }),
       [shippingServer(join(dir, "shipping.jsonl")), ledgerServer(ledgerLog)],
       ["shipping:shipping_quote", "ledger:record_entry"],
     );
-    captures.push(capture);
+    t.captures.push(capture);
     const session = (await codexHarness.open(launch)) as CodexSession;
-    pids.push(session.pid as number);
+    t.pids.push(session.pid as number);
 
     capture.beginTurn("turn-1");
     const turn = await session.send(turnRequest("Update the ledger.", "turn-1").request);
@@ -155,7 +144,7 @@ describe("the allow-list with Codex", () => {
       { tool: "record_entry", status: "success", turn: "turn-1" },
       { tool: "read_ledger", status: "policy_denied", turn: "turn-1" },
     ]);
-    expect(model.journal.entries[0]?.conversation?.offeredTools).toEqual(
+    expect(t.model.journal.entries[0]?.conversation?.offeredTools).toEqual(
       expect.arrayContaining(["ledger:erase_ledger", "ledger:read_ledger", "ledger:record_entry"]),
     );
   });

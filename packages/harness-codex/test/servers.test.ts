@@ -6,30 +6,23 @@
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { childEnvironment } from "@jest-m3/core/adapter-kit";
-import { HarnessStartError, MCPTestKit, type WireCapture } from "@jest-m3/core";
+import { HarnessStartError } from "@jest-m3/core";
 import codexHarness from "@jest-m3/harness-codex";
 import type { CodexSession } from "../src/session";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import {
   callLog,
-  closeAndExpectNoProcessLeft,
   codexLaunch,
   codexSelection,
-  knownPids,
   ledgerServer,
   REPO_ROOT,
   shippingServer,
   turnRequest,
 } from "./support/codex";
+import { perTestKit } from "@jest-m3/test-support";
 
 describe("MCP servers with Codex", () => {
-  let model: ScriptedModel;
-  let kit: MCPTestKit;
-  let pids: number[];
-  let captures: WireCapture[];
-
-  beforeEach(async () => {
-    model = await startScriptedModel({
+  const t = perTestKit({
+    script: {
       rules: [
         {
           name: "crash",
@@ -45,23 +38,17 @@ describe("MCP servers with Codex", () => {
           ],
         },
       ],
-    });
-    kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
-    pids = [];
-    captures = [];
-  });
-  afterEach(async () => {
-    await closeAndExpectNoProcessLeft(kit, [...pids, ...knownPids(kit, captures)]);
-    await model.close();
+    },
+    model: "each",
   });
 
   test("a server that fails to start fails open() with HarnessStartError naming it", async () => {
-    const dir = await kit.tempDir("m3-log-");
-    const { launch, capture } = await codexLaunch(kit, codexSelection(model.provider), [
+    const dir = await t.kit.tempDir("m3-log-");
+    const { launch, capture } = await codexLaunch(t.kit, codexSelection(t.model.provider), [
       shippingServer(join(dir, "shipping.jsonl")),
       ledgerServer(join(dir, "ledger.jsonl"), ["--exit-at-start"]),
     ]);
-    captures.push(capture);
+    t.captures.push(capture);
     const opening = codexHarness.open(launch);
     await expect(opening).rejects.toBeInstanceOf(HarnessStartError);
     await expect(opening).rejects.toThrow(/MCP server "ledger" failed to start: .*ledger/);
@@ -70,19 +57,19 @@ describe("MCP servers with Codex", () => {
       "cannot open /nonexistent/ledger.db",
     );
     // Nothing of the failed start is left running, before the kit closes.
-    expect(kit.processes).toEqual([]);
-    expect(model.journal.entries).toEqual([]);
+    expect(t.kit.processes).toEqual([]);
+    expect(t.model.journal.entries).toEqual([]);
   });
 
   test("a server that crashes during a call: the call fails on the wire and as reported; the session goes on", async () => {
-    const dir = await kit.tempDir("m3-log-");
-    const { launch, capture, events } = await codexLaunch(kit, codexSelection(model.provider), [
+    const dir = await t.kit.tempDir("m3-log-");
+    const { launch, capture, events } = await codexLaunch(t.kit, codexSelection(t.model.provider), [
       shippingServer(join(dir, "shipping.jsonl")),
       ledgerServer(join(dir, "ledger.jsonl")),
     ]);
-    captures.push(capture);
+    t.captures.push(capture);
     const session = (await codexHarness.open(launch)) as CodexSession;
-    pids.push(session.pid as number);
+    t.pids.push(session.pid as number);
 
     capture.beginTurn("turn-1");
     const crashed = await session.send(turnRequest("Please crash the ledger.", "turn-1").request);
@@ -114,9 +101,9 @@ describe("MCP servers with Codex", () => {
   });
 
   test("a Streamable HTTP server is reached through the capture proxy, with evidence on both sides", async () => {
-    const dir = await kit.tempDir("m3-log-");
+    const dir = await t.kit.tempDir("m3-log-");
     const log = join(dir, "shipping.jsonl");
-    const http = kit.spawn({
+    const http = t.kit.spawn({
       label: "shipping (http)",
       command: process.execPath,
       args: [join(REPO_ROOT, "examples/shipping/shipping-server.mjs"), "--http"],
@@ -133,16 +120,16 @@ describe("MCP servers with Codex", () => {
       );
     });
     const { launch, capture } = await codexLaunch(
-      kit,
-      codexSelection(model.provider),
+      t.kit,
+      codexSelection(t.model.provider),
       [{ name: "shipping", url }],
       ["shipping:shipping_quote"],
     );
-    captures.push(capture);
+    t.captures.push(capture);
     expect(launch.servers[0]).toMatchObject({ kind: "http", name: "shipping" });
     expect((launch.servers[0] as { url: string }).url).not.toBe(url); // the proxy, not the server
     const session = (await codexHarness.open(launch)) as CodexSession;
-    pids.push(session.pid as number);
+    t.pids.push(session.pid as number);
 
     capture.beginTurn("turn-1");
     const turn = await session.send(turnRequest("Please quote.", "turn-1").request);
@@ -161,14 +148,16 @@ describe("MCP servers with Codex", () => {
   });
 
   test("open() gives up when the session is torn down while Codex starts", async () => {
-    const dir = await kit.tempDir("m3-log-");
-    const { launch, capture, teardown } = await codexLaunch(kit, codexSelection(model.provider), [
-      shippingServer(join(dir, "shipping.jsonl")),
-    ]);
-    captures.push(capture);
+    const dir = await t.kit.tempDir("m3-log-");
+    const { launch, capture, teardown } = await codexLaunch(
+      t.kit,
+      codexSelection(t.model.provider),
+      [shippingServer(join(dir, "shipping.jsonl"))],
+    );
+    t.captures.push(capture);
     const opening = codexHarness.open(launch);
     setTimeout(() => teardown.abort(), 50);
     await expect(opening).rejects.toBeInstanceOf(HarnessStartError);
-    expect(kit.processes).toEqual([]);
+    expect(t.kit.processes).toEqual([]);
   });
 });

@@ -8,19 +8,17 @@
  * call logs, the wire capture and what the scripted model was offered.
  */
 import { join } from "node:path";
-import { MCPTestKit, type StdioServer, type WireCapture } from "@jest-m3/core";
+import { type StdioServer, type WireCapture } from "@jest-m3/core";
 import { correlateTurn } from "@jest-m3/core/testing";
 import codexHarness from "@jest-m3/harness-codex";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { namedCallLog as calls, namedToolsServer as namedServer } from "@jest-m3/test-support";
-import type { CodexSession } from "../src/session";
+import { type ScriptedModel } from "@jest-m3/scripted-model";
 import {
-  closeAndExpectNoProcessLeft,
-  codexLaunch,
-  codexSelection,
-  knownPids,
-  turnRequest,
-} from "./support/codex";
+  namedCallLog as calls,
+  namedToolsServer as namedServer,
+  perTestKit,
+} from "@jest-m3/test-support";
+import type { CodexSession } from "../src/session";
+import { codexLaunch, codexSelection, turnRequest } from "./support/codex";
 
 jest.setTimeout(90_000);
 
@@ -40,13 +38,8 @@ function offeredNamespaces(model: ScriptedModel): [string, string[]][] {
 }
 
 describe("Codex's namespaced tool names", () => {
-  let model: ScriptedModel;
-  let kit: MCPTestKit;
-  let captures: WireCapture[];
-  let pids: number[];
-
-  beforeEach(async () => {
-    model = await startScriptedModel({
+  const t = perTestKit({
+    script: {
       rules: [
         {
           name: "nested",
@@ -55,14 +48,8 @@ describe("Codex's namespaced tool names", () => {
         },
         { name: "hello", when: { user: "hello" }, steps: [{ reply: "Hello." }] },
       ],
-    });
-    kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
-    captures = [];
-    pids = [];
-  });
-  afterEach(async () => {
-    await closeAndExpectNoProcessLeft(kit, [...pids, ...knownPids(kit, captures)]);
-    await model.close();
+    },
+    model: "each",
   });
 
   async function open(servers: readonly StdioServer[]): Promise<{
@@ -70,18 +57,18 @@ describe("Codex's namespaced tool names", () => {
     capture: WireCapture;
   }> {
     const { launch, capture } = await codexLaunch(
-      kit,
-      codexSelection(model.providerFor("responses")),
+      t.kit,
+      codexSelection(t.model.providerFor("responses")),
       servers,
     );
-    captures.push(capture);
+    t.captures.push(capture);
     const session = (await codexHarness.open(launch)) as CodexSession;
-    pids.push(session.pid as number);
+    t.pids.push(session.pid as number);
     return { session, capture };
   }
 
   test("servers a and a__b (tools b__c and c) open; a call of a__b:c is one record, on a__b", async () => {
-    const log = join(await kit.tempDir("m3-log-"), "calls.jsonl");
+    const log = join(await t.kit.tempDir("m3-log-"), "calls.jsonl");
     const { session, capture } = await open([
       namedServer("a", ["b__c"], log),
       namedServer("a__b", ["c"], log),
@@ -91,7 +78,7 @@ describe("Codex's namespaced tool names", () => {
     await capture.endTurn();
 
     expect(turn.outcome).toBe("completed");
-    expect(offeredNamespaces(model)).toEqual([
+    expect(offeredNamespaces(t.model)).toEqual([
       ["mcp__a", ["b__c"]],
       ["mcp__a__b", ["c"]],
     ]);
@@ -112,7 +99,7 @@ describe("Codex's namespaced tool names", () => {
   });
 
   test("servers a.b and a_b, and tools y.z and y_z, open under names Codex keeps distinct", async () => {
-    const log = join(await kit.tempDir("m3-log-"), "calls.jsonl");
+    const log = join(await t.kit.tempDir("m3-log-"), "calls.jsonl");
     const { session, capture } = await open([
       namedServer("a.b", ["c"], log),
       namedServer("a_b", ["c"], log),
@@ -123,7 +110,7 @@ describe("Codex's namespaced tool names", () => {
     await capture.endTurn();
 
     expect(turn.outcome).toBe("completed");
-    const namespaces = offeredNamespaces(model);
+    const namespaces = offeredNamespaces(t.model);
     const ab = namespaces.filter(([name]) => /^mcp__a_b_[0-9a-f]{12}$/.test(name));
     expect(ab.map(([, tools]) => tools)).toEqual([["c"], ["c"]]);
     expect(new Set(ab.map(([name]) => name)).size).toBe(2);
