@@ -1,5 +1,6 @@
 import {
   JsonRpcClient,
+  type AgentProcess,
   type LineProblem,
   type ManagedProcess,
   type RequestOptions,
@@ -93,6 +94,11 @@ export class AcpClient {
       process.child.once("exit", () => resolve());
       process.child.once("error", () => resolve());
     });
+  }
+
+  /** The agent process as the adapter kit tracks it (exit, stderr tail, close). */
+  get agentProcess(): AgentProcess {
+    return this.rpc.agent;
   }
 
   /** Lines on stdout that were not ACP messages (kept for diagnosis). */

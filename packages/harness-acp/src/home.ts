@@ -1,5 +1,6 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { createHomes } from "@jest-m3/core/adapter-kit";
 
 /** The isolated folders of one agent process, all inside one fresh temporary folder. */
 export interface AgentHome {
@@ -17,26 +18,15 @@ export interface AgentHome {
 
 /** Creates HOME, the XDG folders and TMPDIR inside `root`, a fresh folder owned by the kit. */
 export async function createAgentHome(root: string): Promise<AgentHome> {
-  const home: AgentHome = {
-    root,
-    home: join(root, "home"),
-    configHome: join(root, "config"),
-    dataHome: join(root, "data"),
-    cacheHome: join(root, "cache"),
-    stateHome: join(root, "state"),
-    tmp: join(root, "tmp"),
-  };
-  for (const dir of [
-    home.home,
-    home.configHome,
-    home.dataHome,
-    home.cacheHome,
-    home.stateHome,
-    home.tmp,
-  ]) {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-  }
-  return home;
+  const folders = await createHomes(root, {
+    home: "home",
+    configHome: "config",
+    dataHome: "data",
+    cacheHome: "cache",
+    stateHome: "state",
+    tmp: "tmp",
+  });
+  return { root, ...folders };
 }
 
 /**
@@ -67,4 +57,12 @@ export function agentEnvironment(
     env.TMP = home.tmp;
   }
   return { ...env, ...extra };
+}
+
+/** Writes `value` as `<dir>/<name>` (JSON, readable by its owner only), making `dir`. */
+export async function writeSettings(dir: string, name: string, value: unknown): Promise<string> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, name);
+  await writeFile(file, JSON.stringify(value, null, 2), { mode: 0o600 });
+  return file;
 }

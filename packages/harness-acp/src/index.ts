@@ -30,16 +30,9 @@
  *
  * @packageDocumentation
  */
-export {
-  harnesses,
-  acpHarness,
-  geminiHarness,
-  opencodeHarness,
-  kiloHarness,
-  copilotHarness,
-  qwenHarness,
-  defineAcpHarness,
-} from "./harnesses.js";
+// harnesses, acpHarness, geminiHarness, opencodeHarness, kiloHarness, copilotHarness,
+// qwenHarness, defineAcpHarness.
+export * from "./harnesses.js";
 import { acpHarness } from "./harnesses.js";
 export default acpHarness;
 
@@ -71,18 +64,12 @@ export {
   type ResolvedAgentOptions,
   type ResolvedCommonOptions,
 } from "./options.js";
+// The kit's executable lookup, as the profiles use it (its version rules: the kit's).
 export {
   resolveAgentExecutable,
-  readVersion,
-  parseVersion,
-  compareVersions,
-  type AgentVersion,
   type ExecutableLookup,
   type ExecutableSearch,
-  type VersionProbe,
 } from "@jest-m3/core/adapter-kit";
-/** The version rule of a tested range (older: unavailable, newer: degraded), as readiness applies it. */
-export { rangeCapability as versionCapability } from "@jest-m3/core/adapter-kit";
 export { createAgentHome, agentEnvironment, type AgentHome } from "./home.js";
 export { sessionMcpServers, allowedTools } from "./config.js";
 export {

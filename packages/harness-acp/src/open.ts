@@ -1,15 +1,22 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { errorMessage, startFailure, tornDown } from "@jest-m3/core/adapter-kit";
+import { errorMessage, startFailure } from "@jest-m3/core/adapter-kit";
 import { HarnessStartError, type HarnessLaunch } from "@jest-m3/core/harness";
 import { AcpClient } from "./acp-client.js";
 import { sessionMcpServers } from "./config.js";
 import { createAgentHome, type AgentHome } from "./home.js";
 import type { ResolvedCommonOptions } from "./options.js";
-import type { AcpProfile, FoundExecutable } from "./profiles/profile.js";
+import {
+  resolveExecutable,
+  type AcpProfile,
+  type AgentPlan,
+  type FoundExecutable,
+  type PlanContext,
+  type SessionContext,
+} from "./profiles/profile.js";
 import type { NewSessionResponse } from "./protocol.js";
-import { checkInitialize, INITIALIZE_PARAMS, type InitializeCheck } from "./readiness.js";
+import { checkInitialize, initializeAgent, type InitializeCheck } from "./readiness.js";
 import { AcpSession } from "./session.js";
 import { assertDistinctToolNames } from "./tool-names.js";
 import { acquireWarmAgent, leaveWarmSession, type WarmLease } from "./warm-pool.js";
@@ -47,6 +54,95 @@ async function newSession(
 }
 
 /**
+ * What is refused before anything starts: no executable (or no runtime for it), no
+ * credentials, tool names the agent would merge. Returns the executable to start.
+ */
+async function startable<O extends ResolvedCommonOptions>(
+  profile: AcpProfile<O>,
+  launch: HarnessLaunch,
+  options: O,
+): Promise<FoundExecutable> {
+  const { executable } = await resolveExecutable(profile, launch.selection, launch.config, options);
+  if (!executable.found) throw new HarnessStartError(profile.name, executable.reason);
+  const credentials = profile.credentials(
+    launch.provider,
+    launch.credentials,
+    launch.model,
+    options,
+  );
+  if (credentials.status !== "ready") {
+    throw new HarnessStartError(profile.name, credentials.reason ?? "no credentials");
+  }
+  if (profile.naming) {
+    assertDistinctToolNames(
+      profile.naming,
+      launch.servers.map((server) => server.name),
+      launch.toolPolicy,
+      options.exposeDisallowedTools,
+    );
+  }
+  return executable;
+}
+
+/**
+ * `session/new`, then what the profile does next (pick the model): the session. On a warm
+ * agent, `warm.opened` gets the session id as soon as there is one (to leave it on failure).
+ */
+async function startSession<O extends ResolvedCommonOptions>(
+  profile: AcpProfile<O>,
+  context: Omit<SessionContext<O>, "session">,
+  check: InitializeCheck,
+  homeRoot: string,
+  warm?: { readonly lease: WarmLease; readonly opened: { sessionId?: string } },
+): Promise<AcpSession> {
+  const { launch, options, client } = context;
+  const wait = { timeoutMs: options.startupTimeoutMs, signal: launch.signal };
+  const session = await newSession(profile.name, client, check, launch, wait);
+  if (warm) warm.opened.sessionId = session.sessionId;
+  await profile.afterSessionNew?.({ ...context, session });
+  const stop = profile.stop(options);
+  return new AcpSession(client, launch, profile, stop, session.sessionId, homeRoot, warm?.lease);
+}
+
+/**
+ * `start()`, or, when it throws, the start's error in the agent's words (with
+ * `stderrTail()`, "" on a shared agent) after `undo()` (the agent stopped or left).
+ */
+async function startOrUndo<T>(
+  profile: Pick<AcpProfile, "name" | "agent">,
+  launch: HarnessLaunch,
+  start: () => Promise<T>,
+  on: { stderrTail(): string; undo(): Promise<void> },
+): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    const failure = startFailure(profile.name, error, {
+      names: { agent: profile.agent },
+      stderrTail: on.stderrTail(),
+      aborted: launch.signal.aborted,
+    });
+    await on.undo();
+    throw failure;
+  }
+}
+
+/** The profile's plan for one agent process, unless the session was torn down meanwhile. */
+async function planAgent<O extends ResolvedCommonOptions>(
+  profile: AcpProfile<O>,
+  context: PlanContext<O>,
+): Promise<AgentPlan> {
+  const plan = await profile.plan(context);
+  if (context.launch.signal.aborted) {
+    throw new HarnessStartError(
+      profile.name,
+      `the session was torn down before ${profile.agent} started`,
+    );
+  }
+  return plan;
+}
+
+/**
  * Opens a session of `profile`'s agent: one process in a fresh HOME, XDG folders and
  * TMPDIR, `initialize`, then `session/new` in the launch's workspace with the captured MCP
  * servers, then whatever the profile does next (pick the model).
@@ -59,37 +155,10 @@ export function openAcpSession<O extends ResolvedCommonOptions>(
   return async (launch) => {
     const agent = profile.agent;
     const options = profile.resolveOptions(launch.selection.options);
-    const lookup = profile.executable(launch.selection, launch.config, options);
-    if (!lookup.found) throw new HarnessStartError(profile.name, lookup.reason);
-    const runtime = await profile.runtime?.(lookup, launch.config, options);
-    const executable = runtime ? runtime.executable : lookup;
-    if (!executable.found) throw new HarnessStartError(profile.name, executable.reason);
-    const credentials = profile.credentials(
-      launch.provider,
-      launch.credentials,
-      launch.model,
-      options,
-    );
-    if (credentials.status !== "ready") {
-      throw new HarnessStartError(profile.name, credentials.reason ?? "no credentials");
-    }
-    if (profile.naming) {
-      assertDistinctToolNames(
-        profile.naming,
-        launch.servers.map((server) => server.name),
-        launch.toolPolicy,
-        options.exposeDisallowedTools,
-      );
-    }
+    const executable = await startable(profile, launch, options);
     if (options.warm) return openWarmSession(profile, launch, options, executable);
     const home = await createAgentHome(await launch.tempDir(`m3-${profile.name}-`));
-    const plan = await profile.plan({ launch, home, options, executable });
-    if (launch.signal.aborted) {
-      throw new HarnessStartError(
-        profile.name,
-        `the session was torn down before ${agent} started`,
-      );
-    }
+    const plan = await planAgent(profile, { launch, home, options, executable });
     const child = launch.spawn({
       label: `${agent} (${profile.name})`,
       command: executable.command,
@@ -99,34 +168,18 @@ export function openAcpSession<O extends ResolvedCommonOptions>(
     });
     const client = new AcpClient(agent, child);
     const wait = { timeoutMs: options.startupTimeoutMs, signal: launch.signal };
-    try {
-      await child.spawned;
-      await client.connect();
-      const answer = await client.request("initialize", INITIALIZE_PARAMS, wait);
-      const check = checkInitialize(agent, answer);
+    const start = async (): Promise<AcpSession> => {
+      const check = await initializeAgent(client, wait);
       for (const capability of [check.acp, check.mcpStdio]) {
         if (capability.status !== "ready")
           throw new HarnessStartError(profile.name, capability.reason ?? "");
       }
-      const session = await newSession(profile.name, client, check, launch, wait);
-      await profile.afterSessionNew?.({ launch, options, client, session });
-      return new AcpSession(
-        client,
-        launch,
-        profile,
-        profile.stop(options),
-        session.sessionId,
-        home.root,
-      );
-    } catch (error) {
-      const failure = startFailure(profile.name, error, {
-        names: { agent },
-        stderrTail: client.stderrTail(),
-        aborted: launch.signal.aborted,
-      });
-      await client.close(profile.stop(options), 300);
-      throw failure;
-    }
+      return startSession(profile, { launch, options, client }, check, home.root);
+    };
+    return startOrUndo(profile, launch, start, {
+      stderrTail: () => client.stderrTail(),
+      undo: () => client.close(profile.stop(options), 300),
+    });
   };
 }
 
@@ -141,40 +194,53 @@ async function openWarmSession<O extends ResolvedCommonOptions>(
   options: O,
   executable: FoundExecutable,
 ): Promise<AcpSession> {
+  const lease = await startWarm(profile, launch, options, executable);
+  const client = lease.client;
+  const opened: { sessionId?: string } = {};
+  const check = checkInitialize(profile.agent, lease.initialize);
+  const context = { launch, options, client };
+  return startOrUndo(
+    profile,
+    launch,
+    () => startSession(profile, context, check, lease.homeRoot, { lease, opened }),
+    {
+      // Another session's lines may be in the shared stderr: none of it goes into this error.
+      stderrTail: () => "",
+      undo: () => leaveWarmSession(client, lease, opened.sessionId, launch),
+    },
+  );
+}
+
+/** The warm agent for the session's plan, planned into a home the pool then owns. */
+async function startWarm<O extends ResolvedCommonOptions>(
+  profile: AcpProfile<O>,
+  launch: HarnessLaunch,
+  options: O,
+  executable: FoundExecutable,
+): Promise<WarmLease> {
   const agent = profile.agent;
   // The pool owns the home (it outlives this session), so it is not one of the kit's folders.
   const root = await mkdtemp(join(tmpdir(), `m3-${profile.name}-warm-`));
   let home: AgentHome;
-  let plan: Awaited<ReturnType<typeof profile.plan>>;
+  let plan: AgentPlan;
   try {
     home = await createAgentHome(root);
-    plan = await profile.plan({ launch, home, options, executable });
-    if (launch.signal.aborted) {
-      throw new HarnessStartError(
-        profile.name,
-        `the session was torn down before ${agent} started`,
-      );
-    }
+    plan = await planAgent(profile, { launch, home, options, executable });
   } catch (error) {
     // Not handed to the pool yet: the folder is still this session's to remove.
     await rm(root, { recursive: true, force: true });
     throw error;
   }
-  let lease: WarmLease;
-  try {
-    lease = await acquireWarmAgent(
-      {
-        agent,
-        harness: profile.name,
-        command: executable.command,
-        args: [...executable.prefix, ...plan.args],
-        env: plan.env,
-        home,
-        stop: profile.stop(options),
-      },
-      options.startupTimeoutMs,
-    );
-  } catch (error) {
+  const start = {
+    agent,
+    harness: profile.name,
+    command: executable.command,
+    args: [...executable.prefix, ...plan.args],
+    env: plan.env,
+    home,
+    stop: profile.stop(options),
+  };
+  const lease = await acquireWarmAgent(start, options.startupTimeoutMs).catch((error: unknown) => {
     throw new HarnessStartError(
       profile.name,
       `the warm ${agent} did not start: ${errorMessage(error)}`,
@@ -182,39 +248,10 @@ async function openWarmSession<O extends ResolvedCommonOptions>(
         cause: error,
       },
     );
-  }
-  const client = lease.client;
+  });
   launch.record({
     kind: "harness",
-    detail: `${lease.started ? "started a warm" : "reused the warm"} ${agent} (pid ${client.process.pid ?? "unknown"})`,
+    detail: `${lease.started ? "started a warm" : "reused the warm"} ${agent} (pid ${lease.client.process.pid ?? "unknown"})`,
   });
-  const wait = { timeoutMs: options.startupTimeoutMs, signal: launch.signal };
-  let sessionId: string | undefined;
-  try {
-    const check = checkInitialize(agent, lease.initialize);
-    const session = await newSession(profile.name, client, check, launch, wait);
-    sessionId = session.sessionId;
-    await profile.afterSessionNew?.({ launch, options, client, session });
-    return new AcpSession(
-      client,
-      launch,
-      profile,
-      profile.stop(options),
-      sessionId,
-      lease.homeRoot,
-      lease,
-    );
-  } catch (error) {
-    // Another session's lines may be in the shared stderr: none of it goes into this error.
-    const failure =
-      error instanceof HarnessStartError
-        ? error
-        : new HarnessStartError(
-            profile.name,
-            launch.signal.aborted ? tornDown({ agent }) : errorMessage(error),
-            { cause: error },
-          );
-    await leaveWarmSession(client, lease, sessionId, launch);
-    throw failure;
-  }
+  return lease;
 }

@@ -99,25 +99,14 @@ export interface AcpAgentOptions extends CommonAcpOptions {
   readonly selectModel?: boolean;
 }
 
-/** {@link CommonAcpOptions} with every default applied. */
-export interface ResolvedCommonOptions {
-  readonly exposeDisallowedTools: boolean;
-  readonly startupTimeoutMs: number;
-  /** Always `false` for the `acp` harness. */
-  readonly warm: boolean;
-  /** Always `[]` for the `acp` harness. */
-  readonly builtinTools: readonly string[];
-}
+/**
+ * {@link CommonAcpOptions} with every default applied (for the `acp` harness `warm` is
+ * always `false` and `builtinTools` always `[]`).
+ */
+export type ResolvedCommonOptions = Required<CommonAcpOptions>;
 
 /** {@link AcpAgentOptions} with every default applied. */
-export interface ResolvedAgentOptions extends ResolvedCommonOptions {
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly env: Readonly<Record<string, string>>;
-  readonly dialects: readonly ProviderDialect[];
-  readonly stop: StopSignal;
-  readonly selectModel: boolean;
-}
+export type ResolvedAgentOptions = Required<AcpAgentOptions>;
 
 const COMMON = ["exposeDisallowedTools", "startupTimeoutMs"];
 const PROFILE = [...COMMON, "warm", "builtinTools"];

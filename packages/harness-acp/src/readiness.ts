@@ -11,6 +11,7 @@ import {
   readVersion,
   sessionCapabilities,
   worst,
+  type ExecutableLookup,
   type VersionProbe,
 } from "@jest-m3/core/adapter-kit";
 import {
@@ -25,7 +26,7 @@ import {
 import { AcpClient } from "./acp-client.js";
 import { createAgentHome } from "./home.js";
 import type { ResolvedCommonOptions } from "./options.js";
-import type { AcpProfile, FoundExecutable } from "./profiles/profile.js";
+import { resolveExecutable, type AcpProfile, type FoundExecutable } from "./profiles/profile.js";
 import {
   ACP_PROTOCOL_VERSION,
   CLIENT_INFO,
@@ -77,6 +78,15 @@ export function checkInitialize(agent: string, answer: InitializeResponse): Init
             reason: `${agent} does not advertise mcpCapabilities.http in initialize: sessions with HTTP MCP servers cannot start`,
           },
   };
+}
+
+/** Connects to a started agent and asks `initialize`: what its answer means for sessions. */
+export async function initializeAgent(
+  client: AcpClient,
+  wait: { timeoutMs: number; signal?: AbortSignal },
+): Promise<InitializeCheck> {
+  await client.connect();
+  return checkInitialize(client.agent, await client.request("initialize", INITIALIZE_PARAMS, wait));
 }
 
 const versionProbes = new Map<string, Promise<VersionProbe>>();
@@ -136,6 +146,22 @@ function probeVersion(
   );
 }
 
+/** A launch as a session without MCP servers or credentials would get, for a probe to plan. */
+function probeLaunch(selection: SelectionSpec, workspace: string): HarnessLaunch {
+  return {
+    model: selection.model,
+    selection,
+    config: {},
+    servers: [],
+    toolPolicy: new Map(),
+    workspace,
+    env: childEnvironment(),
+    credentials: [],
+    ...(selection.provider ? { provider: selection.provider } : {}),
+    signal: new AbortController().signal,
+  } as unknown as HarnessLaunch;
+}
+
 /**
  * Starts the agent as a session would (the same settings, in a throw-away home, without
  * MCP servers) and asks `initialize`.
@@ -152,18 +178,7 @@ async function checkAgent<O extends ResolvedCommonOptions>(
     const home = await createAgentHome(root);
     const workspace = join(root, "workspace");
     await mkdir(workspace);
-    const launch = {
-      model: selection.model,
-      selection,
-      config: {},
-      servers: [],
-      toolPolicy: new Map(),
-      workspace,
-      env: childEnvironment(),
-      credentials: [],
-      ...(selection.provider ? { provider: selection.provider } : {}),
-      signal: new AbortController().signal,
-    } as unknown as HarnessLaunch;
+    const launch = probeLaunch(selection, workspace);
     const plan = await profile.plan({ launch, home, options, executable });
     const child = new ManagedProcess({
       label: `${profile.agent} (readiness probe)`,
@@ -174,13 +189,7 @@ async function checkAgent<O extends ResolvedCommonOptions>(
     });
     const client = new AcpClient(profile.agent, child);
     try {
-      await child.spawned;
-      await client.connect();
-      const answer = await client.request("initialize", INITIALIZE_PARAMS, {
-        timeoutMs: options.startupTimeoutMs,
-        signal,
-      });
-      return checkInitialize(profile.agent, answer);
+      return await initializeAgent(client, { timeoutMs: options.startupTimeoutMs, signal });
     } catch (error) {
       return notChecked(`${profile.agent} did not answer initialize: ${errorMessage(error)}`);
     } finally {
@@ -193,10 +202,12 @@ async function checkAgent<O extends ResolvedCommonOptions>(
 
 function probeAgent<O extends ResolvedCommonOptions>(
   profile: AcpProfile<O>,
-  selection: SelectionSpec,
-  options: O,
+  {
+    selection,
+    options,
+    cache,
+  }: { selection: SelectionSpec; options: O; cache: ProbeCache | undefined },
   executable: FoundExecutable,
-  cache: ProbeCache | undefined,
   signal: AbortSignal,
 ): Promise<InitializeCheck> {
   // The binary's identity stands for its version (the version probe keys on it too). Across
@@ -216,6 +227,62 @@ function probeAgent<O extends ResolvedCommonOptions>(
     (result) => result.acp.status === "ready",
     () => checkAgent(profile, selection, options, executable, signal),
   );
+}
+
+/** What readiness found of the executable: it, its version, its `initialize` answer. */
+interface ExecutableChecks {
+  readonly executableCapability: Capability;
+  readonly version: Capability;
+  readonly initialize: InitializeCheck;
+  readonly versionText: string | null;
+}
+
+/**
+ * The executable, version and `initialize` checks. The agent is asked `initialize` while
+ * its version is read (each takes seconds: a run's first probe of Gemini CLI took 2.2 s for
+ * --version and 2.6 s to answer); the answer counts only when the version is usable, and is
+ * withdrawn otherwise.
+ */
+async function checkExecutable<O extends ResolvedCommonOptions>(
+  profile: AcpProfile<O>,
+  probe: { selection: SelectionSpec; options: O; cache: ProbeCache | undefined },
+  found: boolean,
+  executable: ExecutableLookup,
+): Promise<ExecutableChecks> {
+  if (!executable.found) {
+    const missing = found
+      ? `no runtime for ${profile.agent} (see node)`
+      : `no ${profile.agent} executable`;
+    return {
+      executableCapability: found
+        ? { status: "ready" }
+        : { status: "unavailable", reason: executable.reason },
+      version: { status: "unavailable", reason: `${missing} to ask for its version` },
+      initialize: notChecked(`${missing} to start`),
+      versionText: null,
+    };
+  }
+  const withdraw = new AbortController();
+  const asked = probeAgent(profile, probe, executable, withdraw.signal);
+  const read = profile.tested ? await probeVersion(executable, probe.cache) : undefined;
+  const version: Capability =
+    read && profile.tested
+      ? rangeCapability(profile.agent, read, profile.tested)
+      : {
+          status: "degraded",
+          reason: `${profile.agent} given by command: no tested version range to check it against`,
+        };
+  if (version.status === "unavailable") withdraw.abort(new Error("the version check failed"));
+  const answer = await asked; // when withdrawn: the probe's agent is stopped, its folder removed
+  return {
+    executableCapability: { status: "ready" },
+    version,
+    initialize:
+      version.status === "unavailable"
+        ? notChecked("not checked: the version check failed")
+        : answer,
+    versionText: read?.ok ? read.version.text : null,
+  };
 }
 
 /**
@@ -262,54 +329,18 @@ export function acpReadiness<O extends ResolvedCommonOptions>(
 ): (context: ReadinessContext) => Promise<Readiness> {
   return async ({ selection, config, credentialNames, probeCache }) => {
     const options = profile.resolveOptions(selection.options);
-    const lookup = profile.executable(selection, config, options);
-    const runtime = lookup.found ? await profile.runtime?.(lookup, config, options) : undefined;
-    const executable = runtime ? runtime.executable : lookup;
-    let executableCapability: Capability;
-    let version: Capability;
-    let initialize: InitializeCheck;
-    let versionText: string | null = null;
-    if (!executable.found) {
-      executableCapability = lookup.found
-        ? { status: "ready" }
-        : { status: "unavailable", reason: executable.reason };
-      const missing = lookup.found
-        ? `no runtime for ${profile.agent} (see node)`
-        : `no ${profile.agent} executable`;
-      version = { status: "unavailable", reason: `${missing} to ask for its version` };
-      initialize = notChecked(`${missing} to start`);
-    } else {
-      executableCapability = { status: "ready" };
-      // The agent is asked `initialize` while its version is read (each takes seconds: a
-      // run's first probe of Gemini CLI took 2.2 s for --version and 2.6 s to answer); the
-      // answer counts only when the version is usable, and is withdrawn otherwise.
-      const withdraw = new AbortController();
-      const asked = probeAgent(
-        profile,
-        selection,
-        options,
-        executable,
-        probeCache,
-        withdraw.signal,
-      );
-      if (profile.tested) {
-        const probe = await probeVersion(executable, probeCache);
-        version = rangeCapability(profile.agent, probe, profile.tested);
-        if (probe.ok) versionText = probe.version.text;
-      } else {
-        version = {
-          status: "degraded",
-          reason: `${profile.agent} given by command: no tested version range to check it against`,
-        };
-      }
-      if (version.status === "unavailable") {
-        withdraw.abort(new Error("the version check failed"));
-        await asked; // the probe's agent is stopped and its folder removed
-        initialize = notChecked("not checked: the version check failed");
-      } else {
-        initialize = await asked;
-      }
-    }
+    const { lookup, executable, runtime } = await resolveExecutable(
+      profile,
+      selection,
+      config,
+      options,
+    );
+    const { executableCapability, version, initialize, versionText } = await checkExecutable(
+      profile,
+      { selection, options, cache: probeCache },
+      lookup.found,
+      executable,
+    );
     const credentials = profile.credentials(
       selection.provider,
       credentialNames,

@@ -7,7 +7,7 @@ import {
   type HarnessLaunch,
   type HarnessSession,
 } from "@jest-m3/core/harness";
-import type { AcpClient, StopSignal } from "./acp-client.js";
+import type { AcpClient, StdoutProblem, StopSignal } from "./acp-client.js";
 import { answerPermission } from "./approvals.js";
 import { AcpRpcError, AgentExited } from "./errors.js";
 import type { AcpProfile } from "./profiles/profile.js";
@@ -67,27 +67,33 @@ export class AcpSession implements HarnessSession {
         {
           onUpdate: (notification) => this.slot.current?.accept(notification),
           onPermission: (request) => this.answerPermission(request),
-          onRefused: (method) => {
-            this.launch.record({
-              kind: "harness",
-              detail: `refused ${method}: the harness serves no files, terminals or questions`,
-            });
-            this.slot.current?.note({ refused: method });
-          },
+          onRefused: (method) => this.refused(method),
         },
         lease ? id : undefined,
       ),
-      client.onProblem((problem) => {
-        const what =
-          problem.kind === "too_long"
-            ? `a line longer than the transport takes (${problem.line.slice(0, 80)}...)`
-            : `a line that is not an ACP message: ${JSON.stringify(problem.line.slice(0, 200))}`;
-        this.launch.record({ kind: "harness", detail: `${this.profile.agent} wrote ${what}` });
-        this.slot.current?.finish(
-          "failed",
-          `${this.profile.agent} broke the protocol: it wrote ${what}`,
-        );
-      }),
+      client.onProblem((problem) => this.brokeProtocol(problem)),
+    );
+  }
+
+  /** A request the harness does not serve was refused: recorded, and noted on the turn. */
+  private refused(method: string): void {
+    this.launch.record({
+      kind: "harness",
+      detail: `refused ${method}: the harness serves no files, terminals or questions`,
+    });
+    this.slot.current?.note({ refused: method });
+  }
+
+  /** The agent wrote a line that is no ACP message: recorded, and the running turn fails. */
+  private brokeProtocol(problem: StdoutProblem): void {
+    const what =
+      problem.kind === "too_long"
+        ? `a line longer than the transport takes (${problem.line.slice(0, 80)}...)`
+        : `a line that is not an ACP message: ${JSON.stringify(problem.line.slice(0, 200))}`;
+    this.launch.record({ kind: "harness", detail: `${this.profile.agent} wrote ${what}` });
+    this.slot.current?.finish(
+      "failed",
+      `${this.profile.agent} broke the protocol: it wrote ${what}`,
     );
   }
 

@@ -5,37 +5,28 @@
 // environment (credential values included) and every file the profile wrote into its home
 // (Gemini CLI's policy file and settings, OpenCode's configuration with the provider and
 // the permission map). Sessions that differ in any of it never share a process.
-import { rmSync } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
-import { join } from "node:path";
 import {
-  announceWarmProcess,
-  holdProcess,
-  isProcessAlive,
-  killProcessGroup,
-  ManagedProcess,
   stopSessionServers,
-  WarmPool,
-  warmStartKey,
+  WarmAgents,
+  type AgentProcess,
+  type WarmAgentLease,
 } from "@jest-m3/core/adapter-kit";
-import { AcpClient, type StopSignal } from "./acp-client.js";
 import type { HarnessLaunch } from "@jest-m3/core/harness";
+import { AcpClient, type StopSignal } from "./acp-client.js";
 import type { AgentHome } from "./home.js";
 import type { InitializeResponse } from "./protocol.js";
 import { INITIALIZE_PARAMS } from "./readiness.js";
 
-/** How long an unused warm agent stays up before it is stopped. */
-const IDLE_MS = 20_000;
 /** How long a warm agent gets to exit on its own when it is stopped. */
 const STOP_GRACE_MS = 1000;
 /** How long leaving a warm agent's session waits for `session/close`, and for its servers. */
 const CLOSE_GRACE_MS = 2000;
 
-/** Everything one warm agent process is started with (see {@link warmKey}). */
+/** Everything one warm agent process is started with (all of it is part of its key). */
 export interface WarmStart {
   /** The agent's name in messages, e.g. `Gemini CLI`. */
   readonly agent: string;
-  /** The harness kind, e.g. `gemini` (part of the key). */
+  /** The harness kind, e.g. `gemini`. */
   readonly harness: string;
   readonly command: string;
   readonly args: readonly string[];
@@ -45,93 +36,39 @@ export interface WarmStart {
   readonly stop: StopSignal;
 }
 
-interface Warm {
+/** A warm agent: its ACP client, and its answer to `initialize` once it gave it. */
+interface WarmAcp {
+  readonly agent: AgentProcess;
   readonly client: AcpClient;
-  readonly root: string;
-  readonly initialize: InitializeResponse;
-  readonly stop: StopSignal;
+  initialize?: InitializeResponse;
 }
 
-/**
- * The key of a warm agent: everything it is started with, the home's folder written as
- * `<root>` (each start plans into a fresh folder), and the name and content of every file
- * in the home. Two sessions share a process only when all of it is equal. The key lives
- * in memory only (it holds credential values).
- */
-export function warmKey(start: WarmStart): Promise<string> {
-  return warmStartKey({
-    command: start.command,
-    args: start.args,
-    env: start.env,
-    root: start.home.root,
-    extra: [start.harness, start.stop],
-  });
-}
+type Start = WarmStart & { readonly root: string; readonly extra: readonly unknown[] };
 
-/** Kills the agent's whole process group at once and removes its home (worker exit). */
-function killNow(warm: Pick<Warm, "client" | "root">): void {
-  killProcessGroup(warm.client.process.pid);
-  rmSync(warm.root, { recursive: true, force: true });
-}
+/** One pool per harness kind (its processes' label names it); sessions of a key share a process. */
+const pools = new Map<string, WarmAgents<WarmAcp, Start & { readonly timeoutMs: number }>>();
 
-/** Stops the agent as its profile says, then whatever is left of its group; removes its home. */
-async function stopWarm(warm: Warm): Promise<void> {
-  await warm.client.close(warm.stop, STOP_GRACE_MS);
-  killNow(warm);
-}
-
-function running(warm: Warm): boolean {
-  const child = warm.client.process.child;
-  if (child.exitCode !== null || child.signalCode !== null) return false;
-  // A process killed a moment ago may not be reaped yet: ask the system too.
-  const pid = child.pid;
-  return pid === undefined || process.platform !== "linux" || isProcessAlive(pid);
-}
-
-async function start(spec: WarmStart & { readonly timeoutMs: number }): Promise<Warm> {
-  const cwd = join(spec.home.root, "cwd");
-  await mkdir(cwd, { recursive: true, mode: 0o700 });
-  const child = new ManagedProcess({
-    label: `${spec.agent} (${spec.harness}, warm)`,
-    command: spec.command,
-    args: [...spec.args],
-    env: spec.env,
-    cwd,
-  });
-  // In the run's process ledger, so an interrupted run stops it too.
-  announceWarmProcess({ pid: child.pid, label: child.launch.label, command: child.launch.command });
-  const client = new AcpClient(spec.agent, child);
-  // Until the pool holds it, nothing else would stop it when the worker exits.
-  const onExit = (): void => killNow({ client, root: spec.home.root });
-  process.once("exit", onExit);
-  try {
-    await child.spawned;
-    await client.connect();
-    const initialize = await client.request("initialize", INITIALIZE_PARAMS, {
-      timeoutMs: spec.timeoutMs,
+function poolOf(spec: WarmStart): WarmAgents<WarmAcp, Start & { readonly timeoutMs: number }> {
+  let pool = pools.get(spec.harness);
+  if (!pool) {
+    pool = new WarmAgents({
+      label: `${spec.agent} (${spec.harness}, warm)`,
+      lease: "shared",
+      client: (child): WarmAcp => {
+        const client = new AcpClient(spec.agent, child);
+        return { agent: client.agentProcess, client };
+      },
+      async ready(warm, start) {
+        warm.initialize = await warm.client.request("initialize", INITIALIZE_PARAMS, {
+          timeoutMs: start.timeoutMs,
+        });
+      },
+      close: (warm) => warm.client.close(spec.stop, STOP_GRACE_MS),
     });
-    const warm: Warm = { client, root: spec.home.root, initialize, stop: spec.stop };
-    // A warm agent that dies takes its group and home with it; the next session starts anew.
-    child.child.once("exit", () => void pool.discard(warm));
-    return warm;
-  } catch (error) {
-    await client.close(spec.stop, 300);
-    rmSync(spec.home.root, { recursive: true, force: true });
-    throw error;
-  } finally {
-    process.removeListener("exit", onExit);
+    pools.set(spec.harness, pool);
   }
+  return pool;
 }
-
-const pool = new WarmPool<WarmStart & { readonly timeoutMs: number }, Warm>({
-  lease: "shared",
-  idleMs: IDLE_MS,
-  start,
-  alive: running,
-  stop: stopWarm,
-  kill: killNow,
-  hold: (warm, ref) => holdProcess(warm.client.process.child, ref),
-});
 
 /** A session's hold on a warm agent; `release()` once its ACP session is left. */
 export interface WarmLease {
@@ -152,15 +89,20 @@ export interface WarmLease {
  * its own ACP session.
  */
 export async function acquireWarmAgent(spec: WarmStart, timeoutMs: number): Promise<WarmLease> {
-  const lease = await pool.acquire(await warmKey(spec), { ...spec, timeoutMs });
-  if (!lease.started) await rm(spec.home.root, { recursive: true, force: true });
-  const { client, initialize, root } = lease.warm;
+  const root = spec.home.root;
+  const lease: WarmAgentLease<WarmAcp> = await poolOf(spec).acquire({
+    ...spec,
+    root,
+    extra: [spec.harness, spec.stop],
+    timeoutMs,
+  });
+  const { client, initialize } = lease.client;
   return {
     client,
-    initialize,
+    initialize: initialize as InitializeResponse,
     started: lease.started,
-    homeRoot: root,
-    release: () => void lease.release(),
+    homeRoot: lease.root,
+    release: () => void lease.release(true),
   };
 }
 
@@ -175,8 +117,8 @@ export async function acquireWarmAgent(spec: WarmStart, timeoutMs: number): Prom
  * afterAll(() => stopWarmAcpAgents());
  * ```
  */
-export function stopWarmAcpAgents(): Promise<void> {
-  return pool.stopAll();
+export async function stopWarmAcpAgents(): Promise<void> {
+  await Promise.all([...pools.values()].map((pool) => pool.stopAll()));
 }
 
 /** Whether the agent advertised `session/close` in its `initialize` answer. */

@@ -6,6 +6,7 @@ import { basename, join } from "node:path";
 import type { Capability, CapturedServer, ToolPolicy } from "@jest-m3/core/harness";
 import {
   providerCredentials,
+  testedRange,
   type FoundExecutable,
   type InstalledBinary,
 } from "@jest-m3/core/adapter-kit";
@@ -20,11 +21,7 @@ import type { AcpProfile } from "./profile.js";
 import { profileExecutable } from "./lookup.js";
 
 /** The GitHub Copilot CLI versions this profile is tested with. */
-export const COPILOT_TESTED = {
-  min: "1.0.102",
-  below: "1.1.0",
-  packageName: "@github/copilot",
-} as const;
+export const COPILOT_TESTED = testedRange("1.0.102", "1.1.0", "@github/copilot");
 
 /** The configuration variable naming the Copilot CLI executable. */
 export const COPILOT_EXECUTABLE_VARIABLE = "M3_COPILOT_EXECUTABLE";

@@ -1,21 +1,17 @@
-import { writeFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { Capability, ModelProvider, ToolPolicy } from "@jest-m3/core/harness";
-import { providerCredentials } from "@jest-m3/core/adapter-kit";
+import { writeFile } from "node:fs/promises";
+import type { ToolPolicy } from "@jest-m3/core/harness";
+import { testedRange } from "@jest-m3/core/adapter-kit";
 import { allowedTools } from "../config.js";
-import { agentEnvironment } from "../home.js";
+import { agentEnvironment, writeSettings } from "../home.js";
 import { resolveProfileOptions, type ResolvedCommonOptions } from "../options.js";
 import { mayBeMcpTool, type AgentToolCall, type SessionTools } from "../reported-calls.js";
 import { geminiNaming, identifyFlattened, type ToolIdentity } from "../tool-names.js";
 import type { AcpProfile } from "./profile.js";
-import { profileExecutable, refuseMcpToolNames } from "./lookup.js";
+import { keyCredentials, profileExecutable, providerKey, refuseMcpToolNames } from "./lookup.js";
 
 /** The Gemini CLI versions this profile is tested with. */
-export const GEMINI_TESTED = {
-  min: "0.61.0",
-  below: "0.62.0",
-  packageName: "@google/gemini-cli",
-} as const;
+export const GEMINI_TESTED = testedRange("0.61.0", "0.62.0", "@google/gemini-cli");
 
 /** The configuration variable naming the Gemini CLI executable. */
 export const GEMINI_EXECUTABLE_VARIABLE = "M3_GEMINI_EXECUTABLE";
@@ -139,21 +135,8 @@ export const geminiProfile: AcpProfile<ResolvedCommonOptions> = {
   },
   resolveOptions: (options) => resolveProfileOptions("gemini", options),
   executable: profileExecutable("Gemini CLI", GEMINI_EXECUTABLE_VARIABLE, GEMINI_TESTED, "gemini"),
-  credentials(provider: ModelProvider | undefined, names: readonly string[]): Capability {
-    const viaProvider = providerCredentials(provider, names);
-    if (viaProvider) return viaProvider;
-    if (names.includes(KEY_VARIABLE)) return { status: "ready" };
-    return {
-      status: "unavailable",
-      reason:
-        `no provider and no ${KEY_VARIABLE}: Gemini CLI's own login is not copied into the isolated ` +
-        `home. Map a key with credentialEnv: { ${KEY_VARIABLE}: "<PARENT_VARIABLE>" }, or give a provider ` +
-        `(the scripted model's providerFor("gemini"))`,
-    };
-  },
+  credentials: keyCredentials("Gemini CLI", KEY_VARIABLE, "gemini"),
   async plan({ launch, home, options }) {
-    const gemini = join(home.home, ".gemini");
-    await mkdir(gemini, { recursive: true, mode: 0o700 });
     refuseMcpToolNames(
       "gemini",
       "Gemini CLI",
@@ -161,12 +144,10 @@ export const geminiProfile: AcpProfile<ResolvedCommonOptions> = {
       "read_file, run_shell_command",
       options.builtinTools,
     );
-    await writeFile(
-      join(gemini, "settings.json"),
-      JSON.stringify(geminiSettings(options.builtinTools), null, 2),
-      {
-        mode: 0o600,
-      },
+    await writeSettings(
+      join(home.home, ".gemini"),
+      "settings.json",
+      geminiSettings(options.builtinTools),
     );
     const policyFile = join(home.root, "policy.toml");
     await writeFile(
@@ -187,16 +168,10 @@ export const geminiProfile: AcpProfile<ResolvedCommonOptions> = {
       GEMINI_CLI_TRUSTED_FOLDERS_PATH: join(home.root, "no-trusted-folders.json"),
       NO_BROWSER: "true",
     };
-    const provider = launch.provider;
-    if (provider) {
-      extra.GOOGLE_GEMINI_BASE_URL = provider.baseUrl;
-      // Gemini CLI needs a key to start; a keyless provider (the scripted model) gets a dummy.
-      extra[KEY_VARIABLE] =
-        provider.envKey !== undefined ? (launch.env[provider.envKey] ?? "") : "m3-no-key";
-    }
+    if (launch.provider) extra.GOOGLE_GEMINI_BASE_URL = launch.provider.baseUrl;
     return {
       args: ["--acp", "-m", launch.model, "--policy", policyFile],
-      env: agentEnvironment(launch.env, home, extra),
+      env: agentEnvironment(launch.env, home, { ...extra, ...providerKey(launch, KEY_VARIABLE) }),
     };
   },
   stop: () => "sigterm",

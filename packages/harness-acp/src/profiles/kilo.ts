@@ -1,22 +1,15 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { Capability } from "@jest-m3/core/harness";
-import { providerCredentials } from "@jest-m3/core/adapter-kit";
-import type { InstalledBinary } from "@jest-m3/core/adapter-kit";
-import { InvalidAcpOptions } from "../errors.js";
+import { testedRange, type InstalledBinary } from "@jest-m3/core/adapter-kit";
 import { agentEnvironment } from "../home.js";
 import { resolveProfileOptions, type ResolvedCommonOptions } from "../options.js";
 import { opencodeNaming } from "../tool-names.js";
 import { identifyOpencodeCall, opencodeConfig, opencodePermissions } from "./opencode.js";
 import type { AcpProfile } from "./profile.js";
-import { profileExecutable } from "./lookup.js";
+import { profileExecutable, providerModelCredentials } from "./lookup.js";
 
 /** The Kilo Code CLI versions this profile is tested with. */
-export const KILO_TESTED = {
-  min: "7.7.7",
-  below: "7.8.0",
-  packageName: "@kilocode/cli",
-} as const;
+export const KILO_TESTED = testedRange("7.7.7", "7.8.0", "@kilocode/cli");
 
 /** The configuration variable naming the Kilo Code executable. */
 export const KILO_EXECUTABLE_VARIABLE = "M3_KILO_EXECUTABLE";
@@ -53,20 +46,12 @@ export function installedKiloBinary(): InstalledBinary {
  * message of a `builtinTools` entry that reads as an MCP tool.
  */
 export function kiloPermissions(
-  ...args: Parameters<typeof opencodePermissions>
+  ...[policy, servers, expose, builtinTools]: Parameters<typeof opencodePermissions>
 ): ReturnType<typeof opencodePermissions> {
-  const [, servers, , builtinTools = []] = args;
-  for (const name of builtinTools) {
-    const mcp = servers.find((server) => name.startsWith(opencodeNaming.prefix(server)));
-    if (mcp !== undefined) {
-      throw new InvalidAcpOptions(
-        "kilo",
-        "builtinTools",
-        `lists "${name}", which Kilo Code would read as a tool of the server "${mcp}": builtinTools turns on Kilo Code's own tools (read, glob, bash, ...); MCP tools are chosen by the session's tools.`,
-      );
-    }
-  }
-  return opencodePermissions(...args);
+  return opencodePermissions(policy, servers, expose, builtinTools, {
+    harness: "kilo",
+    agent: "Kilo Code",
+  });
 }
 
 /**
@@ -101,26 +86,7 @@ export const kiloProfile: AcpProfile<ResolvedCommonOptions> = {
     "kilo",
     installedKiloBinary,
   ),
-  credentials(provider, names, model): Capability {
-    const viaProvider = providerCredentials(provider, names);
-    if (viaProvider) return viaProvider;
-    if (!model.includes("/")) {
-      return {
-        status: "unavailable",
-        reason: `without a provider, Kilo Code needs a model as "<provider>/<model>", got "${model}"`,
-      };
-    }
-    if (names.length === 0) {
-      return {
-        status: "unavailable",
-        reason:
-          "no provider and no credentials: Kilo Code's own login is not copied into the isolated home. " +
-          "Map the provider's key with credentialEnv, " +
-          'or give a provider (the scripted model\'s providerFor("chat-completions"))',
-      };
-    }
-    return { status: "ready" };
-  },
+  credentials: providerModelCredentials("Kilo Code"),
   plan({ launch, home, options }) {
     const permission = kiloPermissions(
       launch.toolPolicy,

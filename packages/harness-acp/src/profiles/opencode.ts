@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Capability, ModelProvider, ToolPolicy } from "@jest-m3/core/harness";
-import { providerCredentials } from "@jest-m3/core/adapter-kit";
+import type { ModelProvider, ToolPolicy } from "@jest-m3/core/harness";
+import { testedRange } from "@jest-m3/core/adapter-kit";
 import { allowedTools } from "../config.js";
 import { agentEnvironment } from "../home.js";
 import { resolveProfileOptions, type ResolvedCommonOptions } from "../options.js";
@@ -9,14 +9,10 @@ import { InvalidAcpOptions } from "../errors.js";
 import { mayBeMcpTool, type AgentToolCall, type SessionTools } from "../reported-calls.js";
 import { identifyFlattened, opencodeNaming, type ToolIdentity } from "../tool-names.js";
 import type { AcpProfile } from "./profile.js";
-import { profileExecutable } from "./lookup.js";
+import { profileExecutable, providerModelCredentials } from "./lookup.js";
 
 /** The OpenCode versions this profile is tested with. */
-export const OPENCODE_TESTED = {
-  min: "1.18.33",
-  below: "1.19.0",
-  packageName: "opencode-ai",
-} as const;
+export const OPENCODE_TESTED = testedRange("1.18.33", "1.19.0", "opencode-ai");
 
 /** The configuration variable naming the OpenCode executable. */
 export const OPENCODE_EXECUTABLE_VARIABLE = "M3_OPENCODE_EXECUTABLE";
@@ -30,22 +26,27 @@ export function opencodeToolName(server: string, tool: string): string {
  * The allow-list as OpenCode's `permission` map: everything denied (a denied tool is not
  * offered to the model, OpenCode's own tools included), each allowed MCP tool allowed, and
  * each of `builtinTools` allowed. With `exposeDisallowedTools`, the session's other MCP
- * tools are offered but ask first, and the adapter refuses them.
+ * tools are offered but ask first, and the adapter refuses them. `who` names the harness
+ * and agent in the refusal of a `builtinTools` entry that reads as an MCP tool.
  */
 export function opencodePermissions(
   policy: ToolPolicy,
   servers: readonly string[],
   exposeDisallowedTools: boolean,
   builtinTools: readonly string[] = [],
+  who: { readonly harness: string; readonly agent: string } = {
+    harness: "opencode",
+    agent: "OpenCode",
+  },
 ): Record<string, "allow" | "ask" | "deny"> {
   const permission: Record<string, "allow" | "ask" | "deny"> = { "*": "deny" };
   for (const name of builtinTools) {
     const mcp = servers.find((server) => name.startsWith(opencodeNaming.prefix(server)));
     if (mcp !== undefined) {
       throw new InvalidAcpOptions(
-        "opencode",
+        who.harness,
         "builtinTools",
-        `lists "${name}", which OpenCode would read as a tool of the server "${mcp}": builtinTools turns on OpenCode's own tools (read, glob, bash, ...); MCP tools are chosen by the session's tools.`,
+        `lists "${name}", which ${who.agent} would read as a tool of the server "${mcp}": builtinTools turns on ${who.agent}'s own tools (read, glob, bash, ...); MCP tools are chosen by the session's tools.`,
       );
     }
     permission[name] = "allow";
@@ -143,26 +144,7 @@ export const opencodeProfile: AcpProfile<ResolvedCommonOptions> = {
     OPENCODE_TESTED,
     "opencode",
   ),
-  credentials(provider, names, model): Capability {
-    const viaProvider = providerCredentials(provider, names);
-    if (viaProvider) return viaProvider;
-    if (!model.includes("/")) {
-      return {
-        status: "unavailable",
-        reason: `without a provider, OpenCode needs a model as "<provider>/<model>" (e.g. "anthropic/claude-sonnet-4-5"), got "${model}"`,
-      };
-    }
-    if (names.length === 0) {
-      return {
-        status: "unavailable",
-        reason:
-          "no provider and no credentials: OpenCode's own login is not copied into the isolated home. " +
-          'Map the provider\'s key with credentialEnv (e.g. { ANTHROPIC_API_KEY: "<PARENT_VARIABLE>" }), ' +
-          'or give a provider (the scripted model\'s providerFor("chat-completions"))',
-      };
-    }
-    return { status: "ready" };
-  },
+  credentials: providerModelCredentials("OpenCode"),
   async plan({ launch, home, options }) {
     const configFile = join(home.root, "opencode.json");
     const permission = opencodePermissions(

@@ -123,6 +123,24 @@ export interface AcpProfile<O extends ResolvedCommonOptions = ResolvedCommonOpti
   identify(call: AgentToolCall, session: SessionTools): ToolIdentity | undefined;
 }
 
+/**
+ * The profile's executable (`lookup`) and how it is started (`executable`: on the runtime
+ * the profile finds for it, when it needs one; `runtime` then says which).
+ */
+export async function resolveExecutable<O extends ResolvedCommonOptions>(
+  profile: AcpProfile<O>,
+  selection: SelectionSpec,
+  config: Readonly<Record<string, string | undefined>>,
+  options: O,
+): Promise<{ lookup: ExecutableLookup; executable: ExecutableLookup; runtime?: AgentRuntime }> {
+  const lookup = profile.executable(selection, config, options);
+  if (!lookup.found) return { lookup, executable: lookup };
+  const runtime = await profile.runtime?.(lookup, config, options);
+  return runtime
+    ? { lookup, executable: runtime.executable, runtime }
+    : { lookup, executable: lookup };
+}
+
 /** The values of a select config option, groups flattened. */
 function selectValues(option: SessionConfigOption): string[] {
   if (option.type !== "select") return [];

@@ -1,29 +1,21 @@
-import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { existsSync, readFileSync } from "node:fs";
-import type { Capability } from "@jest-m3/core/harness";
+import { existsSync } from "node:fs";
 import {
-  agentNodeCapability,
-  findAgentNode,
-  parseVersion,
-  providerCredentials,
-  type AgentNodeSearch,
+  onAgentNode,
+  readAgentPackage,
+  testedRange,
   type FoundExecutable,
   type InstalledBinary,
 } from "@jest-m3/core/adapter-kit";
-import { agentEnvironment } from "../home.js";
+import { agentEnvironment, writeSettings } from "../home.js";
 import { resolveProfileOptions, type ResolvedCommonOptions } from "../options.js";
 import type { AgentToolCall, SessionTools } from "../reported-calls.js";
 import { identifyFlattened, type ToolIdentity, type ToolNaming } from "../tool-names.js";
 import type { AcpProfile } from "./profile.js";
-import { profileExecutable, refuseMcpToolNames } from "./lookup.js";
+import { keyCredentials, profileExecutable, providerKey, refuseMcpToolNames } from "./lookup.js";
 
 /** The Qwen Code versions this profile is tested with. */
-export const QWEN_TESTED = {
-  min: "0.24.4",
-  below: "0.25.0",
-  packageName: "@qwen-code/qwen-code",
-} as const;
+export const QWEN_TESTED = testedRange("0.24.4", "0.25.0", "@qwen-code/qwen-code");
 
 /** The configuration variable naming Qwen Code's script (`cli.js`) or an executable. */
 export const QWEN_EXECUTABLE_VARIABLE = "M3_QWEN_EXECUTABLE";
@@ -152,28 +144,7 @@ export function installedQwenScript(): InstalledBinary {
 
 /** The Node Qwen Code's package needs (its `engines`), `22.0.0` when unreadable. */
 export function qwenNodeMinimum(script: string): string {
-  try {
-    const json = JSON.parse(readFileSync(join(dirname(script), "package.json"), "utf8")) as {
-      name?: string;
-      engines?: { node?: string };
-    };
-    if (json.name === QWEN_TESTED.packageName) {
-      const minimum = parseVersion(json.engines?.node ?? "");
-      if (minimum) return minimum.text;
-    }
-  } catch {
-    // Not next to its package.json: the tested version's requirement.
-  }
-  return "22.0.0";
-}
-
-function nodeSearch(script: string): AgentNodeSearch {
-  return {
-    agent: "Qwen Code",
-    minimum: qwenNodeMinimum(script),
-    variable: QWEN_NODE_VARIABLE,
-    installedBy: "@jest-m3/harness-acp",
-  };
+  return readAgentPackage(script, (name) => name === QWEN_TESTED.packageName, "22.0.0").node.text;
 }
 
 /**
@@ -212,37 +183,18 @@ export const qwenProfile: AcpProfile<ResolvedCommonOptions> = {
     installedQwenScript,
   ),
   async runtime(executable: FoundExecutable, config) {
-    // A native or wrapper executable given by path runs as it is.
-    if (!/\.[cm]?js$/.test(executable.path)) {
-      return {
-        executable,
-        capability: {
-          status: "ready",
-          reason: `${executable.path} is run as it is, on no Node of the adapter's`,
-        },
-      };
-    }
-    const search = nodeSearch(executable.path);
-    const node = await findAgentNode(search, undefined, config);
-    return {
-      executable: node.found
-        ? { ...executable, command: node.path, prefix: ["--expose-gc", executable.path] }
-        : { found: false, reason: node.reason },
-      capability: agentNodeCapability(node, "Qwen Code"),
+    const search = {
+      agent: "Qwen Code",
+      minimum: qwenNodeMinimum(executable.path),
+      variable: QWEN_NODE_VARIABLE,
+      installedBy: "@jest-m3/harness-acp",
     };
+    const { executable: onNode, node } = await onAgentNode(executable, search, undefined, config, [
+      "--expose-gc",
+    ]);
+    return { executable: onNode, capability: node };
   },
-  credentials(provider, names): Capability {
-    const viaProvider = providerCredentials(provider, names);
-    if (viaProvider) return viaProvider;
-    if (names.includes(KEY_VARIABLE)) return { status: "ready" };
-    return {
-      status: "unavailable",
-      reason:
-        `no provider and no ${KEY_VARIABLE}: Qwen Code's own login is not copied into the isolated home. ` +
-        `Map a key with credentialEnv: { ${KEY_VARIABLE}: "<PARENT_VARIABLE>" }, or give a provider ` +
-        `(the scripted model's providerFor("chat-completions"))`,
-    };
-  },
+  credentials: keyCredentials("Qwen Code", KEY_VARIABLE, "chat-completions"),
   async plan({ launch, home, options }) {
     refuseMcpToolNames(
       "qwen-code",
@@ -251,12 +203,10 @@ export const qwenProfile: AcpProfile<ResolvedCommonOptions> = {
       "read_file, run_shell_command",
       options.builtinTools,
     );
-    const qwen = join(home.home, ".qwen");
-    await mkdir(qwen, { recursive: true, mode: 0o700 });
-    await writeFile(
-      join(qwen, "settings.json"),
-      JSON.stringify(qwenSettings(launch.model, options.builtinTools), null, 2),
-      { mode: 0o600 },
+    await writeSettings(
+      join(home.home, ".qwen"),
+      "settings.json",
+      qwenSettings(launch.model, options.builtinTools),
     );
     const extra: Record<string, string> = {
       QWEN_CODE_NO_RELAUNCH: "true",
@@ -264,16 +214,10 @@ export const qwenProfile: AcpProfile<ResolvedCommonOptions> = {
       OPENAI_MODEL: launch.model,
       NO_COLOR: "1",
     };
-    const provider = launch.provider;
-    if (provider) {
-      extra.OPENAI_BASE_URL = provider.baseUrl;
-      // Qwen Code needs a key to start; a keyless provider (the scripted model) gets a dummy.
-      extra[KEY_VARIABLE] =
-        provider.envKey !== undefined ? (launch.env[provider.envKey] ?? "") : "m3-no-key";
-    }
+    if (launch.provider) extra.OPENAI_BASE_URL = launch.provider.baseUrl;
     return {
       args: ["--acp", "--approval-mode", "default"],
-      env: agentEnvironment(launch.env, home, extra),
+      env: agentEnvironment(launch.env, home, { ...extra, ...providerKey(launch, KEY_VARIABLE) }),
     };
   },
   stop: () => "stdin",
