@@ -79,6 +79,19 @@ test("shared: sessions of one key use one process at once; it stays until the la
   );
 });
 
+test("shared: a process a session found unresponsive (release(false)) is stopped, the next session gets a new one", async () => {
+  const { pool: shared, starts } = pool("shared");
+  const [a, b] = await Promise.all([shared.acquire("k", "one"), shared.acquire("k", "two")]);
+  const pid = a.warm.agent.pid!;
+  await a.release(false);
+  expect(isProcessAlive(pid)).toBe(false);
+  await b.release();
+  const c = await shared.acquire("k", "three");
+  expect(c.started).toBe(true);
+  expect(c.warm.agent.pid).not.toBe(pid);
+  expect(starts).toEqual(["one", "three"]);
+});
+
 test("exclusive: a busy process is not shared; a released one is reused, an unreset one stopped", async () => {
   const { pool: exclusive, starts } = pool("exclusive");
   const first = await exclusive.acquire("k", "one");

@@ -8,7 +8,7 @@ import type {
 } from "@jest-m3/core/harness";
 import type { AppServerClient } from "./app-server-client.js";
 import { answerRequest, fromPlan } from "./approvals.js";
-import { AppServerExited } from "./errors.js";
+import { AppServerExited, CodexRpcError } from "./errors.js";
 import type { Json, ServerNotification, ServerRequest } from "./protocol.js";
 import { TurnCollector } from "./turn.js";
 import type { WarmAppServer } from "./warm-pool.js";
@@ -118,11 +118,16 @@ export class CodexSession implements HarnessSession {
         return;
       }
       for (const stop of this.stops.splice(0)) stop();
-      await this.client
+      // An app-server that no longer answers (hung, stopped) serves no later session; an
+      // error answer is still an answer.
+      const answered = await this.client
         .request("thread/unsubscribe", { threadId: this.id }, { timeoutMs: CLOSE_GRACE_MS })
-        .catch(() => undefined);
+        .then(
+          () => true,
+          (error: unknown) => error instanceof CodexRpcError,
+        );
       await stopSessionServers(this.client.process.pid, this.launch.servers, CLOSE_GRACE_MS);
-      await lease.release();
+      await lease.release(answered);
     });
   }
 

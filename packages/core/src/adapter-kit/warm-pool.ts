@@ -42,8 +42,10 @@ export interface WarmLease<W> {
   /** True when the process was started for this lease (a cold start). */
   readonly started: boolean;
   /**
-   * Hands the process back. For an exclusive lease, `reusable` says the session reset it
-   * (else it is stopped); a shared one is kept while any session holds it. Idempotent.
+   * Hands the process back. `reusable` (default true) says the session left it able to
+   * serve another: for an exclusive lease, that the session reset it; for a shared one,
+   * that it still answers (a process that stopped answering is stopped, with every session
+   * it serves). A shared process is otherwise kept while any session holds it. Idempotent.
    */
   release(reusable?: boolean): Promise<void>;
 }
@@ -124,9 +126,8 @@ export class WarmPool<S, W> {
     let released: Promise<void> | undefined;
     const release = async (reusable: boolean): Promise<void> => {
       entry.users--;
-      const exclusive = this.options.lease === "exclusive";
       if (!this.entries.has(entry)) return;
-      if ((exclusive && !reusable) || !this.options.alive(entry.warm)) {
+      if (!reusable || !this.options.alive(entry.warm)) {
         await this.discard(entry.warm);
         return;
       }

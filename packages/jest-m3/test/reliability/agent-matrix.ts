@@ -17,10 +17,19 @@
  * Jest-level faults (Jest's timeout, SIGINT, SIGTERM, a killed worker) need a Jest of their
  * own: in-band-signals.test.ts runs SIGINT and SIGTERM on every agent.
  *
+ * With `{ warm: true }` (agent-matrix-<agent>-warm.test.ts) every cell runs on the agent's
+ * warm pool (`options: { warm: true }`), whose agent process serves one session after
+ * another and outlives the kit. The orphan check then splits: what the session started (its
+ * relays and servers) is gone when its kit closed, by pid and start time; the warm agents
+ * are as many as the pool may keep (one per key for a shared pool, one per session at once
+ * for an exclusive one), every relay of a cell was started under a warm agent (no silent
+ * cold start), concurrent sessions of an exclusive pool never share one, and once the pools
+ * stop (`stopWarmPools`, as the preset does at the file's end) no warm agent is left.
+ *
  * `afterAll` prints the agent's figures: cells passed and the time of each.
  */
-import { lstatSync, readdirSync, readFileSync, existsSync } from "node:fs";
-import { join } from "node:path";
+import { lstatSync, readdirSync, readFileSync, readlinkSync, existsSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import {
   ExecutionOutcome,
   MCPTestKit,
@@ -28,8 +37,9 @@ import {
   type ModelProvider,
   type StdioServer,
 } from "jest-m3";
-import { processStartTime, stillSame } from "@jest-m3/core/runner";
+import { processStartTime, stillSame, stopWarmPools } from "@jest-m3/core/runner";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { procStat } from "@jest-m3/test-support";
 
 /** The repository root. */
 const REPO = join(__dirname, "..", "..", "..", "..");
@@ -58,8 +68,8 @@ export interface MatrixAgent {
   readonly faults: Readonly<Record<ProviderFault, RegExp | "retries">>;
   /**
    * Files the agent itself writes into its (the kit's temporary) home when a request fails,
-   * quoting the provider's answer as it came: Gemini CLI's `gemini-client-error-*.json`,
-   * OpenCode's log and its session database.
+   * quoting the provider's answer as it came: Codex's log database, Gemini CLI's
+   * `gemini-client-error-*.json`, OpenCode's log and its session database.
    */
   readonly ownErrorReports?: RegExp;
   /**
@@ -67,6 +77,18 @@ export interface MatrixAgent {
    * `M3_HARNESS_START`, or the agent goes on without the server and the turn completes.
    */
   readonly serverStartFailure: "open fails" | "turn completes";
+  /**
+   * How the agent's warm pool shares a process: `shared` (one process per key serves every
+   * session at once, each on its own thread or ACP session), `exclusive` (one session at a
+   * time: a second session at once gets a process of its own).
+   */
+  readonly warmLease: "shared" | "exclusive";
+}
+
+/** How a file runs the matrix. */
+export interface MatrixOptions {
+  /** Every session on the agent's warm pool (`options: { warm: true }`), else cold (`warm: false`). */
+  readonly warm: boolean;
 }
 
 /** Every agent the project has, and what each does with a provider's faults (observed). */
@@ -76,7 +98,10 @@ export const MATRIX_AGENTS: Record<string, MatrixAgent> = {
     model: "scripted",
     dialect: "responses",
     faults: { "401": /401/, "429": /429/, "500": /internalServerError/, cut: /stream/i },
+    // Its log database (seen in the warm pool's home; a cold home may not have flushed it yet).
+    ownErrorReports: /\/codex-home\/logs_\d+\.sqlite(-wal)?$/,
     serverStartFailure: "open fails",
+    warmLease: "shared",
   },
   "claude-code": {
     harness: "claude-code",
@@ -84,6 +109,7 @@ export const MATRIX_AGENTS: Record<string, MatrixAgent> = {
     dialect: "anthropic-messages",
     faults: { "401": /401/, "429": /429/, "500": /500/, cut: "retries" },
     serverStartFailure: "open fails",
+    warmLease: "exclusive",
   },
   gemini: {
     harness: "gemini",
@@ -92,6 +118,7 @@ export const MATRIX_AGENTS: Record<string, MatrixAgent> = {
     faults: { "401": /401/, "429": "retries", "500": "retries", cut: /terminated/ },
     ownErrorReports: /\/tmp\/gemini-client-error-[^/]+\.json$/,
     serverStartFailure: "open fails",
+    warmLease: "shared",
   },
   opencode: {
     harness: "opencode",
@@ -100,6 +127,7 @@ export const MATRIX_AGENTS: Record<string, MatrixAgent> = {
     faults: { "401": /invalid key/, "429": "retries", "500": "retries", cut: "retries" },
     ownErrorReports: /\/data\/opencode\/(log\/opencode\.log|opencode\.db(-wal)?)$/,
     serverStartFailure: "open fails",
+    warmLease: "shared",
   },
 };
 
@@ -229,15 +257,67 @@ interface CellFigure {
   readonly note?: string;
 }
 
-/** Declares the matrix's cells for one agent. */
-export function describeAgentMatrix(name: keyof typeof MATRIX_AGENTS): void {
+/** A process a cell saw start; a relay also names the agent process it runs under. */
+interface StartedProcess {
+  readonly pid: number;
+  readonly label: string;
+  readonly startTime: string | null;
+  /** For a relay: its nearest ancestor among the agent processes (by /proc's parent links). */
+  readonly servedBy?: number;
+  /** For a warm agent: the cell it started in. */
+  readonly cell?: string;
+}
+
+/** A warm pool's agent process, as its pool labels it ("codex app-server (warm)", ...). */
+const isWarmAgent = (label: string): boolean => /\bwarm\)$/.test(label);
+const isRelay = (label: string): boolean => label.startsWith("relay for ");
+/** The agent's own process (the kit spawned it; relays and servers are its descendants). */
+const isAgent = (label: string): boolean => !isRelay(label) && !label.startsWith("server ");
+
+/** The nearest ancestor of `pid` among `agents`, following /proc's parent links. */
+function ancestorIn(pid: number, agents: ReadonlySet<number>): number | undefined {
+  let parent = procStat(pid)?.ppid;
+  for (let depth = 0; parent !== undefined && parent > 1 && depth < 32; depth++) {
+    if (agents.has(parent)) return parent;
+    parent = procStat(parent)?.ppid;
+  }
+  return undefined;
+}
+
+/** A warm agent's folder (its home and cwd are in it): its cwd, or the cwd's parent. */
+function warmFolder(pid: number): string {
+  const cwd = readlinkSync(`/proc/${pid}/cwd`);
+  return basename(cwd) === "cwd" ? dirname(cwd) : cwd;
+}
+
+/** The relay pids a session's trace names ("relay pid N, server pid M" when each connected). */
+function relayPids(events: readonly { kind: string; detail: string }[]): number[] {
+  return events
+    .filter((event) => event.kind === "connected")
+    .map((event) => Number(/relay pid (\d+)/.exec(event.detail)?.[1]))
+    .filter((pid) => Number.isInteger(pid));
+}
+
+/**
+ * Declares the matrix's cells for one agent, its sessions cold (`warm: false`, one agent
+ * process per session, owned by the kit) or on the warm pool (`warm: true`).
+ */
+export function describeAgentMatrix(
+  name: keyof typeof MATRIX_AGENTS,
+  { warm }: MatrixOptions = { warm: false },
+): void {
   const agentCase = MATRIX_AGENTS[name]!;
+  const label = warm ? `${name} (warm)` : name;
   let model: ScriptedModel;
   let kit: MCPTestKit;
-  /** Every process the cell's kit reported starting, with its start time. */
-  let started: { pid: number; label: string; startTime: string | null }[] = [];
+  let stopObserving: () => void = () => undefined;
+  /** Every process the cell's kit reported starting, with its start time (warm agents aside). */
+  let started: StartedProcess[] = [];
+  /** Every warm agent process the file saw start (they outlive the cells' kits). */
+  const warmAgents = new Map<number, StartedProcess>();
   const figures: CellFigure[] = [];
   let note: string | undefined;
+  let currentCell = "";
 
   const provider = (): ModelProvider => ({
     ...model.providerFor(agentCase.dialect),
@@ -250,15 +330,26 @@ export function describeAgentMatrix(name: keyof typeof MATRIX_AGENTS): void {
         models: [agentCase.model],
         provider: provider(),
         credentialEnv: { M3_MATRIX_API_KEY: PLANTED_VARIABLE },
+        options: { warm },
       },
     ])[0]!;
-  /** The agent's own process (the one the kit spawned; relays and servers are its children). */
-  const agentProcess = () => {
-    const own = kit.processes.filter(
-      (child) => !child.label.startsWith("relay for ") && !child.label.startsWith("server "),
-    );
-    expect(own).toHaveLength(1);
-    return own[0]!;
+  /**
+   * The agent process serving the cell's one session. Cold: the kit spawned exactly one.
+   * Warm: the kit spawned none, and the session's relays all run under one warm agent.
+   */
+  const agentProcess = (): { pid: number } => {
+    const own = kit.processes.filter((child) => isAgent(child.label));
+    if (!warm) {
+      expect(own).toHaveLength(1);
+      return own[0]!;
+    }
+    expect(own).toEqual([]);
+    const served = [
+      ...new Set(started.filter((child) => isRelay(child.label)).map((child) => child.servedBy)),
+    ];
+    expect(served).toHaveLength(1);
+    expect(warmAgents.has(served[0]!)).toBe(true);
+    return { pid: served[0]! };
   };
   /** Waits until `condition` holds (every 50 ms), up to `ms`. */
   const until = async (condition: () => boolean, ms: number): Promise<boolean> => {
@@ -275,11 +366,16 @@ export function describeAgentMatrix(name: keyof typeof MATRIX_AGENTS): void {
     model = await startScriptedModel(SCRIPT);
   });
   afterAll(async () => {
+    // The preset stops a file's pools when the file ends; stopping them here lets the file
+    // check that no warm agent it saw outlives its pool.
+    await stopWarmPools();
+    const leftWarm = [...warmAgents.values()].filter((child) => stillSame(child));
     await model.close();
     delete process.env[PLANTED_VARIABLE];
+    expect(leftWarm.map((child) => `${child.label} (pid ${child.pid})`)).toEqual([]);
     const passed = figures.filter((figure) => figure.passed).length;
     console.log(
-      `reliability matrix, ${name}: ${passed}/${figures.length} cells passed\n` +
+      `reliability matrix, ${label}: ${passed}/${figures.length} cells passed\n` +
         figures
           .map(
             (figure) =>
@@ -291,29 +387,62 @@ export function describeAgentMatrix(name: keyof typeof MATRIX_AGENTS): void {
   beforeEach(() => {
     started = [];
     kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
-    kit.runtime.observe({
-      processStarted: (child) =>
-        started.push({
-          pid: child.pid,
-          label: child.label,
-          startTime: processStartTime(child.pid),
-        }),
+    stopObserving = kit.runtime.observe({
+      processStarted: (child) => {
+        const seen = { pid: child.pid, label: child.label, startTime: processStartTime(child.pid) };
+        if (isWarmAgent(child.label)) {
+          warmAgents.set(child.pid, { ...seen, cell: currentCell });
+          return;
+        }
+        if (!isRelay(child.label)) {
+          started.push(seen);
+          return;
+        }
+        // Announced while the relay runs: its parent links still lead to its agent.
+        const agents = new Set([
+          ...warmAgents.keys(),
+          ...kit.processes.filter((own) => isAgent(own.label)).map((own) => own.pid),
+        ]);
+        started.push({ ...seen, servedBy: ancestorIn(child.pid, agents) });
+      },
     });
   });
   afterEach(async () => {
     await kit.close();
+    stopObserving();
     // The orphan check: nothing the kit started is still that process (zombies count as gone).
+    // Warm, that is the session's relays and servers, while its agent stays for the next one.
     const left = started.filter((child) => stillSame(child));
     expect(left.map((child) => `${child.label} (pid ${child.pid})`)).toEqual([]);
+    // Every relay ran under an agent of the mode the file asked for: a warm file's sessions
+    // did not silently start cold, a cold file's did not land on a warm agent.
+    const misplaced = started.filter(
+      (child) =>
+        isRelay(child.label) &&
+        (child.servedBy === undefined || warmAgents.has(child.servedBy) !== warm),
+    );
+    expect(
+      misplaced.map((child) => `${child.label} (pid ${child.pid}) under ${child.servedBy}`),
+    ).toEqual([]);
+    if (warm) {
+      // No warm agent leaked: a shared pool keeps one process for the file's one key, an
+      // exclusive pool at most one per session that ran at once.
+      const live = [...warmAgents.values()].filter((child) => stillSame(child));
+      const most = agentCase.warmLease === "shared" ? 1 : LOAD_SESSIONS;
+      expect({
+        live: live.map((child) => `pid ${child.pid} (${child.label}), since ${child.cell}`),
+      }).toEqual({ live: live.length <= most ? expect.anything() : `at most ${most}` });
+    }
   });
 
   /** A cell: a test whose time and result go into the agent's figures. */
   const cell = (title: string, body: () => Promise<void>, timeoutMs = 90_000): void => {
     test(
-      `${name}: ${title}`,
+      `${label}: ${title}`,
       async () => {
         const startedAt = Date.now();
         note = undefined;
+        currentCell = title;
         try {
           await body();
           figures.push({ cell: title, passed: true, ms: Date.now() - startedAt, note });
@@ -528,6 +657,22 @@ export function describeAgentMatrix(name: keyof typeof MATRIX_AGENTS): void {
       expect(new Set(results.map(({ session }) => session.result.snapshot.sessionId)).size).toBe(
         LOAD_SESSIONS,
       );
+      // The agent process each session ran on, from its relays' parent links.
+      const servedBy = new Map(started.map((child) => [child.pid, child.servedBy]));
+      const agents = results.map(({ session }) => {
+        const under = new Set(
+          relayPids(session.result.trace.events).map((pid) => servedBy.get(pid)),
+        );
+        expect(under.size).toBe(1);
+        return [...under][0];
+      });
+      expect(agents).not.toContain(undefined);
+      // Cold, and warm on an exclusive pool, a session is an isolation line: no agent process
+      // served two of them. A shared pool serves them all on one process, each on its own
+      // thread or ACP session.
+      const distinct = new Set(agents).size;
+      note = `${distinct} agent process(es) for ${LOAD_SESSIONS} sessions`;
+      expect(distinct).toBe(warm && agentCase.warmLease === "shared" ? 1 : LOAD_SESSIONS);
     },
     180_000,
   );
@@ -538,19 +683,28 @@ export function describeAgentMatrix(name: keyof typeof MATRIX_AGENTS): void {
       const session = agent().session({ server: faultServer(), timeout: 60_000 });
       let failed;
       let copies: string[];
+      let warmDirs: string[];
       {
         await using open = await session.open();
         failed = await open.send("scan for the key", { timeout: 30_000 });
         const dirs = (kit as unknown as { tempDirs: string[] }).tempDirs;
-        expect(dirs.length).toBeGreaterThanOrEqual(2);
-        copies = dirs.flatMap((dir) => filesContaining(dir, PLANTED_KEY));
-        // Only the agent's own error reports, in the kit's temporary folders, may quote what
-        // the provider sent back; they go with the folders when the kit closes.
+        expect(dirs.length).toBeGreaterThanOrEqual(warm ? 1 : 2);
+        // A warm agent's home is its pool's folder (the agent's cwd is in it), not the kit's.
+        warmDirs = warm ? [warmFolder(agentProcess().pid)] : [];
+        copies = [...dirs, ...warmDirs].flatMap((dir) => filesContaining(dir, PLANTED_KEY));
+        // Only the agent's own error reports, in the kit's temporary folders (or the warm
+        // pool's), may quote what the provider sent back; they go with the folders when the
+        // kit closes (the pool stops).
         const allowed = agentCase.ownErrorReports;
         expect(copies.filter((file) => !(allowed && allowed.test(file)))).toEqual([]);
       }
       await kit.close();
-      expect(copies.filter((file) => existsSync(file))).toEqual([]);
+      const inWarm = (file: string) => warmDirs.some((dir) => file.startsWith(`${dir}/`));
+      expect(copies.filter((file) => !inWarm(file) && existsSync(file))).toEqual([]);
+      if (warm) {
+        await stopWarmPools();
+        expect(copies.filter((file) => existsSync(file))).toEqual([]);
+      }
       expect(failed.snapshot.outcome).toBe(TurnOutcome.FAILED);
       expect(failed.error?.message).toContain(`[redacted: ${PLANTED_VARIABLE}]`);
       expect(
