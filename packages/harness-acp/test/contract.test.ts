@@ -9,16 +9,14 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { MCPTestKit } from "@jest-m3/core";
 import {
-  AcpClient,
   createAgentHome,
   geminiProfile,
-  INITIALIZE_PARAMS,
   loadAcpSdk,
   opencodeProfile,
   PROTOCOL_SURFACE,
   type AcpProfile,
 } from "@jest-m3/harness-acp";
-import { acpLaunch, selection } from "./support/acp";
+import { acpLaunch, selection, withAcpClient } from "./support/acp";
 
 jest.setTimeout(120_000);
 
@@ -166,38 +164,35 @@ describe.each([
     if (!executable.found) throw new Error(executable.reason);
     const home = await createAgentHome(await kit.tempDir("m3-contract-"));
     const plan = await profile.plan({ launch, home, options, executable });
-    const client = new AcpClient(
+    await withAcpClient(
+      kit,
       profile.agent,
-      kit.spawn({
+      {
         label: name,
         command: executable.command,
         args: [...executable.prefix, ...plan.args],
         env: plan.env,
         cwd: launch.workspace,
-      }),
+      },
+      profile.stop(options),
+      async (client, init) => {
+        expect(init.authMethods ?? []).not.toContainEqual(
+          expect.objectContaining({ required: true }),
+        );
+        const session = await client.request(
+          "session/new",
+          { cwd: launch.workspace, mcpServers: [] },
+          { timeoutMs: 60_000 },
+        );
+        expect(typeof session.sessionId).toBe("string");
+        const models = (session as { models?: { currentModelId?: string } }).models;
+        const modelOption = (session.configOptions ?? []).find((option) => option.id === "model");
+        // Gemini CLI reports the `-m` model; OpenCode the configuration's `<provider>/<model>`.
+        const current =
+          models?.currentModelId ?? (modelOption as { currentValue?: string })?.currentValue;
+        expect(current).toBe(name === "gemini" ? "scripted-1" : "scripted/scripted-1");
+      },
+      2000,
     );
-    try {
-      await client.connect();
-      const init = await client.request("initialize", INITIALIZE_PARAMS, { timeoutMs: 60_000 });
-      expect(init.protocolVersion).toBe(1);
-      expect(init.agentCapabilities?.mcpCapabilities?.http).toBe(true);
-      expect(init.authMethods ?? []).not.toContainEqual(
-        expect.objectContaining({ required: true }),
-      );
-      const session = await client.request(
-        "session/new",
-        { cwd: launch.workspace, mcpServers: [] },
-        { timeoutMs: 60_000 },
-      );
-      expect(typeof session.sessionId).toBe("string");
-      const models = (session as { models?: { currentModelId?: string } }).models;
-      const modelOption = (session.configOptions ?? []).find((option) => option.id === "model");
-      // Gemini CLI reports the `-m` model; OpenCode the configuration's `<provider>/<model>`.
-      const current =
-        models?.currentModelId ?? (modelOption as { currentValue?: string })?.currentValue;
-      expect(current).toBe(name === "gemini" ? "scripted-1" : "scripted/scripted-1");
-    } finally {
-      await client.close(profile.stop(options), 2000);
-    }
   });
 });

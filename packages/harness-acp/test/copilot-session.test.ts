@@ -12,78 +12,44 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, type StdioServer } from "jest-m3";
 import {
-  AcpClient,
   copilotNaming,
   createAgentHome,
-  INITIALIZE_PARAMS,
   InvalidAcpOptions,
   copilotHarness,
   copilotProfile,
   ToolNameCollision,
 } from "@jest-m3/harness-acp";
 import {
-  bothQuotesRule,
-  ERASE_RULE,
   expectKilledMidTurn,
   expectNoValues,
   expectRefusedBeforeStart,
   expectSecretsKept,
-  expectSeed,
-  HANG_RULE,
   lastOffered,
   namedToolsServer,
   perTestKit,
-  processTree,
-  runSeed,
-  seedRule,
   serverStartFailure,
 } from "@jest-m3/test-support";
 import {
   acpLaunch,
   openShippingAndLedger,
   callLog,
-  isRunning,
-  REPO_ROOT,
   runTurn,
   selection,
   shippingServer,
   waitFor,
+  SESSION_RULES,
+  scriptedAgent,
+  expectAcpSeed,
+  withAcpClient,
 } from "./support/acp";
 
 jest.setTimeout(180_000);
 
-const t = perTestKit({
-  script: {
-    rules: [
-      seedRule("The quote for {{match.1}} kg is ready."),
-      ERASE_RULE,
-      bothQuotesRule(),
-      HANG_RULE,
-    ],
-  },
-});
-const copilot = () => ({
-  harness: "copilot",
-  models: ["scripted-1"],
-  provider: t.model.providerFor("chat-completions"),
-});
+const t = perTestKit({ script: { rules: [...SESSION_RULES] } });
+const copilot = () => scriptedAgent(t, "copilot");
 
 test("the seed: two turns share one session, one shipping_quote each, wire and reported", async () => {
-  const log = join(await t.kit.tempDir("m3-log-"), "shipping.jsonl");
-  const [agent] = t.kit.agents([copilot()]);
-  const session = agent!.session({
-    server: { ...shippingServer(log), cwd: join(REPO_ROOT, "examples/shipping") },
-    tools: ["shipping:shipping_quote"],
-    timeout: 120_000,
-  });
-  const run = await runSeed(session, () => processTree(t.kit), 120_000);
-  expectSeed(run, log);
-  expect(run.result.snapshot.agent).toEqual(
-    expect.objectContaining({ harness: "copilot", model: "scripted-1", version: "1.0.102" }),
-  );
-  expect(run.first.response?.text).toBe("The quote for 2 kg is ready.");
-  expect(run.second.response?.text).toBe("The quote for 3 kg is ready.");
-  expect(run.pids.filter(isRunning)).toEqual([]);
+  await expectAcpSeed(t, "copilot", "1.0.102");
 });
 
 /** The tool names the agent sent with its last request that offered any, as it sent them. */
@@ -220,54 +186,50 @@ test("contract: the flags and variables the profile sets exist; initialize, sess
   // The stdio server given in session/new (not at launch) is dropped, as its log says.
   const log = join(await t.kit.tempDir("m3-log-"), "shipping.jsonl");
   const stdio = shippingServer(log);
-  const client = new AcpClient(
+  await withAcpClient(
+    t.kit,
     copilotProfile.agent,
-    t.kit.spawn({
+    {
       label: "copilot",
       command: lookup.command,
       args: plan.args,
       env: plan.env,
       cwd: launch.workspace,
-    }),
-  );
-  try {
-    await client.connect();
-    const init = await client.request("initialize", INITIALIZE_PARAMS, { timeoutMs: 60_000 });
-    expect(init.protocolVersion).toBe(1);
-    expect(init.agentInfo).toEqual(
-      expect.objectContaining({ name: "Copilot", version: "1.0.102" }),
-    );
-    expect(init.agentCapabilities?.mcpCapabilities?.http).toBe(true);
-    const session = await client.request(
-      "session/new",
-      {
-        cwd: launch.workspace,
-        mcpServers: [
-          {
-            name: "shipping",
-            command: stdio.command,
-            args: [...(stdio.args ?? [])],
-            env: Object.entries(stdio.env ?? {}).map(([name, value]) => ({ name, value })),
-          },
-        ],
-      },
-      { timeoutMs: 60_000 },
-    );
-    expect(typeof session.sessionId).toBe("string");
-    expect((session.configOptions ?? []).map((option) => option.id)).toContain("mode");
-    const logs = join(plan.env.COPILOT_HOME as string, "logs");
-    await waitFor(
-      () =>
-        existsSync(logs) &&
-        readdirSync(logs).some((file) =>
-          readFileSync(join(logs, file), "utf8").includes(
-            'Rejecting non-http/sse MCP server "shipping"',
+    },
+    copilotProfile.stop(options),
+    async (client, init) => {
+      expect(init.agentInfo).toEqual(
+        expect.objectContaining({ name: "Copilot", version: "1.0.102" }),
+      );
+      const session = await client.request(
+        "session/new",
+        {
+          cwd: launch.workspace,
+          mcpServers: [
+            {
+              name: "shipping",
+              command: stdio.command,
+              args: [...(stdio.args ?? [])],
+              env: Object.entries(stdio.env ?? {}).map(([name, value]) => ({ name, value })),
+            },
+          ],
+        },
+        { timeoutMs: 60_000 },
+      );
+      expect(typeof session.sessionId).toBe("string");
+      expect((session.configOptions ?? []).map((option) => option.id)).toContain("mode");
+      const logs = join(plan.env.COPILOT_HOME as string, "logs");
+      await waitFor(
+        () =>
+          existsSync(logs) &&
+          readdirSync(logs).some((file) =>
+            readFileSync(join(logs, file), "utf8").includes(
+              'Rejecting non-http/sse MCP server "shipping"',
+            ),
           ),
-        ),
-      "Copilot's log line dropping the stdio server",
-      30_000,
-    );
-  } finally {
-    await client.close(copilotProfile.stop(options), 5000);
-  }
+        "Copilot's log line dropping the stdio server",
+        30_000,
+      );
+    },
+  );
 });

@@ -9,76 +9,37 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, type StdioServer } from "jest-m3";
+import { createAgentHome, kiloHarness, kiloProfile, ToolNameCollision } from "@jest-m3/harness-acp";
 import {
-  AcpClient,
-  createAgentHome,
-  INITIALIZE_PARAMS,
-  kiloHarness,
-  kiloProfile,
-  ToolNameCollision,
-} from "@jest-m3/harness-acp";
-import {
-  bothQuotesRule,
-  ERASE_RULE,
   expectKilledMidTurn,
   expectNoValues,
   expectRefusedBeforeStart,
   expectSecretsKept,
-  expectSeed,
-  HANG_RULE,
   lastOffered,
   namedToolsServer,
   perTestKit,
-  processTree,
-  runSeed,
-  seedRule,
   serverStartFailure,
 } from "@jest-m3/test-support";
 import {
   acpLaunch,
   openShippingAndLedger,
   callLog,
-  isRunning,
-  REPO_ROOT,
   runTurn,
   selection,
-  shippingServer,
+  SESSION_RULES,
+  scriptedAgent,
+  expectAcpSeed,
+  withAcpClient,
+  expectDeclinedThenAllowed,
 } from "./support/acp";
 
 jest.setTimeout(180_000);
 
-const t = perTestKit({
-  script: {
-    rules: [
-      seedRule("The quote for {{match.1}} kg is ready."),
-      ERASE_RULE,
-      bothQuotesRule(),
-      HANG_RULE,
-    ],
-  },
-});
-const kilo = () => ({
-  harness: "kilo",
-  models: ["scripted-1"],
-  provider: t.model.providerFor("chat-completions"),
-});
+const t = perTestKit({ script: { rules: [...SESSION_RULES] } });
+const kilo = () => scriptedAgent(t, "kilo");
 
 test("the seed: two turns share one session, one shipping_quote each, wire and reported", async () => {
-  const log = join(await t.kit.tempDir("m3-log-"), "shipping.jsonl");
-  const [agent] = t.kit.agents([kilo()]);
-  const session = agent!.session({
-    server: { ...shippingServer(log), cwd: join(REPO_ROOT, "examples/shipping") },
-    tools: ["shipping:shipping_quote"],
-    timeout: 120_000,
-  });
-  const run = await runSeed(session, () => processTree(t.kit), 120_000);
-  expectSeed(run, log);
-  expect(run.result.snapshot.agent).toEqual(
-    expect.objectContaining({ harness: "kilo", model: "scripted-1", version: "7.7.7" }),
-  );
-  expect(run.first.response?.text).toBe("The quote for 2 kg is ready.");
-  expect(run.second.response?.text).toBe("The quote for 3 kg is ready.");
-  expect(run.pids.filter(isRunning)).toEqual([]);
+  await expectAcpSeed(t, "kilo", "7.7.7");
 });
 
 test("allow-list: a denied tool is not offered to the model and never reaches its server", async () => {
@@ -100,29 +61,7 @@ test("allow-list: a denied tool is not offered to the model and never reaches it
 });
 
 test("exposeDisallowedTools: a denied tool asks, is refused and recorded, never reaches its server; an allowed one runs", async () => {
-  const { session, capture, events, logs } = await openShippingAndLedger(t, kiloHarness, "kilo", {
-    exposeDisallowedTools: true,
-  });
-  try {
-    const denied = await runTurn(session, capture, "turn-1", "Please erase the ledger.");
-    expect([denied.outcome, denied.error]).toEqual(["completed", null]);
-    expect(lastOffered(t.model)).toContain("ledger:erase_ledger");
-    expect(denied.toolCalls.map((call) => [call.server, call.tool, call.status])).toEqual([
-      ["ledger", "erase_ledger", "policy_denied"],
-    ]);
-    expect(events).toContainEqual({
-      kind: "approval",
-      detail: "declined ledger:erase_ledger (not in the session's allow-list)",
-    });
-    const allowed = await runTurn(session, capture, "turn-2", "Quote weight_kg 2 in zone local.");
-    expect(allowed.toolCalls.map((call) => [call.server, call.tool, call.status])).toEqual([
-      ["shipping", "shipping_quote", "success"],
-    ]);
-    expect(callLog(logs.ledger)).toEqual([]);
-    expect(callLog(logs.shipping).map((entry) => entry.tool)).toEqual(["shipping_quote"]);
-  } finally {
-    await session.close();
-  }
+  await expectDeclinedThenAllowed(t, kiloHarness, "kilo", { exposeDisallowedTools: true });
 });
 
 test("an MCP server that fails to start is visible: the turn has no call and the trace names the server", async () => {
@@ -192,32 +131,28 @@ test("contract: the binary has the variables and flags the profile sets; initial
     expect(binary).toContain(needle);
   }
   expect(plan.args).toEqual(["acp", "--pure"]);
-  const client = new AcpClient(
+  await withAcpClient(
+    t.kit,
     kiloProfile.agent,
-    t.kit.spawn({
+    {
       label: "kilo",
       command: lookup.command,
       args: [...lookup.prefix, ...plan.args],
       env: plan.env,
       cwd: launch.workspace,
-    }),
+    },
+    kiloProfile.stop(options),
+    async (client, init) => {
+      expect(init.agentInfo).toEqual(expect.objectContaining({ name: "Kilo", version: "7.7.7" }));
+      const session = await client.request(
+        "session/new",
+        { cwd: launch.workspace, mcpServers: [] },
+        { timeoutMs: 60_000 },
+      );
+      const modelOption = (session.configOptions ?? []).find((option) => option.id === "model");
+      expect((modelOption as { currentValue?: string } | undefined)?.currentValue).toBe(
+        "scripted/scripted-1",
+      );
+    },
   );
-  try {
-    await client.connect();
-    const init = await client.request("initialize", INITIALIZE_PARAMS, { timeoutMs: 60_000 });
-    expect(init.protocolVersion).toBe(1);
-    expect(init.agentInfo).toEqual(expect.objectContaining({ name: "Kilo", version: "7.7.7" }));
-    expect(init.agentCapabilities?.mcpCapabilities?.http).toBe(true);
-    const session = await client.request(
-      "session/new",
-      { cwd: launch.workspace, mcpServers: [] },
-      { timeoutMs: 60_000 },
-    );
-    const modelOption = (session.configOptions ?? []).find((option) => option.id === "model");
-    expect((modelOption as { currentValue?: string } | undefined)?.currentValue).toBe(
-      "scripted/scripted-1",
-    );
-  } finally {
-    await client.close(kiloProfile.stop(options), 5000);
-  }
 });

@@ -12,77 +12,39 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "jest-m3";
+import { createAgentHome, qwenHarness, qwenProfile, ToolNameCollision } from "@jest-m3/harness-acp";
 import {
-  AcpClient,
-  createAgentHome,
-  INITIALIZE_PARAMS,
-  qwenHarness,
-  qwenProfile,
-  ToolNameCollision,
-} from "@jest-m3/harness-acp";
-import {
-  bothQuotesRule,
   envLogEntries,
   envServer,
-  ERASE_RULE,
   expectKilledMidTurn,
   expectRefusedBeforeStart,
   expectSecretsKept,
-  expectSeed,
-  HANG_RULE,
-  lastOffered,
   namedToolsServer,
   perTestKit,
   plantedSecrets,
-  processTree,
-  runSeed,
-  seedRule,
   serverStartFailure,
 } from "@jest-m3/test-support";
 import {
   acpLaunch,
-  callLog,
-  isRunning,
-  openShippingAndLedger,
-  REPO_ROOT,
-  runTurn,
   selection,
-  shippingServer,
+  SESSION_RULES,
+  expectAcpSeed,
+  withAcpClient,
+  scriptedAgent,
+  expectDeclinedThenAllowed,
 } from "./support/acp";
 
 jest.setTimeout(180_000);
 
 const KEY = plantedSecrets("qwen").key;
 
-const t = perTestKit({
-  script: {
-    rules: [
-      seedRule("The quote for {{match.1}} kg is ready."),
-      ERASE_RULE,
-      bothQuotesRule(),
-      HANG_RULE,
-    ],
-  },
-});
+const t = perTestKit({ script: { rules: [...SESSION_RULES] } });
 const provider = () => t.model.providerFor("chat-completions");
-const qwen = () => ({ harness: "qwen-code", models: ["scripted-1"], provider: provider() });
+const qwen = () => scriptedAgent(t, "qwen-code");
 
 test("the seed: two turns share one session, one shipping_quote each, wire and reported; two model requests a turn", async () => {
-  const log = join(await t.kit.tempDir("m3-log-"), "shipping.jsonl");
-  const [agent] = t.kit.agents([{ harness: "qwen", models: ["scripted-1"], provider: provider() }]);
-  const session = agent!.session({
-    server: { ...shippingServer(log), cwd: join(REPO_ROOT, "examples/shipping") },
-    tools: ["shipping:shipping_quote"],
-    timeout: 120_000,
-  });
   const before = t.model.journal.entries.length;
-  const run = await runSeed(session, () => processTree(t.kit), 120_000);
-  expectSeed(run, log);
-  expect(run.result.snapshot.agent).toEqual(
-    expect.objectContaining({ harness: "qwen", model: "scripted-1", version: "0.24.4" }),
-  );
-  expect(run.first.response?.text).toBe("The quote for 2 kg is ready.");
-  expect(run.second.response?.text).toBe("The quote for 3 kg is ready.");
+  await expectAcpSeed(t, "qwen", "0.24.4");
   // The journal: the tool offered from turn 1 on, and no classifier, memory or suggestion
   // request: exactly a call and an answer per turn.
   const requests = t.model.journal.entries.slice(before);
@@ -90,36 +52,10 @@ test("the seed: two turns share one session, one shipping_quote each, wire and r
   for (const entry of requests) {
     expect(entry.conversation?.offeredTools).toEqual(["shipping:shipping_quote"]);
   }
-  expect(run.pids.filter(isRunning)).toEqual([]);
 });
 
 test("allow-list: a denied tool asks, is refused and recorded, never reaches its server; an allowed one runs", async () => {
-  const { session, capture, events, logs } = await openShippingAndLedger(
-    t,
-    qwenHarness,
-    "qwen-code",
-  );
-  try {
-    const denied = await runTurn(session, capture, "turn-1", "Please erase the ledger.");
-    expect([denied.outcome, denied.error]).toEqual(["completed", null]);
-    expect(lastOffered(t.model)).toContain("ledger:erase_ledger");
-    expect(denied.toolCalls.map((call) => [call.server, call.tool, call.status])).toEqual([
-      ["ledger", "erase_ledger", "policy_denied"],
-    ]);
-    expect(events).toContainEqual({
-      kind: "approval",
-      detail: "declined ledger:erase_ledger (not in the session's allow-list)",
-    });
-    const allowed = await runTurn(session, capture, "turn-2", "Quote weight_kg 2 in zone local.");
-    expect(allowed.toolCalls.map((call) => [call.server, call.tool, call.status])).toEqual([
-      ["shipping", "shipping_quote", "success"],
-    ]);
-    expect(capture.trace.toolCalls.map((call) => call.tool)).toEqual(["shipping_quote"]);
-    expect(callLog(logs.ledger)).toEqual([]);
-    expect(callLog(logs.shipping).map((entry) => entry.tool)).toEqual(["shipping_quote"]);
-  } finally {
-    await session.close();
-  }
+  await expectDeclinedThenAllowed(t, qwenHarness, "qwen-code");
 });
 
 test("an MCP server that fails to start is visible: the trace names the server and its words", async () => {
@@ -220,95 +156,93 @@ test("contract: the Node it runs on, the variables, settings and flags the profi
   const direct = envServer(envLog, ["OPENAI_API_KEY", "QWEN_CODE_SESSION_ID"]);
   const updates: unknown[] = [];
   const env = { ...plan.env, OPENAI_API_KEY: KEY };
-  const client = new AcpClient(
+  await withAcpClient(
+    t.kit,
     qwenProfile.agent,
-    t.kit.spawn({
+    {
       label: "qwen-code",
       command: lookup.command,
       args: [...lookup.prefix, ...plan.args],
       env,
       cwd: launch.workspace,
-    }),
-  );
-  try {
-    await client.connect();
-    const init = await client.request("initialize", INITIALIZE_PARAMS, { timeoutMs: 60_000 });
-    expect(init.protocolVersion).toBe(1);
-    expect(init.agentInfo).toEqual(
-      expect.objectContaining({ name: "qwen-code", version: "0.24.4" }),
-    );
-    expect(init.agentCapabilities?.mcpCapabilities?.http).toBe(true);
-    const session = await client.request(
-      "session/new",
-      {
-        cwd: launch.workspace,
-        mcpServers: [
-          {
-            name: "shipping",
-            command: direct.command,
-            args: [...(direct.args ?? [])],
-            env: Object.entries(direct.env ?? {}).map(([name, value]) => ({ name, value })),
-          },
-        ],
-      },
-      { timeoutMs: 60_000 },
-    );
-    // The settings' approval mode, not ACP's default `auto` (a classifier request per call).
-    expect((session as { modes?: { currentModeId?: string } }).modes?.currentModeId).toBe(
-      "default",
-    );
-    // QWEN_CODE_LEGACY_MCP_BLOCKING: the server already started when session/new answered.
-    const seen = envLogEntries(envLog);
-    expect(seen).toHaveLength(1);
-    expect(seen[0]?.OPENAI_API_KEY).toBe(KEY);
-    // Qwen Code's own variables too: the server gets the agent's environment as it is.
-    expect(seen[0]?.QWEN_CODE_SESSION_ID).toEqual(expect.stringMatching(/\S/));
-    const stop = client.handle(
-      {
-        onUpdate: (notification) => updates.push(notification.update),
-        onPermission: (request) => {
-          updates.push({ permission: request.toolCall });
-          const once = request.options.find((option) => option.kind === "allow_once");
-          return { outcome: { outcome: "selected", optionId: once?.optionId ?? "" } };
+    },
+    qwenProfile.stop(options),
+    async (client, init) => {
+      expect(init.agentInfo).toEqual(
+        expect.objectContaining({ name: "qwen-code", version: "0.24.4" }),
+      );
+      const session = await client.request(
+        "session/new",
+        {
+          cwd: launch.workspace,
+          mcpServers: [
+            {
+              name: "shipping",
+              command: direct.command,
+              args: [...(direct.args ?? [])],
+              env: Object.entries(direct.env ?? {}).map(([name, value]) => ({ name, value })),
+            },
+          ],
         },
-      },
-      session.sessionId,
-    );
-    const answer = await client.request(
-      "session/prompt",
-      {
-        sessionId: session.sessionId,
-        prompt: [{ type: "text", text: "Call shipping_quote once for weight_kg 2 in zone local." }],
-      },
-      { timeoutMs: 90_000 },
-    );
-    stop();
-    expect(answer.stopReason).toBe("end_turn");
-    const meta = { toolName: "mcp__shipping__shipping_quote" };
-    expect(updates).toContainEqual({
-      permission: expect.objectContaining({
-        rawInput: { weight_kg: 2, zone: "local" },
-        _meta: expect.objectContaining(meta),
-      }),
-    });
-    expect(updates).toContainEqual(
-      expect.objectContaining({
-        sessionUpdate: "tool_call",
-        // The kind follows the tool's annotations (shipping_quote is read-only), not MCP.
-        kind: "read",
-        _meta: expect.objectContaining({ ...meta, serverId: "shipping", provenance: "mcp" }),
-      }),
-    );
-    expect(updates).toContainEqual(
-      expect.objectContaining({
-        sessionUpdate: "tool_call_update",
-        status: "completed",
-        _meta: expect.objectContaining({ ...meta, serverId: "shipping" }),
-      }),
-    );
-  } finally {
-    await client.close(qwenProfile.stop(options), 5000);
-  }
+        { timeoutMs: 60_000 },
+      );
+      // The settings' approval mode, not ACP's default `auto` (a classifier request per call).
+      expect((session as { modes?: { currentModeId?: string } }).modes?.currentModeId).toBe(
+        "default",
+      );
+      // QWEN_CODE_LEGACY_MCP_BLOCKING: the server already started when session/new answered.
+      const seen = envLogEntries(envLog);
+      expect(seen).toHaveLength(1);
+      expect(seen[0]?.OPENAI_API_KEY).toBe(KEY);
+      // Qwen Code's own variables too: the server gets the agent's environment as it is.
+      expect(seen[0]?.QWEN_CODE_SESSION_ID).toEqual(expect.stringMatching(/\S/));
+      const stop = client.handle(
+        {
+          onUpdate: (notification) => updates.push(notification.update),
+          onPermission: (request) => {
+            updates.push({ permission: request.toolCall });
+            const once = request.options.find((option) => option.kind === "allow_once");
+            return { outcome: { outcome: "selected", optionId: once?.optionId ?? "" } };
+          },
+        },
+        session.sessionId,
+      );
+      const answer = await client.request(
+        "session/prompt",
+        {
+          sessionId: session.sessionId,
+          prompt: [
+            { type: "text", text: "Call shipping_quote once for weight_kg 2 in zone local." },
+          ],
+        },
+        { timeoutMs: 90_000 },
+      );
+      stop();
+      expect(answer.stopReason).toBe("end_turn");
+      const meta = { toolName: "mcp__shipping__shipping_quote" };
+      expect(updates).toContainEqual({
+        permission: expect.objectContaining({
+          rawInput: { weight_kg: 2, zone: "local" },
+          _meta: expect.objectContaining(meta),
+        }),
+      });
+      expect(updates).toContainEqual(
+        expect.objectContaining({
+          sessionUpdate: "tool_call",
+          // The kind follows the tool's annotations (shipping_quote is read-only), not MCP.
+          kind: "read",
+          _meta: expect.objectContaining({ ...meta, serverId: "shipping", provenance: "mcp" }),
+        }),
+      );
+      expect(updates).toContainEqual(
+        expect.objectContaining({
+          sessionUpdate: "tool_call_update",
+          status: "completed",
+          _meta: expect.objectContaining({ ...meta, serverId: "shipping" }),
+        }),
+      );
+    },
+  );
 });
 
 test("readiness names the Node it found and the one Qwen Code needs; a Node too old is refused before anything starts", async () => {

@@ -7,13 +7,23 @@
 import { join } from "node:path";
 import type { MCPTestKit, ModelProvider, ServerSpec } from "@jest-m3/core";
 import type { HarnessDefinition, SelectionSpec } from "@jest-m3/core/harness";
-import type { AcpSession } from "@jest-m3/harness-acp";
+import { AcpClient, INITIALIZE_PARAMS, type AcpSession } from "@jest-m3/harness-acp";
+import type { Rule } from "@jest-m3/scripted-model";
 import {
+  bothQuotesRule,
+  callLog,
+  ERASE_RULE,
+  expectSeedOn,
+  HANG_RULE,
+  lastOffered,
   ledgerServer,
+  runTurn,
+  seedRule,
   selectionOf,
   shippingServer,
   testLaunch,
   type PerTest,
+  type SeedRun,
   type TestLaunch,
 } from "@jest-m3/test-support";
 
@@ -78,4 +88,113 @@ export async function openShippingAndLedger(
   t.captures.push(capture);
   const session = (await harness.open(launch)) as AcpSession;
   return { session, capture, events, logs };
+}
+
+/**
+ * The scripted model's rules of an agent's session tests: the seed's prompts (replying "The
+ * quote for N kg is ready."), "erase", "both quotes" and "hang".
+ */
+export const SESSION_RULES: readonly Rule[] = [
+  seedRule("The quote for {{match.1}} kg is ready."),
+  ERASE_RULE,
+  bothQuotesRule(),
+  HANG_RULE,
+];
+
+/** The ACP kind `harness` on the test's scripted model (chat completions, model scripted-1). */
+export function scriptedAgent(t: PerTest, harness: string) {
+  return { harness, models: ["scripted-1"], provider: t.model.providerFor("chat-completions") };
+}
+
+/**
+ * The seed on the ACP kind `harness` ({@link expectSeedOn}), its agent reported as
+ * `harness` at `version`, and both replies as {@link SESSION_RULES} words them.
+ */
+export async function expectAcpSeed(
+  t: PerTest,
+  harness: string,
+  version: string,
+): Promise<SeedRun> {
+  const run = await expectSeedOn(t.kit, scriptedAgent(t, harness));
+  expect(run.result.snapshot.agent).toEqual(
+    expect.objectContaining({ harness, model: "scripted-1", version }),
+  );
+  expect(run.first.response?.text).toBe("The quote for 2 kg is ready.");
+  expect(run.second.response?.text).toBe("The quote for 3 kg is ready.");
+  return run;
+}
+
+const initialize = (client: AcpClient) =>
+  client.request("initialize", INITIALIZE_PARAMS, { timeoutMs: 60_000 });
+/** What an agent answers to initialize. */
+export type InitializeAnswer = Awaited<ReturnType<typeof initialize>>;
+
+/** The agent process an ACP contract test starts by hand. */
+export interface ClientSpawn {
+  readonly label: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Record<string, string>;
+  readonly cwd: string;
+}
+
+/**
+ * Spawns `spawn` through the kit as the ACP agent `agent`, answers initialize (asserting
+ * ACP 1 and HTTP MCP servers), runs `body` with the client and initialize's answer, and
+ * closes the client (`stop`) whatever happened.
+ */
+export async function withAcpClient(
+  kit: MCPTestKit,
+  agent: string,
+  spawn: ClientSpawn,
+  stop: "stdin" | "sigterm",
+  body: (client: AcpClient, init: InitializeAnswer) => Promise<void>,
+  graceMs = 5000,
+): Promise<void> {
+  const client = new AcpClient(agent, kit.spawn({ ...spawn, args: [...spawn.args] }));
+  try {
+    await client.connect();
+    const init = await initialize(client);
+    expect(init.protocolVersion).toBe(1);
+    expect(init.agentCapabilities?.mcpCapabilities?.http).toBe(true);
+    await body(client, init);
+  } finally {
+    await client.close(stop, graceMs);
+  }
+}
+
+/**
+ * On a session of {@link openShippingAndLedger}: "erase" asks for a tool outside the
+ * allow-list, declined (recorded as an approval, the call policy_denied) and never reaching
+ * the ledger server; then an allowed shipping_quote runs, the only call on the wire and in
+ * the shipping server's log. For an agent that asks before a call (or is made to).
+ */
+export async function expectDeclinedThenAllowed(
+  t: PerTest,
+  harness: HarnessDefinition,
+  kind: string,
+  options: Record<string, unknown> = {},
+): Promise<void> {
+  const { session, capture, events, logs } = await openShippingAndLedger(t, harness, kind, options);
+  try {
+    const denied = await runTurn(session, capture, "turn-1", "Please erase the ledger.");
+    expect([denied.outcome, denied.error]).toEqual(["completed", null]);
+    expect(lastOffered(t.model)).toContain("ledger:erase_ledger");
+    expect(denied.toolCalls.map((call) => [call.server, call.tool, call.status])).toEqual([
+      ["ledger", "erase_ledger", "policy_denied"],
+    ]);
+    expect(events).toContainEqual({
+      kind: "approval",
+      detail: "declined ledger:erase_ledger (not in the session's allow-list)",
+    });
+    const allowed = await runTurn(session, capture, "turn-2", "Quote weight_kg 2 in zone local.");
+    expect(allowed.toolCalls.map((call) => [call.server, call.tool, call.status])).toEqual([
+      ["shipping", "shipping_quote", "success"],
+    ]);
+    expect(capture.trace.toolCalls.map((call) => call.tool)).toEqual(["shipping_quote"]);
+    expect(callLog(logs.ledger)).toEqual([]);
+    expect(callLog(logs.shipping).map((entry) => entry.tool)).toEqual(["shipping_quote"]);
+  } finally {
+    await session.close();
+  }
 }
