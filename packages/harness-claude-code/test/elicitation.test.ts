@@ -4,39 +4,21 @@
  * its SDK host (the adapter) with an `elicitation` control request; the session's plan
  * answers; the server gets the answer. The scripted model drives the real binary.
  */
-import { ExecutionOutcome, MCPTestKit, expect } from "jest-m3";
-import type { MockServer } from "@jest-m3/core/testing";
-import { BOOK_RULE, deskServer } from "@jest-m3/test-support";
+import { ExecutionOutcome, expect } from "jest-m3";
+import { deskPerTest } from "@jest-m3/test-support";
 import claudeCodeHarness from "@jest-m3/harness-claude-code";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { closeAndExpectNoProcessLeft } from "./support/claude";
 
 jest.setTimeout(60_000);
 
 describe("elicitation through Claude Code", () => {
-  let model: ScriptedModel;
-  let kit: MCPTestKit;
-  let desk: MockServer;
-
-  beforeEach(async () => {
-    model = await startScriptedModel({
-      rules: [BOOK_RULE],
-    });
-    kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [claudeCodeHarness] });
-    desk = deskServer();
-  });
-  afterEach(async () => {
-    await closeAndExpectNoProcessLeft(kit, []);
-    await desk.close();
-    await model.close();
-  });
+  const t = deskPerTest(claudeCodeHarness);
 
   function agent() {
-    const [selection] = kit.agents([
+    const [selection] = t.kit.agents([
       {
         harness: "claude-code",
         models: ["scripted-model"],
-        provider: model.providerFor("anthropic-messages"),
+        provider: t.model.providerFor("anthropic-messages"),
       },
     ]);
     return selection!;
@@ -46,7 +28,7 @@ describe("elicitation through Claude Code", () => {
     const claude = agent();
     expect((await claude.readiness()).capabilities.elicitation).toEqual({ status: "ready" });
     const session = claude.session({
-      server: await desk.stdio(),
+      server: await t.desk.stdio(),
       elicitation: {
         rules: [
           { when: { message: "seat" }, answer: { action: "accept", content: { seat: "12A" } } },
@@ -66,7 +48,7 @@ describe("elicitation through Claude Code", () => {
     expect(result).toHaveOutcome(ExecutionOutcome.COMPLETED);
     expect(first.response?.text).toBe('server got seat=accept:{"seat":"12A"}');
     expect(second.response?.text).toBe("server got meal=decline bag=cancel pet=decline");
-    expect(desk.calls).toHaveLength(2);
+    expect(t.desk.calls).toHaveLength(2);
     expect(result).toHaveElicitation({
       message: "Which seat?",
       action: "accept",
@@ -82,7 +64,7 @@ describe("elicitation through Claude Code", () => {
   });
 
   test("without a plan, the adapter declines and says so", async () => {
-    const session = agent().session({ server: await desk.stdio(), timeout: 60_000 });
+    const session = agent().session({ server: await t.desk.stdio(), timeout: 60_000 });
     let turn;
     {
       await using open = await session.open();

@@ -4,39 +4,21 @@
  * mcpServer/elicitation/request; the session's plan answers; the server gets the answer.
  * The scripted model drives the real Codex binary.
  */
-import { ExecutionOutcome, MCPTestKit, elicitationsOf } from "@jest-m3/core";
-import type { MockServer } from "@jest-m3/core/testing";
-import { BOOK_RULE, deskServer } from "@jest-m3/test-support";
+import { ExecutionOutcome, elicitationsOf } from "@jest-m3/core";
+import { deskPerTest } from "@jest-m3/test-support";
 import codexHarness, { stopWarmAppServers } from "@jest-m3/harness-codex";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import { expect } from "jest-m3";
-import { closeAndExpectNoProcessLeft } from "./support/codex";
 
 describe("elicitation through Codex", () => {
-  let model: ScriptedModel;
-  let kit: MCPTestKit;
-  let desk: MockServer;
-
-  beforeEach(async () => {
-    model = await startScriptedModel({
-      rules: [BOOK_RULE],
-    });
-    kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [codexHarness] });
-    desk = deskServer();
-  });
-  afterEach(async () => {
-    await closeAndExpectNoProcessLeft(kit, []);
-    await desk.close();
-    await model.close();
-  });
+  const t = deskPerTest(codexHarness);
 
   test("accept with content reaches the server; the matcher finds it in its turn", async () => {
-    const [agent] = kit.agents([
-      { harness: "codex", models: ["scripted"], provider: model.provider },
+    const [agent] = t.kit.agents([
+      { harness: "codex", models: ["scripted"], provider: t.model.provider },
     ]);
     expect((await agent!.readiness()).capabilities.elicitation).toEqual({ status: "ready" });
     const session = agent!.session({
-      server: await desk.stdio(),
+      server: await t.desk.stdio(),
       elicitation: {
         rules: [
           { when: { message: "seat" }, answer: { action: "accept", content: { seat: "12A" } } },
@@ -52,9 +34,9 @@ describe("elicitation through Codex", () => {
     }
     const result = session.result;
     expect(result).toHaveOutcome(ExecutionOutcome.COMPLETED);
-    // The server's own reply says what it received; Codex read it back to the model.
+    // The server's own reply says what it received; Codex read it back to the t.model.
     expect(first.response?.text).toBe('server got seat=accept:{"seat":"12A"}');
-    expect(desk.calls.map((call) => call.result?.content)).toEqual([
+    expect(t.desk.calls.map((call) => call.result?.content)).toEqual([
       [{ type: "text", text: 'server got seat=accept:{"seat":"12A"}' }],
       [{ type: "text", text: 'server got seat=accept:{"seat":"12A"}' }],
     ]);
@@ -81,11 +63,11 @@ describe("elicitation through Codex", () => {
   });
 
   test("decline and cancel reach the server, one after the other, from rules with times", async () => {
-    const [agent] = kit.agents([
-      { harness: "codex", models: ["scripted"], provider: model.provider },
+    const [agent] = t.kit.agents([
+      { harness: "codex", models: ["scripted"], provider: t.model.provider },
     ]);
     const session = agent!.session({
-      server: await desk.stdio(),
+      server: await t.desk.stdio(),
       elicitation: {
         rules: [
           { answer: { action: "decline" }, times: 1 },
@@ -100,7 +82,7 @@ describe("elicitation through Codex", () => {
       turn = await open.send("Please book asking seat,meal.");
     }
     expect(turn.response?.text).toBe("server got seat=decline meal=cancel");
-    expect(desk.calls).toHaveLength(1);
+    expect(t.desk.calls).toHaveLength(1);
     expect(session.result).toHaveElicitation({
       message: "seat",
       action: "decline",
@@ -114,11 +96,11 @@ describe("elicitation through Codex", () => {
   });
 
   test("an elicitation the plan does not expect is declined and recorded; so is one past the round limit", async () => {
-    const [agent] = kit.agents([
-      { harness: "codex", models: ["scripted"], provider: model.provider },
+    const [agent] = t.kit.agents([
+      { harness: "codex", models: ["scripted"], provider: t.model.provider },
     ]);
     const session = agent!.session({
-      server: await desk.stdio(),
+      server: await t.desk.stdio(),
       elicitation: {
         rules: [
           { when: { message: "seat" }, answer: { action: "accept", content: { seat: "1C" } } },
@@ -155,14 +137,19 @@ describe("elicitation through Codex", () => {
   });
 
   test("warm app-servers: each session's own plan answers its own thread's elicitations", async () => {
-    const [agent] = kit.agents([
-      { harness: "codex", models: ["scripted"], provider: model.provider, options: { warm: true } },
+    const [agent] = t.kit.agents([
+      {
+        harness: "codex",
+        models: ["scripted"],
+        provider: t.model.provider,
+        options: { warm: true },
+      },
     ]);
     const seats = ["3C", "4D"];
     const sessions = await Promise.all(
       seats.map(async (seat) =>
         agent!.session({
-          server: await desk.stdio(),
+          server: await t.desk.stdio(),
           elicitation: { action: "accept", content: { seat } },
           timeout: 60_000,
         }),
@@ -187,11 +174,11 @@ describe("elicitation through Codex", () => {
   });
 
   test("URL mode: the plan's rule for the URL answers, and the server hears it", async () => {
-    const [agent] = kit.agents([
-      { harness: "codex", models: ["scripted"], provider: model.provider },
+    const [agent] = t.kit.agents([
+      { harness: "codex", models: ["scripted"], provider: t.model.provider },
     ]);
     const session = agent!.session({
-      server: await desk.stdio(),
+      server: await t.desk.stdio(),
       elicitation: {
         rules: [{ when: { mode: "url", url: /login/ }, answer: { action: "accept" } }],
       },
@@ -208,10 +195,10 @@ describe("elicitation through Codex", () => {
   });
 
   test("without a plan, Codex's adapter declines as before, and the decline is on the wire", async () => {
-    const [agent] = kit.agents([
-      { harness: "codex", models: ["scripted"], provider: model.provider },
+    const [agent] = t.kit.agents([
+      { harness: "codex", models: ["scripted"], provider: t.model.provider },
     ]);
-    const session = agent!.session({ server: await desk.stdio(), timeout: 60_000 });
+    const session = agent!.session({ server: await t.desk.stdio(), timeout: 60_000 });
     let turn;
     {
       await using open = await session.open();
@@ -222,8 +209,8 @@ describe("elicitation through Codex", () => {
   });
 
   test("a bad plan is an InvalidArgument at agent.session(), before anything starts", () => {
-    const [agent] = kit.agents([
-      { harness: "codex", models: ["scripted"], provider: model.provider },
+    const [agent] = t.kit.agents([
+      { harness: "codex", models: ["scripted"], provider: t.model.provider },
     ]);
     const server = { name: "desk", command: process.execPath };
     expect(() =>
@@ -242,6 +229,6 @@ describe("elicitation through Codex", () => {
     expect(() => agent!.session({ server, elicitation: "yes" as never })).toThrow(
       /agent.session\(\): elicitation must be an elicitation plan/,
     );
-    expect(kit.processes).toEqual([]);
+    expect(t.kit.processes).toEqual([]);
   });
 });

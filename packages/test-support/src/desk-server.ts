@@ -3,8 +3,10 @@
  * (mockServer) whose `book` tool asks for input in the middle of the call, and the scripted
  * model's rule that calls it ("Please book asking seat,meal.").
  */
+import type { HarnessDefinition } from "@jest-m3/core/harness";
 import { mockServer, type MockServer } from "@jest-m3/core/testing";
 import type { Rule } from "@jest-m3/scripted-model";
+import { perTestKit, type PerTest } from "./per-test";
 
 /** A desk server whose `book` tool asks for input and answers with what it got back. */
 export function deskServer(): MockServer {
@@ -52,3 +54,29 @@ export const BOOK_RULE: Rule = {
   when: { user: /book asking ([\w,]+)/ },
   steps: [{ call: "desk:book", args: { ask: "{{match.1}}" } }, { reply: "{{result}}" }],
 };
+
+/**
+ * An elicitation test's set-up (call it at a describe block's top level): for each test a
+ * scripted model playing {@link BOOK_RULE}, a kit with `harness` and a desk server, closed
+ * after it with nothing left running.
+ */
+export function deskPerTest(harness: HarnessDefinition): PerTest & { readonly desk: MockServer } {
+  const t = perTestKit({
+    script: { rules: [BOOK_RULE] },
+    model: "each",
+    kit: { env: {}, killGraceMs: 500, harnesses: [harness] },
+  });
+  let desk: MockServer | undefined;
+  beforeEach(() => {
+    desk = deskServer();
+  });
+  afterEach(async () => {
+    await desk?.close();
+  });
+  return Object.defineProperty(t, "desk", {
+    get() {
+      if (!desk) throw new Error("deskPerTest: the desk exists only inside a test");
+      return desk;
+    },
+  }) as PerTest & { readonly desk: MockServer };
+}
