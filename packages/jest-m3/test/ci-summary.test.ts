@@ -12,15 +12,12 @@ import { markdownCell } from "../dist/report/ci-summary";
 import { withChromium } from "./support/chromium";
 import {
   makeUserProject,
-  REPO,
   removeTempDir,
   runJest,
-  SHIPPING_SERVER,
+  TEST_HARNESS as testHarness,
+  CLI,
+  SHIPPING_SPEC_SOURCE as serverSpec,
 } from "./support/user-project";
-
-const testHarness = join(REPO, "packages", "core", "dist", "testing.js");
-const CLI = join(REPO, "packages", "jest-m3", "bin", "jest-m3.js");
-const serverSpec = `{ name: "shipping", command: process.execPath, args: [${JSON.stringify(SHIPPING_SERVER)}] }`;
 
 const TEST_FILE = `
 import { MCPTestKit, expect } from "jest-m3";

@@ -5,18 +5,15 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   makeUserProject,
-  REPO,
   removeTempDir,
   runFolder,
   runJest,
-  SHIPPING_SERVER,
   startJest,
   waitUntil,
+  TEST_HARNESS as testHarness,
+  SHIPPING_SPEC_SOURCE as serverSpec,
 } from "./support/user-project";
 import { resultsIgnorePatterns } from "../dist/shared/preset-paths";
-
-const testHarness = join(REPO, "packages", "core", "dist", "testing.js");
-const serverSpec = `{ name: "shipping", command: process.execPath, args: [${JSON.stringify(SHIPPING_SERVER)}] }`;
 
 const directTest = `
 import { MCPTestKit, expect } from "jest-m3";

@@ -11,42 +11,27 @@ import { testId } from "../dist/report/build";
 import { withChromium } from "./support/chromium";
 import {
   makeUserProject,
-  REPO,
   removeTempDir,
   runFolder,
   runJest,
-  SHIPPING_SERVER,
+  CLI,
+  oneTurnTestSource,
+  TEST_FILE_IMPORTS,
 } from "./support/user-project";
 
-const testHarness = join(REPO, "packages", "core", "dist", "testing.js");
-const CLI = join(REPO, "packages", "jest-m3", "bin", "jest-m3.js");
-const serverSpec = `{ name: "shipping", command: process.execPath, args: [${JSON.stringify(SHIPPING_SERVER)}] }`;
 const PLANTED_KEY = "planted-key-value-5c1e9a";
 const PLANTED_TOKEN = "planted-token-value-77d2";
 
-const agentTest = (name: string, prompt: string, assertion: string): string => `
-test(${JSON.stringify(name)}, async () => {
-  await using kit = new MCPTestKit({ env: {}, harnesses: [testHarness()] });
-  const [agent] = kit.agents([{ harness: "test", models: ["scripted-1"] }]);
-  const session = agent!.session({ server: ${serverSpec} });
-  let turn;
-  {
-    await using open = await session.open();
-    turn = await open.send(${JSON.stringify(prompt)});
-  }
-  ${assertion}
-});
-`;
+const agentTest = (name: string, prompt: string, assertion: string): string =>
+  oneTurnTestSource(JSON.stringify(name), JSON.stringify(prompt), assertion);
 
 const PROJECT = {
   "report.test.ts": `
-import { MCPTestKit, expect } from "jest-m3";
-import { testHarness } from ${JSON.stringify(testHarness)};
-${agentTest(
-  "quotes a local parcel",
-  'call shipping:shipping_quote {"weight_kg":2,"zone":"local"}\nreply The quote is 9 USD.',
-  'expect(session.result).toHaveToolCall("shipping_quote", { turn, arguments: { weight_kg: 2, zone: "local" } });',
-)}
+${TEST_FILE_IMPORTS}${agentTest(
+    "quotes a local parcel",
+    'call shipping:shipping_quote {"weight_kg":2,"zone":"local"}\nreply The quote is 9 USD.',
+    'expect(session.result).toHaveToolCall("shipping_quote", { turn, arguments: { weight_kg: 2, zone: "local" } });',
+  )}
 ${agentTest(
   "asks for the wrong zone",
   `call shipping:shipping_quote {"weight_kg":2,"zone":"local","api_token":"${PLANTED_TOKEN}"}\ncall shipping:shipping_quote {"weight_kg":5,"zone":"international"}\nreply Quoted with ${PLANTED_KEY}.`,

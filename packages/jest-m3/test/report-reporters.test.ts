@@ -9,12 +9,11 @@ import {
   removeTempDir,
   runFolder,
   runJest,
-  SHIPPING_SERVER,
+  oneTurnTestSource,
+  TEST_FILE_IMPORTS,
 } from "./support/user-project";
 
-const testHarness = join(REPO, "packages", "core", "dist", "testing.js");
 const PROPERTIES = join(REPO, "packages", "jest-m3", "dist", "report", "junit-properties.js");
-const serverSpec = `{ name: "shipping", command: process.execPath, args: [${JSON.stringify(SHIPPING_SERVER)}] }`;
 
 // What jest-junit does with the results, in a few lines: one entry per test case, its
 // failure messages as the <failure> body, properties from testCasePropertiesFile.
@@ -30,19 +29,14 @@ module.exports = class JunitLike {
 };
 `;
 
-const agentTest = (name: string, zone: string) => `
-test(${JSON.stringify(name)}, async () => {
-  await using kit = new MCPTestKit({ env: {}, harnesses: [testHarness()] });
-  const [agent] = kit.agents([{ harness: "test", models: ["scripted-1"] }]);
-  const session = agent!.session({ server: ${serverSpec} });
-  let turn;
-  {
-    await using open = await session.open();
-    turn = await open.send('call shipping:shipping_quote {"weight_kg":2,"zone":"local"}\\nreply The quote is 9 USD.');
-  }
-  expect(session.result).toHaveToolCall("shipping_quote", { turn, arguments: { weight_kg: 2, zone: ${JSON.stringify(zone)} } });
-});
-`;
+const agentTest = (name: string, zone: string) =>
+  oneTurnTestSource(
+    JSON.stringify(name),
+    JSON.stringify(
+      'call shipping:shipping_quote {"weight_kg":2,"zone":"local"}\nreply The quote is 9 USD.',
+    ),
+    `expect(session.result).toHaveToolCall("shipping_quote", { turn, arguments: { weight_kg: 2, zone: ${JSON.stringify(zone)} } });`,
+  );
 
 interface JunitCase {
   name: string;
@@ -60,9 +54,7 @@ test('reporters: ["default", "<junit-like>"] keeps jest-m3\'s reporter; JUnit ge
       'module.exports = { preset: "jest-m3", reporters: ["default", "<rootDir>/junit-like.js"] };\n',
     "junit-like.js": JUNIT_LIKE,
     "agent.test.ts": `
-import { MCPTestKit, expect } from "jest-m3";
-import { testHarness } from ${JSON.stringify(testHarness)};
-${agentTest("quotes local", "local")}
+${TEST_FILE_IMPORTS}${agentTest("quotes local", "local")}
 ${agentTest("quotes the wrong zone", "regional")}
 test("plain", () => expect(1).toBe(1));
 `,

@@ -9,9 +9,14 @@ import { main } from "../dist/cli/main";
 import type { JsonReport } from "../dist/report/blob";
 import { queryRows } from "../dist/store/engine";
 import { readHistory } from "../dist/store/history";
-import { makeUserProject, REPO, removeTempDir, runJest } from "./support/user-project";
+import {
+  makeUserProject,
+  REPO,
+  removeTempDir,
+  runJest,
+  TEST_HARNESS as testHarness,
+} from "./support/user-project";
 
-const testHarness = join(REPO, "packages", "core", "dist", "testing.js");
 const SDK = join(
   REPO,
   "node_modules",

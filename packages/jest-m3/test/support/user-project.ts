@@ -25,6 +25,37 @@ export const REPO = join(__dirname, "..", "..", "..", "..");
 /** The shipping MCP server of the example. */
 export const SHIPPING_SERVER = join(REPO, "examples", "shipping", "shipping-server.mjs");
 const JEST_BIN = join(REPO, "node_modules", "jest", "bin", "jest.js");
+/** Core's test harness module (`testHarness()`: the `test` harness a user's project loads). */
+export const TEST_HARNESS = join(REPO, "packages", "core", "dist", "testing.js");
+/** The jest-m3 command line. */
+export const CLI = join(REPO, "packages", "jest-m3", "bin", "jest-m3.js");
+/** The shipping server as a stdio server spec, in the TypeScript source of a user's test. */
+export const SHIPPING_SPEC_SOURCE = `{ name: "shipping", command: process.execPath, args: [${JSON.stringify(SHIPPING_SERVER)}] }`;
+/** The imports of a user's test file on the test harness. */
+export const TEST_FILE_IMPORTS = `import { MCPTestKit, expect } from "jest-m3";
+import { testHarness } from ${JSON.stringify(TEST_HARNESS)};
+`;
+
+/**
+ * The source of a user's test named by the expression `name`: one session of the test
+ * harness (model scripted-1) on the shipping server, one turn sending the expression
+ * `prompt`, then the statements `assertion`, which see `session` and `turn`.
+ */
+export function oneTurnTestSource(name: string, prompt: string, assertion: string): string {
+  return `
+test(${name}, async () => {
+  await using kit = new MCPTestKit({ env: {}, harnesses: [testHarness()] });
+  const [agent] = kit.agents([{ harness: "test", models: ["scripted-1"] }]);
+  const session = agent!.session({ server: ${SHIPPING_SPEC_SOURCE} });
+  let turn;
+  {
+    await using open = await session.open();
+    turn = await open.send(${prompt});
+  }
+  ${assertion}
+});
+`;
+}
 
 /** Creates a user project holding `files` (paths relative to the project, folders made). */
 export function makeUserProject(files: Record<string, string>): string {
@@ -52,6 +83,25 @@ export function makeUserProject(files: Record<string, string>): string {
     writeFileSync(join(dir, name), text);
   }
   return dir;
+}
+
+/** The shipping example's folder. */
+export const EXAMPLE = join(REPO, "examples", "shipping");
+
+/**
+ * A user project made from the shipping example: its m3.config.json (without the harness
+ * packages it names: the preset finds the built-in ones) and model-script.json, plus `files`.
+ */
+export function makeExampleProject(files: Record<string, string>): string {
+  const config = JSON.parse(readFileSync(join(EXAMPLE, "m3.config.json"), "utf8")) as Record<
+    string,
+    unknown
+  >;
+  return makeUserProject({
+    "m3.config.json": JSON.stringify({ ...config, harnesses: [] }),
+    "model-script.json": readFileSync(join(EXAMPLE, "model-script.json"), "utf8"),
+    ...files,
+  });
 }
 
 /** Removes a temporary folder: a user project (with everything its runs wrote), an output folder. */
