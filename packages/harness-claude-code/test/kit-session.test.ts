@@ -4,10 +4,16 @@
  * jest-m3's matchers) and a turn that outlives its timeout.
  */
 import { join } from "node:path";
-import { ExecutionOutcome, TurnOutcome, expect } from "jest-m3";
+import { expect } from "jest-m3";
 import claudeCodeHarness, { TESTED_CLAUDE_CODE_VERSION } from "@jest-m3/harness-claude-code";
-import { expectSeedOn, HANG_RULE, perTestKit, seedRule } from "@jest-m3/test-support";
-import { isRunning, shippingServer } from "./support/claude";
+import {
+  expectSeedOn,
+  expectTurnTimedOut,
+  HANG_RULE,
+  perTestKit,
+  seedRule,
+} from "@jest-m3/test-support";
+import { shippingServer } from "./support/claude";
 
 jest.setTimeout(60_000);
 
@@ -52,26 +58,14 @@ describe("Claude Code through the kit's agent sessions", () => {
 
   test("a turn past its timeout: interrupted in Claude Code, timed_out in the result, nothing left running", async () => {
     const log = join(await t.kit.tempDir("m3-log-"), "calls.jsonl");
-    const [agent] = t.kit.agents([
+    await expectTurnTimedOut(
+      t.kit,
       {
         harness: "claude-code",
         models: ["scripted-model"],
         provider: t.model.providerFor("anthropic-messages"),
       },
-    ]);
-    const session = agent!.session({ server: shippingServer(log), timeout: 60_000 });
-    let turn;
-    let pids: number[];
-    {
-      await using open = await session.open();
-      pids = t.kit.processes.map((child) => child.pid);
-      const startedAt = Date.now();
-      turn = await open.send("Please hang.", { timeout: 1500 });
-      expect(Date.now() - startedAt).toBeLessThan(4000);
-    }
-    expect(turn.snapshot.outcome).toBe(TurnOutcome.TIMED_OUT);
-    expect(turn.error?.message).toMatch(/did not finish within 1500 ms/);
-    expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.TIMED_OUT);
-    expect(pids.filter(isRunning)).toEqual([]);
+      shippingServer(log),
+    );
   });
 });

@@ -11,8 +11,11 @@ import {
   type AgentSelectionInput,
   type AgentSession,
   type MCPTestKit,
+  type ServerSpec,
+  type TurnResult,
 } from "@jest-m3/core";
 import type { Rule, ScriptedModel } from "@jest-m3/scripted-model";
+import { isRunning } from "./processes";
 import { callLog, ledgerServer, shippingServer } from "./servers";
 import { waitFor } from "./waits";
 
@@ -145,4 +148,33 @@ export async function expectRefusedBeforeStart(
   expect(spawned).not.toHaveBeenCalled();
   if (log !== undefined) expect(callLog(log)).toEqual([]);
   return error as Error;
+}
+
+/**
+ * A session of `agent` on `server` whose turn ("Please hang.", the model needs
+ * {@link HANG_RULE}) outlives its 1.5 s timeout: it ends within 4 s, timed_out with the
+ * kit's words, the session's result timed_out, and none of the processes the kit had while
+ * the session was open still running. Returns the turn (its events are the agent's).
+ */
+export async function expectTurnTimedOut(
+  kit: MCPTestKit,
+  agent: AgentSelectionInput,
+  server: ServerSpec,
+): Promise<TurnResult> {
+  const [selected] = kit.agents([agent]);
+  const session = selected!.session({ server, timeout: 60_000 });
+  let turn: TurnResult;
+  let pids: number[];
+  {
+    await using open = await session.open();
+    pids = kit.processes.map((child) => child.pid);
+    const startedAt = Date.now();
+    turn = await open.send("Please hang.", { timeout: 1500 });
+    expect(Date.now() - startedAt).toBeLessThan(4000);
+  }
+  expect(turn.snapshot.outcome).toBe(TurnOutcome.TIMED_OUT);
+  expect(turn.error?.message).toMatch(/did not finish within 1500 ms/);
+  expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.TIMED_OUT);
+  expect(pids.filter(isRunning)).toEqual([]);
+  return turn;
 }
