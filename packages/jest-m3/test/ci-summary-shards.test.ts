@@ -8,33 +8,21 @@ import { join } from "node:path";
 import { markdownCell } from "../dist/report/ci-summary";
 import {
   makeUserProject,
-  REPO,
   removeTempDir,
   runJest,
-  SHIPPING_SERVER,
+  CLI,
+  oneTurnTestSource,
+  TEST_FILE_IMPORTS,
 } from "./support/user-project";
 
-const testHarness = join(REPO, "packages", "core", "dist", "testing.js");
-const CLI = join(REPO, "packages", "jest-m3", "bin", "jest-m3.js");
-const serverSpec = `{ name: "shipping", command: process.execPath, args: [${JSON.stringify(SHIPPING_SERVER)}] }`;
-
-const testFile = (name: string, zone: string): string => `
-import { MCPTestKit, expect } from "jest-m3";
-import { testHarness } from ${JSON.stringify(testHarness)};
-
-test(${JSON.stringify(name)}, async () => {
-  await using kit = new MCPTestKit({ env: {}, harnesses: [testHarness()] });
-  const [agent] = kit.agents([{ harness: "test", models: ["scripted-1"] }]);
-  const session = agent!.session({ server: ${serverSpec} });
-  let turn;
-  {
-    await using open = await session.open();
-    turn = await open.send('call shipping:shipping_quote {"weight_kg":2,"zone":"local"}\\nreply Quoted.');
-  }
-  const zone = process.env.M3_BREAK === "1" ? ${JSON.stringify(zone)} : "local";
-  expect(session.result).toHaveToolCall("shipping_quote", { turn, arguments: { weight_kg: 2, zone } });
-});
-`;
+const testFile = (name: string, zone: string): string =>
+  TEST_FILE_IMPORTS +
+  oneTurnTestSource(
+    JSON.stringify(name),
+    JSON.stringify('call shipping:shipping_quote {"weight_kg":2,"zone":"local"}\nreply Quoted.'),
+    `const zone = process.env.M3_BREAK === "1" ? ${JSON.stringify(zone)} : "local";
+  expect(session.result).toHaveToolCall("shipping_quote", { turn, arguments: { weight_kg: 2, zone } });`,
+  );
 
 let project: string | undefined;
 const rounds: Array<{ shards: string[]; merged: string; mergeStatus: number | null }> = [];

@@ -23,16 +23,13 @@ import { validBlob } from "./support/blobs";
 import { withChromium } from "./support/chromium";
 import {
   makeUserProject,
-  REPO,
   removeTempDir,
   runFolder,
   runJest,
-  SHIPPING_SERVER,
+  TEST_HARNESS as testHarness,
+  CLI,
+  SHIPPING_SPEC_SOURCE as serverSpec,
 } from "./support/user-project";
-
-const testHarness = join(REPO, "packages", "core", "dist", "testing.js");
-const CLI = join(REPO, "packages", "jest-m3", "bin", "jest-m3.js");
-const serverSpec = `{ name: "shipping", command: process.execPath, args: [${JSON.stringify(SHIPPING_SERVER)}] }`;
 
 /** Markup that runs script if a page writes it raw, each setting `window.__m3pwned`. */
 const PAYLOADS = [
