@@ -1195,6 +1195,8 @@ export class DirectClient {
         args: spec.args,
         env: childEnvironment(spec.env),
         cwd: spec.cwd,
+        // Every call waits on the server: in a session of its own it is scheduled later.
+        sameSession: true,
       });
       this.process = process;
       this.kit.trackProcess(process);

@@ -1,6 +1,7 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import spawn from "cross-spawn";
+import { GROUP_EXEC_PATH, groupExecError, groupExecUsable } from "./group-exec.js";
 import { StreamTail } from "./stderr-tail.js";
 
 /** How a process ended. */
@@ -17,6 +18,12 @@ export interface ProcessLaunch {
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly cwd?: string;
+  /**
+   * Keep the process in this process's session, in a group of its own (through group-exec,
+   * when it was built; else a session of its own as usual). On Linux a session is a
+   * scheduling autogroup: a server in its own answers each request later on a busy machine.
+   */
+  readonly sameSession?: boolean;
 }
 
 export { INHERITED_ENV, childEnvironment } from "./environment.js";
@@ -86,19 +93,41 @@ export class ManagedProcess {
   private stopping: Promise<void> | undefined;
 
   constructor(readonly launch: ProcessLaunch) {
-    this.child = spawn(launch.command, [...launch.args], {
-      cwd: launch.cwd,
-      env: launch.env,
-      stdio: ["pipe", "pipe", "pipe"],
-      detached: process.platform !== "win32",
-      windowsHide: true,
-    }) as ChildProcessWithoutNullStreams;
+    const grouped = launch.sameSession === true && groupExecUsable();
+    this.child = (
+      grouped
+        ? // fd 3: group-exec's status pipe (closed on exec, "<errno>" when the exec failed).
+          spawn(GROUP_EXEC_PATH, ["--", launch.command, ...launch.args], {
+            cwd: launch.cwd,
+            env: launch.env,
+            stdio: ["pipe", "pipe", "pipe", "pipe"],
+          })
+        : spawn(launch.command, [...launch.args], {
+            cwd: launch.cwd,
+            env: launch.env,
+            stdio: ["pipe", "pipe", "pipe"],
+            detached: process.platform !== "win32",
+            windowsHide: true,
+          })
+    ) as ChildProcessWithoutNullStreams;
     this.child.stderr.on("data", (chunk: Buffer) => this.stderr.append(chunk));
     // Write errors surface through the transport; here they must not crash the process.
     this.child.stdin.on("error", () => undefined);
     this.spawned = new Promise<void>((resolve, reject) => {
-      this.child.once("spawn", () => resolve());
       this.child.once("error", reject);
+      if (!grouped) {
+        this.child.once("spawn", () => resolve());
+        return;
+      }
+      // Started once the exec happened: the group exists and the program is the one asked for.
+      const status = this.child.stdio[3] as NodeJS.ReadableStream;
+      let said = "";
+      status.setEncoding("utf8");
+      status.on("data", (chunk: string) => (said += chunk));
+      status.on("error", () => undefined);
+      status.once("end", () =>
+        said === "" ? resolve() : reject(groupExecError(launch.command, said)),
+      );
     });
     this.spawned.catch(() => undefined);
     this.exited = new Promise<ExitInfo>((resolve) => {
@@ -139,6 +168,8 @@ export class ManagedProcess {
   private async stopNow(graceMs: number): Promise<void> {
     const pid = this.child.pid;
     if (pid === undefined) return;
+    // Before group-exec's exec the process is not yet the leader of its group.
+    await this.spawned.catch(() => undefined);
     const group = process.platform !== "win32";
     const alive = (): boolean => (group ? groupAlive(pid) : this.exit === undefined);
     if (this.exit === undefined) {
