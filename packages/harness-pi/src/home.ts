@@ -1,7 +1,7 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { HarnessLaunch } from "@jest-m3/core/harness";
-import type { BridgeConfig } from "@jest-m3/core/adapter-kit";
+import { createHomes, type BridgeConfig } from "@jest-m3/core/adapter-kit";
 import { BRIDGE_CONFIG_VARIABLE } from "./bridge-config.js";
 import { modelsJson, PLACEHOLDER_KEY, PLACEHOLDER_KEY_VARIABLE, settingsJson } from "./config.js";
 import type { ResolvedPiOptions } from "./options.js";
@@ -28,13 +28,11 @@ export async function createPiHome(
   launch: Pick<HarnessLaunch, "provider" | "model">,
   options: ResolvedPiOptions,
 ): Promise<PiHome> {
+  const folders = { home: "home", agentDir: "agent", tmp: "tmp" };
   const home: PiHome = {
-    home: join(root, "home"),
-    agentDir: join(root, "agent"),
-    tmp: join(root, "tmp"),
+    ...(await createHomes(root, folders)),
     statusFile: join(root, "bridge-status.json"),
   };
-  for (const dir of [home.home, home.agentDir, home.tmp]) await mkdir(dir, { mode: 0o700 });
   if (launch.provider) {
     await writeFile(
       join(home.agentDir, "models.json"),

@@ -2,11 +2,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  agentCredentials,
   errorMessage,
   fileIdentity,
   ManagedProcess,
   probeAcrossRuns,
-  providerCredentials,
   readyCapability,
   runIsolated,
   sessionCapabilities,
@@ -178,15 +178,14 @@ export function credentialsCapability(
       reason: `provider "${provider.name}" speaks ${provider.wireApi}; this adapter gives Pi ${Object.keys(PI_APIS).join(", ")}`,
     };
   }
-  const explicit = providerCredentials(provider, credentialNames);
-  if (explicit) return explicit;
-  return credentialNames.length > 0
-    ? { status: "ready" }
-    : {
-        status: "unavailable",
-        reason:
-          'no provider and no credentials given: give the selection a provider (such as the scripted model\'s), or map the key Pi\'s provider reads, e.g. credentialEnv: { ANTHROPIC_API_KEY: "<PARENT_VARIABLE>" } with models: ["anthropic/<model>"]',
-      };
+  return agentCredentials(provider, credentialNames, {
+    named: () => ({ status: "ready" }),
+    login: {
+      usable: false,
+      reason:
+        'Pi has no login here: give the selection a provider (such as the scripted model\'s), or map the key Pi\'s provider reads, e.g. credentialEnv: { ANTHROPIC_API_KEY: "<PARENT_VARIABLE>" } with models: ["anthropic/<model>"]',
+    },
+  });
 }
 
 /**
