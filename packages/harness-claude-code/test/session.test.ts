@@ -4,79 +4,52 @@
  * Claude Code process that dies.
  */
 import { join } from "node:path";
-import { MCPTestKit, type WireCapture } from "@jest-m3/core";
 import claudeCodeHarness, { type ClaudeCodeSession } from "@jest-m3/harness-claude-code";
-import { startScriptedModel, type Script, type ScriptedModel } from "@jest-m3/scripted-model";
 import {
-  callLog,
   claudeLaunch,
   claudeSelection,
-  closeAndExpectNoProcessLeft,
   isRunning,
   knownPids,
   shippingServer,
   turn,
-  turnRequest,
-  waitFor,
 } from "./support/claude";
+import {
+  perTestKit,
+  ADAPTER_SCRIPT,
+  expectFailureThenRecovery,
+  expectHangInterrupted,
+  expectKilledMidAdapterTurn,
+  expectQuoteTurns,
+  QUOTE_PROMPTS,
+} from "@jest-m3/test-support";
 
 jest.setTimeout(60_000);
 
-const script: Script = {
-  rules: [
-    {
-      name: "quote",
-      when: { user: /quote (\d+(?:\.\d+)?) kg to (\w+)/i },
-      steps: [
-        {
-          call: "shipping:shipping_quote",
-          args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
-        },
-        { reply: "Shipping costs {{result.amount}} {{result.currency}}." },
-      ],
-    },
-    { name: "unauthorized", when: { user: "fail" }, steps: [{ http: 401, message: "bad key" }] },
-    { name: "hang", when: { user: "hang" }, steps: [{ hang: true }] },
-  ],
-};
-
 describe("Claude Code sessions (real claude, scripted model, real MCP server)", () => {
-  let model: ScriptedModel;
-  let kit: MCPTestKit;
-  let pids: number[];
-  let captures: WireCapture[];
+  const t = perTestKit({ script: ADAPTER_SCRIPT, model: "each" });
 
-  beforeEach(async () => {
-    model = await startScriptedModel(script);
-    kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
-    pids = [];
-    captures = [];
-  });
-  afterEach(async () => {
-    await closeAndExpectNoProcessLeft(kit, [...pids, ...knownPids(kit, captures)]);
-    await model.close();
-  });
+  /** A session on the shipping server (its log new), its capture and pid checked after the test. */
+  async function openOnShipping(tools?: string[]) {
+    const log = join(await t.kit.tempDir("m3-log-"), "calls.jsonl");
+    const { launch, capture, events } = await claudeLaunch(
+      t.kit,
+      claudeSelection(t.model.providerFor("anthropic-messages")),
+      [shippingServer(log)],
+      tools,
+    );
+    t.captures.push(capture);
+    const session = (await claudeCodeHarness.open(launch)) as ClaudeCodeSession;
+    t.pids.push(session.pid as number);
+    return { log, capture, events, session };
+  }
 
   test("two turns in one process, one successful shipping_quote each: wire = server log = reported", async () => {
-    const log = join(await kit.tempDir("m3-log-"), "calls.jsonl");
-    const { launch, capture, events } = await claudeLaunch(
-      kit,
-      claudeSelection(model.providerFor("anthropic-messages")),
-      [shippingServer(log)],
-      ["shipping:shipping_quote"],
-    );
-    captures.push(capture);
-    const session = (await claudeCodeHarness.open(launch)) as ClaudeCodeSession;
-    pids.push(session.pid as number);
+    const { log, capture, events, session } = await openOnShipping(["shipping:shipping_quote"]);
     expect(session.id).toMatch(/^[0-9a-f-]{36}$/);
 
-    const first = await turn(session, capture, "turn-1", "Please quote 2 kg to local.");
-    const second = await turn(session, capture, "turn-2", "Please quote 3 kg to regional.");
-
-    expect([first.outcome, first.error]).toEqual(["completed", null]);
-    expect([second.outcome, second.error]).toEqual(["completed", null]);
-    expect(first.response).toEqual({ text: "Shipping costs 9 USD." });
-    expect(second.response).toEqual({ text: "Shipping costs 15.5 USD." });
+    const first = await turn(session, capture, "turn-1", QUOTE_PROMPTS[0]!);
+    const second = await turn(session, capture, "turn-2", QUOTE_PROMPTS[1]!);
+    expectQuoteTurns([first, second], capture, log, expect.any(String));
 
     // One conversation: every message of both turns carries the session's id.
     const ids = new Set(
@@ -86,104 +59,28 @@ describe("Claude Code sessions (real claude, scripted model, real MCP server)", 
     );
     expect([...ids]).toEqual([session.id]);
 
-    const expected = [
-      { weight_kg: 2, zone: "local", amount: 9 },
-      { weight_kg: 3, zone: "regional", amount: 15.5 },
-    ];
-    expected.forEach(({ weight_kg, zone, amount }, index) => {
-      const reported = [first, second][index]!.toolCalls;
-      expect(reported).toEqual([
-        expect.objectContaining({
-          id: expect.any(String),
-          server: "shipping",
-          tool: "shipping_quote",
-          arguments: { weight_kg, zone },
-          status: "success",
-          result: expect.objectContaining({ structuredContent: { amount, currency: "USD" } }),
-        }),
-      ]);
-      const wire = capture.trace.toolCalls.filter((call) => call.turnId === `turn-${index + 1}`);
-      expect(
-        wire.map((call) => ({
-          server: call.server,
-          tool: call.tool,
-          args: call.arguments,
-          status: call.status,
-        })),
-      ).toEqual([
-        {
-          server: "shipping",
-          tool: "shipping_quote",
-          args: { weight_kg, zone },
-          status: "success",
-        },
-      ]);
-    });
-    expect(callLog(log)).toEqual(
-      expected.map(({ weight_kg, zone }) => ({
-        tool: "shipping_quote",
-        arguments: { weight_kg, zone },
-      })),
-    );
     // Allowed tools run without a permission prompt; nothing was hidden (one tool, allowed).
     expect(events.filter((event) => event.kind === "approval")).toEqual([]);
-    model.journal.assertNoProblems();
-    for (const entry of model.journal.entries) {
+    t.model.journal.assertNoProblems();
+    for (const entry of t.model.journal.entries) {
       expect(entry.conversation?.offeredTools).toEqual(["shipping:shipping_quote"]);
     }
 
     await session.close();
     expect(session.health().alive).toBe(false);
     await session.close(); // idempotent
-    expect(knownPids(kit, captures).concat(pids).filter(isRunning)).toEqual([]);
+    expect(knownPids(t.kit, t.captures).concat(t.pids).filter(isRunning)).toEqual([]);
   });
 
   test("a provider failure fails turn 1 with Claude Code's words; turn 2 in the same session succeeds", async () => {
-    const log = join(await kit.tempDir("m3-log-"), "calls.jsonl");
-    const { launch, capture } = await claudeLaunch(
-      kit,
-      claudeSelection(model.providerFor("anthropic-messages")),
-      [shippingServer(log)],
-    );
-    captures.push(capture);
-    const session = (await claudeCodeHarness.open(launch)) as ClaudeCodeSession;
-    pids.push(session.pid as number);
-
-    const failed = await turn(session, capture, "turn-1", "This request will fail.");
-    expect(failed.outcome).toBe("failed");
-    expect(failed.error).toMatch(/401.*bad key/);
+    const { log, capture, session } = await openOnShipping();
+    const failed = await expectFailureThenRecovery(session, capture, log, /401.*bad key/);
     expect(failed.response).toBeNull();
-    expect(failed.toolCalls).toEqual([]);
-    expect(session.health()).toEqual({ alive: true });
-
-    const recovered = await turn(session, capture, "turn-2", "Please quote 2 kg to local.");
-    expect([recovered.outcome, recovered.error]).toEqual(["completed", null]);
-    expect(recovered.response?.text).toBe("Shipping costs 9 USD.");
-    expect(recovered.toolCalls.map((call) => call.status)).toEqual(["success"]);
-    expect(callLog(log)).toHaveLength(1);
   });
 
   test("a hanging model: abort → interrupt control request → interrupted; the next turn works", async () => {
-    const log = join(await kit.tempDir("m3-log-"), "calls.jsonl");
-    const { launch, capture } = await claudeLaunch(
-      kit,
-      claudeSelection(model.providerFor("anthropic-messages")),
-      [shippingServer(log)],
-    );
-    captures.push(capture);
-    const session = (await claudeCodeHarness.open(launch)) as ClaudeCodeSession;
-    pids.push(session.pid as number);
-
-    const { request, abort } = turnRequest("Please hang.", "turn-1");
-    capture.beginTurn("turn-1");
-    const sent = session.send(request);
-    await waitFor(() => model.journal.entries.length > 0, "the model request");
-    const abortedAt = Date.now();
-    abort.abort("timeout");
-    const interrupted = await sent;
-    await capture.endTurn();
-    expect(Date.now() - abortedAt).toBeLessThan(2000);
-    expect(interrupted.outcome).toBe("interrupted");
+    const { capture, session } = await openOnShipping();
+    const interrupted = await expectHangInterrupted(session, capture, t.model);
     expect(
       interrupted.events.some(
         (event) =>
@@ -191,48 +88,25 @@ describe("Claude Code sessions (real claude, scripted model, real MCP server)", 
           (event as { is_error: boolean }).is_error,
       ),
     ).toBe(true);
-    expect(session.health().alive).toBe(true);
 
     const next = await turn(session, capture, "turn-2", "Please quote 2 kg to local.");
     expect([next.outcome, next.response?.text]).toEqual(["completed", "Shipping costs 9 USD."]);
 
-    const running = knownPids(kit, captures).concat(pids);
+    const running = knownPids(t.kit, t.captures).concat(t.pids);
     expect(running.filter(isRunning).length).toBeGreaterThanOrEqual(2); // claude, relay, server
     await session.close();
     expect(running.filter(isRunning)).toEqual([]);
   });
 
   test("Claude Code killed mid-turn: the turn fails with the stderr tail, health says dead", async () => {
-    const log = join(await kit.tempDir("m3-log-"), "calls.jsonl");
-    const { launch, capture } = await claudeLaunch(
-      kit,
-      claudeSelection(model.providerFor("anthropic-messages")),
-      [shippingServer(log)],
+    const { capture, session } = await openOnShipping();
+    await expectKilledMidAdapterTurn(
+      session,
+      capture,
+      t.model,
+      session.pid as number,
+      "Claude Code",
     );
-    captures.push(capture);
-    const session = (await claudeCodeHarness.open(launch)) as ClaudeCodeSession;
-    const pid = session.pid as number;
-    pids.push(pid);
-
-    capture.beginTurn("turn-1");
-    const sent = session.send(turnRequest("Please hang.", "turn-1").request);
-    await waitFor(() => model.journal.entries.length > 0, "the model request");
-    process.kill(pid, "SIGKILL");
-    const dead = await sent;
-    await capture.endTurn();
-    expect(dead.outcome).toBe("failed");
-    expect(dead.error).toMatch(/^Claude Code exited \(signal SIGKILL\) during the turn/);
-    const health = session.health();
-    expect(health).toEqual({
-      alive: false,
-      exit: "signal SIGKILL",
-      stderrTail: expect.any(String),
-    });
-    if (health.stderrTail) expect(dead.error).toContain(health.stderrTail);
-
-    const after = await session.send(turnRequest("Please quote 2 kg to local.", "turn-2").request);
-    expect(after.outcome).toBe("failed");
-    expect(after.error).toMatch(/Claude Code is not running \(signal SIGKILL\)/);
     await session.close();
   });
 });
