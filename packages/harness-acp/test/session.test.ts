@@ -19,7 +19,7 @@ import {
   turnRequest,
   waitFor,
 } from "./support/acp";
-import { perTestKit } from "@jest-m3/test-support";
+import { perTestKit, quoteKgRule } from "@jest-m3/test-support";
 
 jest.setTimeout(180_000);
 
@@ -33,17 +33,7 @@ describe.each(cases)("%s over ACP", (agent, harness, dialect, providerFailure, a
   const t = perTestKit({
     script: {
       rules: [
-        {
-          name: "quote",
-          when: { user: /quote (\d+(?:\.\d+)?) kg to (\w+)/i },
-          steps: [
-            {
-              call: "shipping:shipping_quote",
-              args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
-            },
-            { reply: "Quoted {{match.1}} kg to {{match.2}}." },
-          ],
-        },
+        quoteKgRule("Quoted {{match.1}} kg to {{match.2}}."),
         {
           name: "fail",
           when: { user: "fail" },

@@ -5,10 +5,25 @@
  */
 import type { WireCapture } from "@jest-m3/core";
 import type { AdapterTurn, HarnessSession } from "@jest-m3/core/harness";
-import type { Script, ScriptedModel } from "@jest-m3/scripted-model";
+import type { Rule, Script, ScriptedModel } from "@jest-m3/scripted-model";
 import { runTurn, turnRequest } from "./launch";
 import { callLog } from "./servers";
 import { waitFor } from "./waits";
+
+/** A rule for "quote N kg to Z": one shipping_quote with those arguments, then `reply`. */
+export function quoteKgRule(reply = "Shipping costs {{result.amount}} {{result.currency}}."): Rule {
+  return {
+    name: "quote",
+    when: { user: /quote (\d+(?:\.\d+)?) kg to (\w+)/i },
+    steps: [
+      {
+        call: "shipping:shipping_quote",
+        args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
+      },
+      { reply },
+    ],
+  };
+}
 
 /**
  * "quote N kg to Z" (one shipping_quote, then "Shipping costs {amount} {currency}."),
@@ -16,17 +31,7 @@ import { waitFor } from "./waits";
  */
 export const ADAPTER_SCRIPT: Script = {
   rules: [
-    {
-      name: "quote",
-      when: { user: /quote (\d+(?:\.\d+)?) kg to (\w+)/i },
-      steps: [
-        {
-          call: "shipping:shipping_quote",
-          args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
-        },
-        { reply: "Shipping costs {{result.amount}} {{result.currency}}." },
-      ],
-    },
+    quoteKgRule(),
     { name: "unauthorized", when: { user: "fail" }, steps: [{ http: 401, message: "bad key" }] },
     { name: "hang", when: { user: "hang" }, steps: [{ hang: true }] },
   ],
