@@ -41,6 +41,7 @@ import {
   scriptedAgent,
   expectAcpSeed,
   withAcpClient,
+  acpStdioServer,
 } from "./support/acp";
 
 jest.setTimeout(180_000);
@@ -205,14 +206,7 @@ test("contract: the flags and variables the profile sets exist; initialize, sess
         "session/new",
         {
           cwd: launch.workspace,
-          mcpServers: [
-            {
-              name: "shipping",
-              command: stdio.command,
-              args: [...(stdio.args ?? [])],
-              env: Object.entries(stdio.env ?? {}).map(([name, value]) => ({ name, value })),
-            },
-          ],
+          mcpServers: [acpStdioServer(stdio)],
         },
         { timeoutMs: 60_000 },
       );

@@ -32,6 +32,7 @@ import {
   withAcpClient,
   scriptedAgent,
   expectDeclinedThenAllowed,
+  acpStdioServer,
 } from "./support/acp";
 
 jest.setTimeout(180_000);
@@ -175,14 +176,7 @@ test("contract: the Node it runs on, the variables, settings and flags the profi
         "session/new",
         {
           cwd: launch.workspace,
-          mcpServers: [
-            {
-              name: "shipping",
-              command: direct.command,
-              args: [...(direct.args ?? [])],
-              env: Object.entries(direct.env ?? {}).map(([name, value]) => ({ name, value })),
-            },
-          ],
+          mcpServers: [acpStdioServer(direct)],
         },
         { timeoutMs: 60_000 },
       );

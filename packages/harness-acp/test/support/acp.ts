@@ -5,7 +5,7 @@
  * going through an agent session.
  */
 import { join } from "node:path";
-import type { MCPTestKit, ModelProvider, ServerSpec } from "@jest-m3/core";
+import type { MCPTestKit, ModelProvider, ServerSpec, StdioServer } from "@jest-m3/core";
 import type { HarnessDefinition, SelectionSpec } from "@jest-m3/core/harness";
 import { AcpClient, INITIALIZE_PARAMS, type AcpSession } from "@jest-m3/harness-acp";
 import type { Rule } from "@jest-m3/scripted-model";
@@ -197,4 +197,14 @@ export async function expectDeclinedThenAllowed(
   } finally {
     await session.close();
   }
+}
+
+/** A stdio server as an ACP `session/new` entry (its environment as name/value pairs). */
+export function acpStdioServer(server: StdioServer) {
+  return {
+    name: server.name,
+    command: server.command,
+    args: [...(server.args ?? [])],
+    env: Object.entries(server.env ?? {}).map(([name, value]) => ({ name, value })),
+  };
 }
