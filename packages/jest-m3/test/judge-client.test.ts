@@ -3,7 +3,6 @@
  * dialects: what the judge was sent (the scripted model's journal), the verdict read back,
  * the threshold, and every way a judge can fail to give a verdict (never a pass).
  */
-import { join } from "node:path";
 import {
   askJudge,
   checkJudgeSelection,
@@ -20,12 +19,8 @@ import {
 import { testHarness } from "@jest-m3/core/testing";
 import { PROVIDER_DIALECTS, startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import { JUDGE_FAULTS, judgeRules } from "./support/judge-script";
+import { shipping } from "@jest-m3/test-support";
 
-const shipping = {
-  name: "shipping",
-  command: process.execPath,
-  args: [join(__dirname, "..", "..", "..", "examples", "shipping", "shipping-server.mjs")],
-};
 const CRITERIA = "the reply states the quoted amount";
 
 let model: ScriptedModel;

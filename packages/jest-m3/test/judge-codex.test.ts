@@ -4,7 +4,6 @@
  * the tool returned passes, one that does not fails, and what the judge was sent is in the
  * scripted model's journal.
  */
-import { join } from "node:path";
 import {
   ExecutionOutcome,
   MCPTestKit,
@@ -15,13 +14,7 @@ import {
 import codexHarness from "@jest-m3/harness-codex";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import { judgeRules } from "./support/judge-script";
-import { seedRule } from "@jest-m3/test-support";
-
-const shipping = {
-  name: "shipping",
-  command: process.execPath,
-  args: [join(__dirname, "..", "..", "..", "examples", "shipping", "shipping-server.mjs")],
-};
+import { seedRule, shipping } from "@jest-m3/test-support";
 
 describe("toPassJudge on a real Codex session", () => {
   let model: ScriptedModel;

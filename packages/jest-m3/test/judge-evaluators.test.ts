@@ -3,7 +3,6 @@
  * calls the real shipping server): contains, regex, a reply's JSON against a schema, and
  * tool-call F1 against an expected trajectory, each with a score and its reasoning.
  */
-import { join } from "node:path";
 import {
   evaluators,
   InvalidJudge,
@@ -12,12 +11,7 @@ import {
   type TurnResult,
 } from "jest-m3";
 import { testHarness } from "@jest-m3/core/testing";
-
-const shipping = {
-  name: "shipping",
-  command: process.execPath,
-  args: [join(__dirname, "..", "..", "..", "examples", "shipping", "shipping-server.mjs")],
-};
+import { shipping } from "@jest-m3/test-support";
 
 const kit = new MCPTestKit({ env: {}, harnesses: [testHarness()] });
 let quoted: TurnResult;

@@ -4,7 +4,6 @@
  * evidence in the message, `.not`, the threshold, the judge option, the run's provider as
  * the default judge, and judge errors that fail under `.not` too.
  */
-import { join } from "node:path";
 import { MCPTestKit, expect, verdictsOf, type ExecutionResult, type TurnResult } from "jest-m3";
 import { defaultRuntime, singleProvider } from "@jest-m3/core/runner";
 import { testHarness } from "@jest-m3/core/testing";
@@ -12,12 +11,8 @@ import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model"
 import { readRecords } from "../dist/shared/run-ledger";
 import { runDir } from "../dist/shared/hand-off";
 import { JUDGE_FAULTS, judgeRules } from "./support/judge-script";
+import { shipping } from "@jest-m3/test-support";
 
-const shipping = {
-  name: "shipping",
-  command: process.execPath,
-  args: [join(__dirname, "..", "..", "..", "examples", "shipping", "shipping-server.mjs")],
-};
 const CRITERIA = "the reply states the quoted amount";
 
 let model: ScriptedModel;

@@ -6,7 +6,6 @@
 // without a verdict scores 0, a .not verdict does not count, a bad minMeanScore is refused
 // before any trial or judge request, and every verdict is in the trace beside its turn with
 // the judge's usage, a planted secret only by name.
-import { join } from "node:path";
 import {
   MCPTestKit,
   TrialsFailed,
@@ -17,13 +16,8 @@ import {
 } from "jest-m3";
 import { defaultRuntime } from "@jest-m3/core/runner";
 import { startScriptedModel, type ScriptedModel, type StepContext } from "@jest-m3/scripted-model";
-import { seedRule } from "@jest-m3/test-support";
+import { seedRule, shipping as server } from "@jest-m3/test-support";
 
-const server = {
-  name: "shipping",
-  command: process.execPath,
-  args: [join(__dirname, "..", "..", "..", "examples", "shipping", "shipping-server.mjs")],
-};
 const SECRET = "planted-trial-judge-secret-5d1e";
 
 /** The scripted judge: the score the criteria name, echoing a secret it was shown. */

@@ -1,16 +1,11 @@
 // The seed's m3 test (two turns, one session; two `to_have_tool_call(..., turn=..., server=
 // "shipping", status="success", count=1)` assertions), ported, on sessions that should pass
 // and sessions that m3 says must fail. Real MCP calls through the wire capture.
-import { join } from "node:path";
 import { MCPTestKit, expect, type ExecutionResult, type TurnResult } from "jest-m3";
 import { testHarness } from "@jest-m3/core/testing";
 import { failure } from "./support/failure";
+import { shipping } from "@jest-m3/test-support";
 
-const shipping = {
-  name: "shipping",
-  command: process.execPath,
-  args: [join(__dirname, "..", "..", "..", "examples", "shipping", "shipping-server.mjs")],
-};
 const quote = (verb: string, weight: number, zone: string) =>
   `${verb} shipping:shipping_quote ${JSON.stringify({ weight_kg: weight, zone })}`;
 

@@ -1,16 +1,11 @@
 // What docs/matchers.md does not show: soft groups (async, chains, all passing), matchers on
 // a ToolCall, counts of events, and the usage errors of the new options. A real session
 // through the test harness.
-import { join } from "node:path";
 import { MCPTestKit, expect, type ExecutionResult, type TurnResult } from "jest-m3";
 import { testHarness } from "@jest-m3/core/testing";
 import { failure } from "./support/failure";
+import { shipping } from "@jest-m3/test-support";
 
-const shipping = {
-  name: "shipping",
-  command: process.execPath,
-  args: [join(__dirname, "..", "..", "..", "examples", "shipping", "shipping-server.mjs")],
-};
 const quote = (weight: number, zone: string) =>
   `call shipping:shipping_quote ${JSON.stringify({ weight_kg: weight, zone })}`;
 

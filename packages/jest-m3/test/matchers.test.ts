@@ -1,21 +1,14 @@
-import { join } from "node:path";
 import {
   ExecutionOutcome,
   MCPTestKit,
   expect,
   type DirectClient,
   type ExecutionResult,
-  type StdioServer,
   type TurnResult,
 } from "jest-m3";
 import { testHarness } from "@jest-m3/core/testing";
 import { failure } from "./support/failure";
-
-const shipping: StdioServer = {
-  name: "shipping",
-  command: process.execPath,
-  args: [join(__dirname, "..", "..", "..", "examples", "shipping", "shipping-server.mjs")],
-};
+import { shipping } from "@jest-m3/test-support";
 
 const quote = (weight: number, zone: string) =>
   `call shipping:shipping_quote ${JSON.stringify({ weight_kg: weight, zone })}`;

@@ -16,18 +16,12 @@ import {
   summarize,
   trials,
   wilsonInterval,
-  type StdioServer,
 } from "jest-m3";
 import { testHarness } from "@jest-m3/core/testing";
 import { buildRunReport } from "../dist/report/build";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-
-const shipping: StdioServer = {
-  name: "shipping",
-  command: process.execPath,
-  args: [join(__dirname, "..", "..", "..", "examples", "shipping", "shipping-server.mjs")],
-};
+import { shipping } from "@jest-m3/test-support";
 
 describe("the agent list", () => {
   test("M3_AGENTS: harness=model items, optional trials", () => {

@@ -2,15 +2,9 @@
 // usage is unavailable with that reason, and the token and round-trip matchers fail
 // (with .not too) instead of passing on numbers nobody observed. Bad matcher input is a
 // usage error naming the option.
-import { join } from "node:path";
-import { MCPTestKit, expect, isUnavailable, type StdioServer } from "jest-m3";
+import { MCPTestKit, expect, isUnavailable } from "jest-m3";
 import { testHarness } from "@jest-m3/core/testing";
-
-const shipping: StdioServer = {
-  name: "shipping",
-  command: process.execPath,
-  args: [join(__dirname, "..", "..", "..", "examples", "shipping", "shipping-server.mjs")],
-};
+import { shipping } from "@jest-m3/test-support";
 
 test("no tap: usage unavailable with its reason, and the matchers fail either way", async () => {
   await using kit = new MCPTestKit({ env: {}, harnesses: [testHarness()] });

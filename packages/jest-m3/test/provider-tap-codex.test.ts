@@ -3,7 +3,6 @@
 // of the scripted model hashes what it received), with the tools offered, the calls the
 // model asked for and the usage it reported equal to the scripted model's own journal, per
 // turn. A key planted through credentialEnv reaches the vendor and nothing the kit returns.
-import { join } from "node:path";
 import codexHarness from "@jest-m3/harness-codex";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import {
@@ -16,16 +15,11 @@ import {
   type TokenUsage,
 } from "jest-m3";
 import { expectTapAgreesWithGroundTruth, startVendor, usageInAnswer } from "./support/model-side";
-import { seedRule } from "@jest-m3/test-support";
+import { seedRule, shipping } from "@jest-m3/test-support";
 
 jest.setTimeout(180_000);
 
 const SECRET = "sk-m3-tap-planted-3f9a1c7e";
-const shipping = {
-  name: "shipping",
-  command: process.execPath,
-  args: [join(__dirname, "..", "..", "..", "examples", "shipping", "shipping-server.mjs")],
-};
 
 let model: ScriptedModel;
 beforeAll(async () => {
