@@ -40,11 +40,13 @@
  * @packageDocumentation
  */
 export {
+  agentErrorClasses,
   AgentExited,
   AgentTimeout,
   AgentProtocolError,
   InvalidHarnessOptions,
   errorMessage,
+  type AgentErrorClasses,
   type AgentErrorCode,
 } from "./adapter-kit/agent-errors.js";
 export { AgentProcess, describeAgentExit } from "./adapter-kit/agent-process.js";
@@ -64,10 +66,12 @@ export {
   type RpcRequestHandler,
 } from "./adapter-kit/json-rpc-client.js";
 export {
+  finishedTurn,
   TurnSlot,
   INTERRUPT_GRACE_MS,
   type SlotAgent,
   type SlotTurn,
+  type TurnParts,
   type TurnSlotOptions,
 } from "./adapter-kit/turn-slot.js";
 export {
@@ -77,6 +81,7 @@ export {
   type CallResult,
 } from "./adapter-kit/agent-names.js";
 export {
+  launchable,
   startFailure,
   tornDown,
   withoutSharedStderr,
@@ -124,6 +129,8 @@ export {
 } from "./adapter-kit/agent-node.js";
 export {
   agentChecks,
+  agentReadiness,
+  agentReadinessKey,
   cachedVersionProbe,
   fileIdentity,
   probeCache,
@@ -132,6 +139,7 @@ export {
   worst,
   type AgentCheckSpec,
   type AgentChecks,
+  type AgentReadinessSpec,
 } from "./adapter-kit/capabilities.js";
 export {
   WarmPool,
@@ -199,10 +207,15 @@ export { isPolicyDenialMessage, POLICY_DENIED_CODE } from "./wire/channel-protoc
 export { isSecretName } from "./wire/redaction.js";
 // The token usage an agent reports in its own events, added up per turn.
 export { UsageTally } from "./adapter-kit/reported-usage.js";
+// Waiting for the agent's own startup: re-checked on its messages, deadline, abort, exit.
+export { startupWait, type StartupWait } from "./adapter-kit/startup-wait.js";
+// The start of a warm session: a fresh folder for the homes, the plan, the pool's lease.
+export { openWarmLease, type WarmOpening } from "./adapter-kit/warm-open.js";
 // The agent's isolated homes and the user's login copied into them.
 export {
   copyRegularFile,
   createHomes,
+  homeEnvironment,
   regularFile,
   type FileCheck,
 } from "./adapter-kit/agent-home.js";

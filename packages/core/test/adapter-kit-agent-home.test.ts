@@ -6,7 +6,12 @@
 import { mkdtemp, mkdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { copyRegularFile, createHomes, regularFile } from "@jest-m3/core/adapter-kit";
+import {
+  copyRegularFile,
+  createHomes,
+  homeEnvironment,
+  regularFile,
+} from "@jest-m3/core/adapter-kit";
 
 let root: string;
 beforeEach(async () => {
@@ -63,4 +68,19 @@ test("copyRegularFile copies with mode 0600, refuses a link and an existing targ
     /ELOOP|not a regular file/,
   );
   await expect(stat(join(root, "other.json"))).rejects.toThrow(/ENOENT/);
+});
+
+test("homeEnvironment: the launch's variables, the agent's own on top, HOME the fresh home", () => {
+  const env = homeEnvironment({ PATH: "/bin", HOME: "/host/home", KEY: "k" }, "/fresh/home", {
+    AGENT_HOME: "/fresh/agent",
+    KEY: "agent's",
+  });
+  expect(env).toEqual({
+    PATH: "/bin",
+    HOME: "/fresh/home",
+    KEY: "agent's",
+    AGENT_HOME: "/fresh/agent",
+    ...(process.platform === "win32" ? { USERPROFILE: "/fresh/home" } : {}),
+  });
+  expect(homeEnvironment({}, "/h", { HOME: "/not/this" }).HOME).toBe("/h");
 });

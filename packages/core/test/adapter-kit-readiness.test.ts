@@ -11,6 +11,8 @@ import {
   AgentTimeout,
   agentChecks,
   agentCredentials,
+  agentReadiness,
+  agentReadinessKey,
   elicitationRequest,
   cachedVersionProbe,
   callOutcome,
@@ -177,6 +179,86 @@ test("agentChecks: each step runs only when the one before allows it, and says w
     start: { status: "ready" },
   });
   expect(starts).toEqual([good]);
+});
+
+test("agentReadiness: the chain's capabilities, the start by name, sessions gated on credentials", async () => {
+  const good = fakeAgent("ready-agent", "kit-cli 1.2.3");
+  const spec = {
+    harness: "kit-cli",
+    agent: "Kit CLI",
+    executable: {
+      found: true as const,
+      path: good,
+      command: good,
+      prefix: [],
+      source: "path" as const,
+    },
+    version: rule,
+    probeVersion: (executable: FoundExecutable) => readVersion(executable, 10_000),
+    start: { name: "server", probe: async () => ({ status: "ready" as const }) },
+  };
+  const noLogin = { status: "unavailable" as const, reason: "no login" };
+  const readiness = await agentReadiness({ ...spec, credentials: noLogin });
+  expect(readiness.harness).toEqual({ name: "kit-cli", version: "1.2.3", executable: good });
+  expect(readiness.ready).toBe(false);
+  expect(readiness.capabilities).toMatchObject({
+    executable: { status: "ready" },
+    version: { status: "ready" },
+    server: { status: "ready" },
+    toolPolicy: { status: "ready" },
+    credentials: noLogin,
+    multiTurn: { status: "unavailable", reason: "no login" },
+  });
+  const withFacts = await agentReadiness({
+    ...spec,
+    credentials: { status: "ready" },
+    facts: { elicitation: { status: "unsupported", reason: "not passed on" } },
+  });
+  expect(withFacts.capabilities.elicitation).toEqual({
+    status: "unsupported",
+    reason: "not passed on",
+  });
+  expect(withFacts.capabilities.multiTurn).toEqual({ status: "ready" });
+  const missing = await agentReadiness({
+    ...spec,
+    executable: { found: false, reason: "not here" },
+    credentials: { status: "ready" },
+  });
+  expect(missing.harness).toEqual({ name: "kit-cli", version: null, executable: null });
+  expect(missing.capabilities.server).toEqual({
+    status: "unavailable",
+    reason: "no Kit CLI executable to start",
+  });
+  expect(missing.capabilities.toolPolicy).toEqual({
+    status: "unavailable",
+    reason:
+      "not here; no Kit CLI executable to ask for its version; no Kit CLI executable to start",
+  });
+});
+
+test("agentReadinessKey: changes with the executable, the adapter's facts, credentials and options", () => {
+  const context = (credentialNames: string[], options: Record<string, unknown> = {}) => ({
+    selection: { harness: "kit-cli", models: ["m"], options },
+    config: {},
+    credentialNames,
+  });
+  const found = {
+    found: true as const,
+    path: "/bin/kit",
+    command: "/bin/kit",
+    prefix: [],
+    source: "path" as const,
+  };
+  const key = agentReadinessKey(found, context(["B", "A"]), "/home/login");
+  expect(key).toBe(agentReadinessKey(found, context(["A", "B"]), "/home/login"));
+  expect(key).not.toBe(agentReadinessKey(found, context(["A", "B"]), "/other/login"));
+  expect(key).not.toBe(agentReadinessKey(found, context(["A"]), "/home/login"));
+  expect(key).not.toBe(
+    agentReadinessKey(found, context(["A", "B"], { warm: true }), "/home/login"),
+  );
+  expect(agentReadinessKey({ found: false, reason: "gone" }, context([]))).toContain(
+    "missing:gone",
+  );
 });
 
 test("capabilities: worst() keeps each reason once; sessions gate on harness and credentials", () => {

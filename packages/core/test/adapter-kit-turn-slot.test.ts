@@ -5,12 +5,14 @@
  */
 import {
   AgentProcess,
+  finishedTurn,
+  UsageTally,
   JsonLines,
-  ManagedProcess,
   TurnSlot,
   type SlotTurn,
 } from "@jest-m3/core/adapter-kit";
 import type { AdapterTurn, AdapterTurnOutcome, AdapterTurnRequest } from "@jest-m3/core/harness";
+import { nodeAgent } from "@jest-m3/test-support";
 
 const AGENT = String.raw`
 require("node:readline").createInterface({ input: process.stdin }).on("line", (line) => {
@@ -59,12 +61,7 @@ afterEach(async () => {
 });
 
 function agent(confirm: boolean, graceMs = 300): Agent {
-  const child = new ManagedProcess({
-    label: "turn agent",
-    command: process.execPath,
-    args: ["-e", AGENT],
-    env: { PATH: process.env.PATH ?? "" },
-  });
+  const child = nodeAgent("turn agent", AGENT);
   const process_ = new AgentProcess(child);
   started.push(process_);
   const interrupts: LineTurn[] = [];
@@ -205,4 +202,29 @@ test("shutdown runs the session's close work once, with whether a turn was runni
   await first;
   expect(seen).toEqual([true]);
   expect((await running).outcome).toBe("interrupted");
+});
+
+test("finishedTurn: the reply, the calls, a copy of the events and the agent's own usage", () => {
+  const events: unknown[] = [{ n: 1 }];
+  const usage = new UsageTally();
+  usage.add({ inputTokens: 100, outputTokens: 7 });
+  const turn = finishedTurn("completed", null, { text: "hi", toolCalls: [], events, usage });
+  events.push({ n: 2 });
+  expect(turn).toEqual({
+    outcome: "completed",
+    response: { text: "hi" },
+    error: null,
+    toolCalls: [],
+    events: [{ n: 1 }],
+    usage: expect.objectContaining({ inputTokens: 100, outputTokens: 7 }),
+  });
+  const silent = finishedTurn("failed", "boom", {
+    text: null,
+    toolCalls: [],
+    events: [],
+    usage: new UsageTally(),
+  });
+  expect(silent.response).toBeNull();
+  expect(silent.error).toBe("boom");
+  expect(silent.usage).toBeUndefined();
 });

@@ -1,9 +1,4 @@
-import {
-  AgentExited,
-  AgentProtocolError,
-  AgentTimeout,
-  InvalidHarnessOptions,
-} from "@jest-m3/core/adapter-kit";
+import { agentErrorClasses, AgentProtocolError } from "@jest-m3/core/adapter-kit";
 
 /** Claude Code answered a control request with an error (`M3_AGENT_PROTOCOL_ERROR`). */
 export class ClaudeControlError extends AgentProtocolError {
@@ -17,26 +12,26 @@ export class ClaudeControlError extends AgentProtocolError {
   }
 }
 
-/** The Claude Code process exited (or could not be started) while something waited on it (`M3_HARNESS_DIED`). */
-export class ClaudeCodeExited extends AgentExited {
-  constructor(what: string, exit: string, stderrTail: string) {
-    super("Claude Code", what, exit, stderrTail, "claude");
-  }
-}
+/** The names Claude Code's messages use. */
+export const CLAUDE_NAMES = { agent: "Claude Code", stderr: "claude" };
 
-/** Claude Code did not answer a control request in time (`M3_AGENT_TIMEOUT`, retryable). */
-export class ClaudeCodeTimeout extends AgentTimeout {
-  /** The control request's subtype. */
-  readonly subtype: string;
-  constructor(subtype: string, timeoutMs: number) {
-    super("Claude Code", `the control request ${subtype}`, timeoutMs, "Claude Code");
-    this.subtype = subtype;
-  }
-}
-
-/** The selection's `options` for the Claude Code harness are malformed (`M3_INVALID_SELECTION`). */
-export class InvalidClaudeCodeOptions extends InvalidHarnessOptions {
-  constructor(option: string, problem: string) {
-    super("Claude Code", option, problem);
-  }
-}
+/**
+ * Claude Code's errors: the kit's classes under Claude Code's names (one code per meaning on
+ * every agent). `ClaudeCodeExited`: the process exited (or could not be started) while
+ * something waited on it (`M3_HARNESS_DIED`); `ClaudeCodeTimeout`: it did not answer a control
+ * request in time (`M3_AGENT_TIMEOUT`, retryable; `method` is the request's subtype);
+ * `InvalidClaudeCodeOptions`: the selection's `options` for the Claude Code harness are
+ * malformed (`M3_INVALID_SELECTION`).
+ */
+export const {
+  Exited: ClaudeCodeExited,
+  Timeout: ClaudeCodeTimeout,
+  InvalidOptions: InvalidClaudeCodeOptions,
+} = agentErrorClasses(
+  { ...CLAUDE_NAMES, request: (subtype) => `the control request ${subtype}` },
+  {
+    exited: "ClaudeCodeExited",
+    timeout: "ClaudeCodeTimeout",
+    invalidOptions: "InvalidClaudeCodeOptions",
+  },
+);

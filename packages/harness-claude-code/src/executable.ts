@@ -4,6 +4,7 @@ import {
   parseVersion,
   readVersion,
   executableResolver,
+  homeEnvironment,
   runIsolated as runInThrowawayHome,
   runnable,
   type AgentVersion,
@@ -90,15 +91,12 @@ export { compareVersions };
 
 /** A fresh HOME and CLAUDE_CONFIG_DIR with nothing of the host's, for a probe. */
 function isolatedEnv(home: string): Record<string, string> {
-  const env: Record<string, string> = {
-    HOME: home,
+  return homeEnvironment({}, home, {
     CLAUDE_CONFIG_DIR: join(home, ".claude"),
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
     DISABLE_AUTOUPDATER: "1",
     DISABLE_TELEMETRY: "1",
-  };
-  if (process.platform === "win32") env.USERPROFILE = home;
-  return env;
+  });
 }
 
 /**

@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import {
   copyRegularFile,
   createHomes as createFolders,
+  homeEnvironment,
   regularFile,
 } from "@jest-m3/core/adapter-kit";
 import type { ModelProvider } from "@jest-m3/core/harness";
@@ -112,9 +113,7 @@ export function claudeEnvironment(
   provider: ModelProvider | undefined,
   options: ResolvedClaudeCodeOptions,
 ): Record<string, string> {
-  const env: Record<string, string> = {
-    ...launchEnv,
-    HOME: homes.home,
+  const env = homeEnvironment(launchEnv, homes.home, {
     CLAUDE_CONFIG_DIR: homes.configDir,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
     DISABLE_AUTOUPDATER: "1",
@@ -123,8 +122,7 @@ export function claudeEnvironment(
     CLAUDE_CODE_MAX_RETRIES: String(options.maxRetries),
     MCP_TIMEOUT: String(options.startupTimeoutMs),
     MCP_TOOL_TIMEOUT: String(options.toolTimeoutMs),
-  };
-  if (process.platform === "win32") env.USERPROFILE = homes.home;
+  });
   if (provider) {
     env.ANTHROPIC_BASE_URL = provider.baseUrl.replace(/\/+$/, "");
     const key = provider.envKey;

@@ -1,24 +1,30 @@
 import { randomUUID } from "node:crypto";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
   assertDistinctToolNames,
-  errorMessage,
+  launchable,
+  openWarmLease,
   startFailure,
   tornDown,
 } from "@jest-m3/core/adapter-kit";
 import { HarnessStartError, type HarnessLaunch } from "@jest-m3/core/harness";
 import { claudeArgs, denyRules, mcpServers, normalizeName } from "./config.js";
-import { claudeEnvironment, copyHostLogin, createHomes, type ClaudeHomes } from "./home.js";
-import { InvalidClaudeCodeOptions } from "./errors.js";
+import {
+  claudeEnvironment,
+  copyHostLogin,
+  createHomes,
+  type ClaudeHomes,
+  type HostLogin,
+} from "./home.js";
+import { CLAUDE_NAMES, InvalidClaudeCodeOptions } from "./errors.js";
 import { resolveClaudeCodeOptions, type ResolvedClaudeCodeOptions } from "./options.js";
 import type { McpServerStatus } from "./protocol.js";
 import { credentialsCapability, HARNESS_NAME, launchFacts } from "./launch-facts.js";
-import { CLAUDE_NAMES, ClaudeCodeSession } from "./session.js";
+import { ClaudeCodeSession } from "./session.js";
 import { StreamJsonClient } from "./stream-json-client.js";
 import { claudeCodeNaming } from "./tool-names.js";
-import { acquireWarmClaude, mcpLogFiles, type WarmLease } from "./warm-pool.js";
+import { acquireWarmClaude, mcpLogFiles } from "./warm-pool.js";
 
 /** How often `mcp_status` is asked while a server is still pending. */
 const STATUS_POLL_MS = 100;
@@ -131,6 +137,21 @@ async function serversConnected(
   }
 }
 
+/**
+ * Copies the user's Claude Code login into `homes` when the session has nothing else to
+ * authenticate with (no provider, no credentials), and says so in the session's record.
+ */
+async function useOwnLogin(
+  launch: HarnessLaunch,
+  login: HostLogin,
+  homes: ClaudeHomes,
+): Promise<void> {
+  if (launch.provider || launch.credentials.length > 0 || !login.usable) return;
+  await copyHostLogin(login, homes);
+  const detail = `using the Claude Code login of ${login.credentialsFile}`;
+  launch.record({ kind: "harness", detail });
+}
+
 function startError(error: unknown, client: StreamJsonClient, aborted: boolean): HarnessStartError {
   const stderrTail = client.agent.stderrTail();
   return startFailure(HARNESS_NAME, error, { names: CLAUDE_NAMES, stderrTail, aborted });
@@ -149,18 +170,14 @@ function startError(error: unknown, client: StreamJsonClient, aborted: boolean):
 export async function openClaudeCodeSession(launch: HarnessLaunch): Promise<ClaudeCodeSession> {
   const options = resolveClaudeCodeOptions(launch.selection.options);
   const facts = launchFacts(launch.selection, launch.config);
-  if (!facts.executable.found) throw new HarnessStartError(HARNESS_NAME, facts.executable.reason);
   const credentials = credentialsCapability(launch.provider, launch.credentials, facts.login);
-  if (credentials.status !== "ready") {
-    throw new HarnessStartError(HARNESS_NAME, credentials.reason ?? "no credentials");
-  }
+  const executable = launchable(HARNESS_NAME, facts.executable, credentials).path;
   assertDistinctToolNames(
     claudeCodeNaming,
     launch.servers.map((server) => server.name),
     launch.toolPolicy,
     options.exposeDisallowedTools,
   );
-  const executable = facts.executable.path;
   if (options.warm && launch.workspaceKind !== undefined) {
     throw new InvalidClaudeCodeOptions(
       "warm",
@@ -169,13 +186,7 @@ export async function openClaudeCodeSession(launch: HarnessLaunch): Promise<Clau
   }
   if (options.warm) return openWarmSession(launch, options, executable, facts.login);
   const homes = await createHomes(await launch.tempDir("m3-claude-"));
-  if (!launch.provider && launch.credentials.length === 0 && facts.login.usable) {
-    await copyHostLogin(facts.login, homes);
-    launch.record({
-      kind: "harness",
-      detail: `using the Claude Code login of ${facts.login.credentialsFile}`,
-    });
-  }
+  await useOwnLogin(launch, facts.login, homes);
   if (launch.signal.aborted) throw new HarnessStartError(HARNESS_NAME, TORN_DOWN);
   const sessionId = randomUUID();
   const child = launch.spawn({
@@ -236,38 +247,21 @@ async function openWarmSession(
   launch: HarnessLaunch,
   options: ResolvedClaudeCodeOptions,
   executable: string,
-  login: ReturnType<typeof launchFacts>["login"],
+  login: HostLogin,
 ): Promise<ClaudeCodeSession> {
-  // The pool owns the folder (it outlives this session), so it is not one of the kit's.
-  const root = await mkdtemp(join(tmpdir(), "m3-claude-warm-"));
-  let lease: WarmLease;
-  try {
-    const homes = await createHomes(root);
-    if (!launch.provider && launch.credentials.length === 0 && login.usable) {
-      await copyHostLogin(login, homes);
-      launch.record({
-        kind: "harness",
-        detail: `using the Claude Code login of ${login.credentialsFile}`,
-      });
-    }
-    if (launch.signal.aborted) throw new HarnessStartError(HARNESS_NAME, TORN_DOWN);
-    lease = await acquireWarmClaude({
-      command: executable,
-      args: claudeArgs(launch, options, undefined),
-      env: claudeEnvironment(launch.env, homes, launch.provider, options),
-      root,
-    });
-  } catch (error) {
-    await rm(root, { recursive: true, force: true });
-    if (error instanceof HarnessStartError) throw error;
-    throw new HarnessStartError(
-      HARNESS_NAME,
-      `the warm Claude Code did not start: ${errorMessage(error)}`,
-      {
-        cause: error,
-      },
-    );
-  }
+  const lease = await openWarmLease({
+    harness: HARNESS_NAME,
+    names: CLAUDE_NAMES,
+    signal: launch.signal,
+    prefix: "m3-claude-warm-",
+    plan: async (root) => {
+      const homes = await createHomes(root);
+      await useOwnLogin(launch, login, homes);
+      const env = claudeEnvironment(launch.env, homes, launch.provider, options);
+      return { command: executable, args: claudeArgs(launch, options, undefined), env, root };
+    },
+    acquire: acquireWarmClaude,
+  });
   const client = lease.client;
   // Only what Claude Code writes for this session goes into its errors.
   client.agent.markStderr();

@@ -1,17 +1,12 @@
 import {
-  agentChecks,
+  agentReadiness,
+  agentReadinessKey,
   cachedVersionProbe,
   fileIdentity,
   probeCache,
-  sessionCapabilities,
   worst,
 } from "@jest-m3/core/adapter-kit";
-import {
-  readinessOf,
-  type Capability,
-  type Readiness,
-  type ReadinessContext,
-} from "@jest-m3/core/harness";
+import type { Capability, Readiness, ReadinessContext } from "@jest-m3/core/harness";
 import { readClaudeVersion, runIsolated, TESTED_CLAUDE_CODE_VERSION } from "./executable.js";
 import { hostClaudeConfig } from "./home.js";
 import { credentialsCapability, HARNESS_NAME, launchFacts } from "./launch-facts.js";
@@ -50,13 +45,10 @@ async function checkCli(executable: string): Promise<Capability> {
 export function claudeCodeReadinessKey(context: ReadinessContext): string {
   const { executable } = launchFacts(context.selection, context.config);
   const provider = context.selection.provider;
-  return JSON.stringify([
-    executable.found ? executable.path : `missing:${executable.reason}`,
-    hostClaudeConfig(context.config),
-    [...context.credentialNames].sort(),
-    provider ? [provider.baseUrl, provider.wireApi, provider.envKey ?? null] : null,
-    context.selection.options,
-  ]);
+  const providerFacts = provider
+    ? [provider.baseUrl, provider.wireApi, provider.envKey ?? null]
+    : null;
+  return agentReadinessKey(executable, context, hostClaudeConfig(context.config), providerFacts);
 }
 
 /**
@@ -64,14 +56,24 @@ export function claudeCodeReadinessKey(context: ReadinessContext): string {
  * the tested one (older: unavailable, newer: degraded), it starts in an isolated home and
  * its `--help` names the stream-json mode and the flags the adapter passes, and there are
  * credentials or a provider speaking `anthropic-messages`. Probes run once per executable
- * and version in a process.
+ * and version in a process. Claude Code 2.1.332 in stream-json mode asks its SDK host (this
+ * adapter) for an MCP server's elicitation with a control request; the session's plan
+ * answers it.
  */
 export async function claudeCodeReadiness(context: ReadinessContext): Promise<Readiness> {
   const { selection, config, credentialNames } = context;
   resolveClaudeCodeOptions(selection.options);
   const { executable, login } = launchFacts(selection, config);
-
-  const checks = await agentChecks({
+  const provider = selection.provider;
+  const dialect: Capability =
+    provider === undefined || provider.wireApi === "anthropic-messages"
+      ? { status: "ready" }
+      : {
+          status: "unavailable",
+          reason: `provider "${provider.name}" speaks ${provider.wireApi}; Claude Code speaks only anthropic-messages`,
+        };
+  return agentReadiness({
+    harness: HARNESS_NAME,
     agent: "Claude Code",
     executable,
     version: {
@@ -86,29 +88,6 @@ export async function claudeCodeReadiness(context: ReadinessContext): Promise<Re
       probe: (found, version) =>
         cliProbe(`${fileIdentity(found.path)}\0${version.text}`, () => checkCli(found.path)),
     },
+    credentials: worst(credentialsCapability(provider, credentialNames, login), dialect),
   });
-  const provider = selection.provider;
-  const dialect: Capability =
-    provider === undefined || provider.wireApi === "anthropic-messages"
-      ? { status: "ready" }
-      : {
-          status: "unavailable",
-          reason: `provider "${provider.name}" speaks ${provider.wireApi}; Claude Code speaks only anthropic-messages`,
-        };
-  const credentials = worst(credentialsCapability(provider, credentialNames, login), dialect);
-  // Claude Code 2.1.332 in stream-json mode asks its SDK host (this adapter) for an MCP
-  // server's elicitation with a control request; the session's plan answers it.
-  const capabilities = sessionCapabilities(
-    worst(checks.executable, checks.version, checks.start),
-    credentials,
-    { executable: checks.executable, version: checks.version, cli: checks.start },
-  );
-  return readinessOf(
-    {
-      name: HARNESS_NAME,
-      version: checks.versionText,
-      executable: executable.found ? executable.path : null,
-    },
-    capabilities,
-  );
 }

@@ -7,6 +7,7 @@ import type {
   HarnessSession,
 } from "@jest-m3/core/harness";
 import { answerElicitation, permission } from "./approvals.js";
+import { CLAUDE_NAMES } from "./errors.js";
 import type { ResolvedClaudeCodeOptions } from "./options.js";
 import type {
   CanUseToolRequest,
@@ -26,9 +27,6 @@ const INTERRUPT_GRACE_MS = 1500;
 const CLOSE_GRACE_MS = 1500;
 /** How long a warm session's close gets to reset the process for the next session. */
 const RESET_TIMEOUT_MS = 5000;
-
-/** The names Claude Code's messages use. */
-export const CLAUDE_NAMES = { agent: "Claude Code", stderr: "claude" };
 
 /**
  * One Claude Code conversation in one long-lived `claude --print` process: every `send()`
@@ -122,19 +120,15 @@ export class ClaudeCodeSession implements HarnessSession {
         return;
       }
       for (const detach of this.detach.splice(0)) detach();
-      let reusable = !midTurn && this.client.agent.exitDescription === undefined;
-      if (reusable) {
-        try {
-          await endConversation(this.client, RESET_TIMEOUT_MS);
-        } catch (error) {
-          reusable = false;
+      await this.lease.leave(
+        midTurn,
+        () => endConversation(this.client, RESET_TIMEOUT_MS),
+        (error) =>
           this.launch.record({
             kind: "harness",
             detail: `stopped the warm Claude Code: it did not reset for the next session (${errorMessage(error)})`,
-          });
-        }
-      }
-      await this.lease.release(reusable);
+          }),
+      );
     });
   }
 

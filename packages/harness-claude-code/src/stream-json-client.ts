@@ -1,8 +1,8 @@
 import {
-  AgentProcess,
+  errorMessage,
   isJsonObject,
-  JsonLines,
-  PendingRequests,
+  JsonLinesClient,
+  type AgentProcess,
   type ManagedProcess,
   type RequestOptions,
 } from "@jest-m3/core/adapter-kit";
@@ -17,35 +17,36 @@ export type ControlOptions = RequestOptions;
 
 /**
  * A client of one `claude -p --input-format stream-json --output-format stream-json`
- * process: user messages and control requests (with their answers) on stdin, every other
- * stdout message to the listeners, and control requests from Claude Code (permission
- * prompts) to the registered handler. When the process exits, every waiting request is
- * rejected with {@link ClaudeCodeExited} carrying the stderr tail.
+ * process, on the kit's JSON-lines client: user messages and control requests (with their
+ * answers) on stdin, every other stdout message to the listeners, and control requests from
+ * Claude Code (permission prompts) to the registered handler. When the process exits, every
+ * waiting request is rejected with {@link ClaudeCodeExited} carrying the stderr tail.
  */
 export class StreamJsonClient {
   /** The Claude Code process: exit, stderr tail (optionally since a mark), close. */
   readonly agent: AgentProcess;
-  private readonly lines: JsonLines;
-  private readonly pending = new PendingRequests<JsonObject>({
-    timeout: (subtype, ms) => new ClaudeCodeTimeout(subtype, ms),
-  });
-  private nextId = 1;
+  private readonly lines: JsonLinesClient<JsonObject>;
   private readonly messageListeners = new Set<(message: StreamMessage) => void>();
   private hostHandler: HostRequestHandler | undefined;
 
   constructor(readonly process: ManagedProcess) {
-    this.agent = new AgentProcess(process);
-    this.lines = new JsonLines(process, (message) => this.receive(message));
-    this.agent.onExit((exit) => {
-      const tail = this.agent.stderrTail();
-      this.pending.rejectAll(
-        (subtype) => new ClaudeCodeExited(`while waiting for ${subtype}`, exit, tail),
-      );
+    this.lines = new JsonLinesClient<JsonObject>(process, {
+      // `{"type":"control_response","response":{"subtype":"success"|"error","request_id",...}}`
+      answerOf: ({ type, response }) =>
+        type === "control_response" &&
+        isJsonObject(response) &&
+        typeof response.request_id === "string"
+          ? { id: response.request_id, answer: response as JsonObject }
+          : undefined,
+      exited: (what, exit, tail) => new ClaudeCodeExited(what, exit, tail),
+      timeout: (subtype, ms) => new ClaudeCodeTimeout(subtype, ms),
     });
+    this.agent = this.lines.agent;
+    this.lines.onMessage((message) => this.receive(message));
   }
 
   /** Lines on stdout that were not protocol messages (kept for diagnosis). */
-  get problems(): string[] {
+  get problems(): readonly string[] {
     return this.lines.problems;
   }
 
@@ -69,26 +70,26 @@ export class StreamJsonClient {
    * @throws {@link ClaudeControlError} when Claude Code answers with an error;
    * {@link ClaudeCodeExited} when the process ends first; {@link ClaudeCodeTimeout}.
    */
-  control(
+  async control(
     request: JsonObject & { subtype: string },
     options: ControlOptions = {},
   ): Promise<JsonObject> {
     const { subtype } = request;
-    const exit = this.agent.exitDescription;
-    if (exit !== undefined) {
-      return Promise.reject(
-        new ClaudeCodeExited(`before ${subtype} could be sent`, exit, this.agent.stderrTail()),
-      );
+    const message = (request_id: string): JsonObject => ({
+      type: "control_request",
+      request_id,
+      request,
+    });
+    const answer = await this.lines.request(subtype, message, options);
+    if (answer.subtype === "error") {
+      throw new ClaudeControlError(subtype, String(answer.error ?? "unknown error"));
     }
-    const id = `m3-${this.nextId++}`;
-    const answer = this.pending.add(id, subtype, options);
-    this.lines.write({ type: "control_request", request_id: id, request });
-    return answer;
+    return isJsonObject(answer.response) ? (answer.response as JsonObject) : {};
   }
 
   /** Sends one user turn; false when Claude Code's stdin is closed. */
   sendUser(text: string): boolean {
-    return this.lines.write({
+    return this.lines.send({
       type: "user",
       message: { role: "user", content: text },
       parent_tool_use_id: null,
@@ -102,39 +103,23 @@ export class StreamJsonClient {
   }
 
   private receive(message: Record<string, unknown>): void {
-    if (typeof message.type !== "string") {
-      this.lines.problems.push(JSON.stringify(message).slice(0, 500));
-      return;
-    }
     switch (message.type) {
-      case "control_response":
-        this.settle(message.response);
-        return;
       case "control_request":
         void this.answer(message as unknown as HostControlRequest);
         return;
+      case "control_response":
       case "control_cancel_request":
       case "keep_alive":
         return;
       default:
+        if (typeof message.type !== "string") return;
         for (const listener of [...this.messageListeners]) listener(message as StreamMessage);
-    }
-  }
-
-  private settle(response: unknown): void {
-    if (!isJsonObject(response) || typeof response.request_id !== "string") return;
-    if (response.subtype === "error") {
-      const error = String(response.error ?? "unknown error");
-      this.pending.reject(response.request_id, (subtype) => new ClaudeControlError(subtype, error));
-    } else {
-      const payload = isJsonObject(response.response) ? (response.response as JsonObject) : {};
-      this.pending.resolve(response.request_id, payload);
     }
   }
 
   private async answer(request: HostControlRequest): Promise<void> {
     const reply = (response: JsonObject): void => {
-      this.lines.write({ type: "control_response", response });
+      this.lines.send({ type: "control_response", response });
     };
     const request_id = request.request_id;
     if (!this.hostHandler) {
@@ -145,11 +130,7 @@ export class StreamJsonClient {
     try {
       reply({ subtype: "success", request_id, response: await this.hostHandler(request) });
     } catch (error) {
-      reply({
-        subtype: "error",
-        request_id,
-        error: error instanceof Error ? error.message : String(error),
-      });
+      reply({ subtype: "error", request_id, error: errorMessage(error) });
     }
   }
 }

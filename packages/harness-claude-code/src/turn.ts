@@ -5,7 +5,7 @@ import {
   type AdapterTurnOutcome,
   type ToolPolicy,
 } from "@jest-m3/core/harness";
-import { UsageTally, unfinishedCall } from "@jest-m3/core/adapter-kit";
+import { finishedTurn, UsageTally, unfinishedCall } from "@jest-m3/core/adapter-kit";
 import type {
   AssistantMessage,
   ContentBlock,
@@ -120,14 +120,8 @@ export class TurnCollector {
         unfinished,
       ),
     );
-    this.resolve({
-      outcome,
-      response: this.lastText === null ? null : { text: this.lastText },
-      error,
-      toolCalls,
-      events: this.events.slice(),
-      ...this.usage.turnUsage(),
-    });
+    const parts = { text: this.lastText, toolCalls, events: this.events, usage: this.usage };
+    this.resolve(finishedTurn(outcome, error, parts));
   }
 
   /** The result's usage: the turn's requests added up; the prompt is its three parts. */

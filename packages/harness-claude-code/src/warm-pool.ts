@@ -7,139 +7,36 @@
 // file written into its home (a copied login). Between sessions the process is reset (see
 // endConversation): its MCP servers removed, its deny rules cleared, its conversation
 // ended; a process that cannot be reset cleanly is stopped, never handed on.
-import { readdirSync, rmSync } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import {
-  announceWarmProcess,
-  holdProcess,
-  isProcessAlive,
-  killProcessGroup,
-  ManagedProcess,
-  WarmPool,
-  warmStartKey,
-} from "@jest-m3/core/adapter-kit";
+import { WarmAgents, type WarmAgentLease, type WarmStartSpec } from "@jest-m3/core/adapter-kit";
 import type { ClaudeHomes } from "./home.js";
 import type { McpServerStatus, StreamMessage } from "./protocol.js";
 import { StreamJsonClient } from "./stream-json-client.js";
 
-/** How long an unused warm process stays up before it is stopped. */
-const IDLE_MS = 20_000;
-/** How long a warm process gets to exit on its own when it is stopped. */
-const STOP_GRACE_MS = 1000;
-
-/** Everything one warm process is started with (see {@link warmKey}). */
-export interface WarmStart {
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly env: Readonly<Record<string, string>>;
-  /**
-   * A fresh folder holding the process's homes (`home`, `claude-config`, as
-   * `createHomes` made them); the pool owns it from here on and adds the working
-   * directory `cwd`.
-   */
-  readonly root: string;
-}
-
-interface Warm {
-  readonly client: StreamJsonClient;
-  readonly root: string;
-}
-
-/**
- * The key of a warm process: the executable, arguments and environment with the root
- * folder written as `<root>` (each start plans into a fresh folder), and the name and
- * content of every file in its homes. Two sessions share a process only when all of it is
- * equal. The key lives in memory only (it holds credential values).
- */
-export function warmKey(start: WarmStart): Promise<string> {
-  return warmStartKey(start);
-}
-
-function homesOf(root: string): ClaudeHomes {
-  return { home: join(root, "home"), configDir: join(root, "claude-config") };
-}
-
-function running(warm: Warm): boolean {
-  const child = warm.client.process.child;
-  if (warm.client.agent.exitDescription !== undefined) return false;
-  if (child.exitCode !== null || child.signalCode !== null) return false;
-  // A process killed a moment ago may not be reaped yet: ask the system too.
-  return child.pid === undefined || isProcessAlive(child.pid);
-}
-
-async function start(spec: WarmStart): Promise<Warm> {
-  const cwd = join(spec.root, "cwd");
-  await mkdir(cwd, { mode: 0o700 });
-  const child = new ManagedProcess({
-    label: "claude (warm)",
-    command: spec.command,
-    args: [...spec.args],
-    env: spec.env,
-    cwd,
-  });
-  // In the run's process ledger, so an interrupted run stops it too.
-  announceWarmProcess({ pid: child.pid, label: child.launch.label, command: child.launch.command });
-  const warm: Warm = { client: new StreamJsonClient(child), root: spec.root };
-  try {
-    await child.spawned;
-  } catch (error) {
-    await stopWarm(warm);
-    throw error;
-  }
-  // A warm process that dies takes its group and folder with it; the next session starts anew.
-  warm.client.agent.onExit(() => void pool.discard(warm));
-  return warm;
-}
-
-/** Stops the process (stdin closed, then its group), and removes its folder. */
-async function stopWarm(warm: Warm): Promise<void> {
-  await warm.client.close(STOP_GRACE_MS);
-  await rm(warm.root, { recursive: true, force: true });
-}
-
-// One process is one conversation at a time: an exclusive lease.
-const pool = new WarmPool<WarmStart, Warm>({
-  lease: "exclusive",
-  idleMs: IDLE_MS,
-  start,
-  alive: running,
-  stop: stopWarm,
-  kill: (warm) => {
-    killProcessGroup(warm.client.process.pid);
-    rmSync(warm.root, { recursive: true, force: true });
-  },
-  hold: (warm, ref) => holdProcess(warm.client.process.child, ref),
+// One process is one conversation at a time: the kit's exclusive lease. An unused process
+// stops after 20 s; a stopped one gets 1 s to exit once its stdin closed (the kit's defaults).
+const pool = new WarmAgents({
+  label: "claude (warm)",
+  client: (child) => new StreamJsonClient(child),
 });
 
-/** A session's hold on a warm process; `release()` once the session is over. */
-export interface WarmLease {
-  readonly client: StreamJsonClient;
-  /** The process's homes (for Claude Code's MCP logs). */
+/** A session's hold on a warm process, with the process's homes (for Claude Code's MCP logs). */
+export interface WarmLease extends WarmAgentLease<StreamJsonClient> {
   readonly homes: ClaudeHomes;
-  /** True when the process was started for this session (a cold start). */
-  readonly started: boolean;
-  /**
-   * Hands the process back: `reusable` when the session reset it (see
-   * {@link endConversation}), else the process is stopped. Resolves once that is done.
-   */
-  release(reusable: boolean): Promise<void>;
 }
 
 /**
- * An idle warm process of `spec`'s key, or a new one started for it; `spec.root` becomes
- * its folder, or is removed when an idle process of the same key is reused. A process that
+ * An idle warm process of `spec`'s key (everything it is started with, and every file in
+ * its homes: see the kit's `warmStartKey`), or a new one started for it; `spec.root` (a
+ * fresh folder holding `home` and `claude-config`, as `createHomes` made them) becomes its
+ * folder, or is removed when an idle process of the same key is reused. A process that
  * died is replaced. The process serves this session only until it is released.
  */
-export async function acquireWarmClaude(spec: WarmStart): Promise<WarmLease> {
-  const lease = await pool.acquire(await warmKey(spec), spec);
-  if (!lease.started) await rm(spec.root, { recursive: true, force: true });
-  return {
-    client: lease.warm.client,
-    homes: homesOf(lease.warm.root),
-    started: lease.started,
-    release: (reusable) => lease.release(reusable),
-  };
+export async function acquireWarmClaude(spec: WarmStartSpec): Promise<WarmLease> {
+  const lease = await pool.acquire(spec);
+  const homes = { home: join(lease.root, "home"), configDir: join(lease.root, "claude-config") };
+  return { ...lease, homes };
 }
 
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -153,31 +50,10 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 /**
- * Ends a warm process's conversation so the next session finds nothing of this one:
- * `mcp_set_servers` with no server (Claude Code stops the session's stdio servers and
- * drops their tools), checked with `mcp_status`; the deny rules cleared
- * (`apply_flag_settings` replaces the flag settings); `/clear` (Claude Code starts a new
- * conversation with empty context and says so with `conversation_reset`); then the
- * `/clear` command message rewound out of the new conversation (`rewind_conversation`), so
- * the next session's first request holds only Claude Code's one-line caveat that a local
- * command ran. Throws when any step is not confirmed: the caller stops the process.
+ * Sends `/clear` and waits for its `result`: the uuid Claude Code's `conversation_reset`
+ * names (where the new conversation starts). Throws when `/clear` fails or resets nothing.
  */
-export async function endConversation(client: StreamJsonClient, timeoutMs: number): Promise<void> {
-  const wait = { timeoutMs };
-  await client.control({ subtype: "mcp_set_servers", servers: {} }, wait);
-  const status = await client.control({ subtype: "mcp_status" }, wait);
-  const left = (Array.isArray(status.mcpServers)
-    ? status.mcpServers
-    : []) as unknown as McpServerStatus[];
-  if (left.length > 0) {
-    throw new Error(
-      `MCP servers still configured: ${left.map((server) => server.name).join(", ")}`,
-    );
-  }
-  await client.control(
-    { subtype: "apply_flag_settings", settings: { permissions: { deny: [] } } },
-    wait,
-  );
+async function clearConversation(client: StreamJsonClient, timeoutMs: number): Promise<string> {
   let resetAt: string | undefined;
   let stop: (() => void) | undefined;
   const cleared = new Promise<StreamMessage>((resolve, reject) => {
@@ -206,6 +82,36 @@ export async function endConversation(client: StreamJsonClient, timeoutMs: numbe
     stop?.();
   }
   if (resetAt === undefined) throw new Error("/clear did not reset the conversation");
+  return resetAt;
+}
+
+/**
+ * Ends a warm process's conversation so the next session finds nothing of this one:
+ * `mcp_set_servers` with no server (Claude Code stops the session's stdio servers and
+ * drops their tools), checked with `mcp_status`; the deny rules cleared
+ * (`apply_flag_settings` replaces the flag settings); `/clear` (Claude Code starts a new
+ * conversation with empty context and says so with `conversation_reset`); then the
+ * `/clear` command message rewound out of the new conversation (`rewind_conversation`), so
+ * the next session's first request holds only Claude Code's one-line caveat that a local
+ * command ran. Throws when any step is not confirmed: the caller stops the process.
+ */
+export async function endConversation(client: StreamJsonClient, timeoutMs: number): Promise<void> {
+  const wait = { timeoutMs };
+  await client.control({ subtype: "mcp_set_servers", servers: {} }, wait);
+  const status = await client.control({ subtype: "mcp_status" }, wait);
+  const left = (Array.isArray(status.mcpServers)
+    ? status.mcpServers
+    : []) as unknown as McpServerStatus[];
+  if (left.length > 0) {
+    throw new Error(
+      `MCP servers still configured: ${left.map((server) => server.name).join(", ")}`,
+    );
+  }
+  await client.control(
+    { subtype: "apply_flag_settings", settings: { permissions: { deny: [] } } },
+    wait,
+  );
+  const resetAt = await clearConversation(client, timeoutMs);
   const rewound = await client.control(
     { subtype: "rewind_conversation", target_message_uuid: resetAt },
     wait,
@@ -232,9 +138,7 @@ export function stopWarmClaudeCode(): Promise<void> {
 
 /** The process ids of this worker's warm Claude Code processes (for diagnosis and tests). */
 export function warmClaudeCodePids(): number[] {
-  return pool.all.flatMap((warm) =>
-    warm.client.process.pid === undefined ? [] : [warm.client.process.pid],
-  );
+  return pool.pids();
 }
 
 /** Every file in Claude Code's MCP logs under `homes` (so a warm session reads only its own). */

@@ -1,9 +1,4 @@
-import {
-  AgentExited,
-  AgentProtocolError,
-  AgentTimeout,
-  InvalidHarnessOptions,
-} from "@jest-m3/core/adapter-kit";
+import { agentErrorClasses, AgentProtocolError } from "@jest-m3/core/adapter-kit";
 import type { RpcErrorValue } from "./protocol.js";
 
 /** `codex app-server` answered a request with a JSON-RPC error (`M3_AGENT_PROTOCOL_ERROR`). */
@@ -17,26 +12,22 @@ export class CodexRpcError extends AgentProtocolError {
   }
 }
 
-/** `codex app-server` exited (or could not be started) while a request was waiting (`M3_HARNESS_DIED`). */
-export class AppServerExited extends AgentExited {
-  constructor(what: string, exit: string, stderrTail: string) {
-    super("codex app-server", what, exit, stderrTail, "codex");
-  }
-}
+/** The names Codex's messages use. */
+export const CODEX_NAMES = { agent: "Codex", process: "codex app-server", stderr: "codex" };
 
-/** `codex app-server` did not answer a request in time (`M3_AGENT_TIMEOUT`, retryable). */
-export class AppServerTimeout extends AgentTimeout {
-  /** The method that was not answered, e.g. `thread/start`. */
-  readonly method: string;
-  constructor(method: string, timeoutMs: number) {
-    super("codex app-server", method, timeoutMs, "Codex");
-    this.method = method;
-  }
-}
-
-/** The selection's `options` for the Codex harness are malformed (`M3_INVALID_SELECTION`). */
-export class InvalidCodexOptions extends InvalidHarnessOptions {
-  constructor(option: string, problem: string) {
-    super("Codex", option, problem);
-  }
-}
+/**
+ * Codex's errors: the kit's classes under Codex's names (one code per meaning on every agent).
+ * `AppServerExited`: `codex app-server` exited (or could not be started) while a request was
+ * waiting (`M3_HARNESS_DIED`); `AppServerTimeout`: it did not answer a request in time
+ * (`M3_AGENT_TIMEOUT`, retryable; `method` is the request's); `InvalidCodexOptions`: the
+ * selection's `options` for the Codex harness are malformed (`M3_INVALID_SELECTION`).
+ */
+export const {
+  Exited: AppServerExited,
+  Timeout: AppServerTimeout,
+  InvalidOptions: InvalidCodexOptions,
+} = agentErrorClasses(CODEX_NAMES, {
+  exited: "AppServerExited",
+  timeout: "AppServerTimeout",
+  invalidOptions: "InvalidCodexOptions",
+});

@@ -1,11 +1,8 @@
 import {
-  compareVersions,
   isRunnableFile,
-  parseVersion,
   readVersion,
   executableResolver,
   runnable,
-  type AgentVersion,
   type InstalledBinary,
   type VersionProbe,
 } from "@jest-m3/core/adapter-kit";
@@ -81,11 +78,6 @@ export const resolveCodexExecutable = executableResolver({
   installVersion: TESTED_CODEX_VERSION,
   installed: installedCodexBinary,
 });
-
-/** Parses the first `x.y.z[-pre]` in `--version` output, or returns null (core's rule). */
-export const parseCodexVersion: (output: string) => AgentVersion | null = parseVersion;
-
-export { compareVersions };
 
 /**
  * Runs `<executable> --version` in a fresh, throw-away CODEX_HOME and HOME (Codex writes

@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import {
   copyRegularFile,
   createHomes as createFolders,
+  homeEnvironment,
   regularFile,
 } from "@jest-m3/core/adapter-kit";
 
@@ -69,11 +70,5 @@ export function codexEnvironment(
   launchEnv: Readonly<Record<string, string>>,
   homes: CodexHomes,
 ): Record<string, string> {
-  const env: Record<string, string> = {
-    ...launchEnv,
-    CODEX_HOME: homes.codexHome,
-    HOME: homes.home,
-  };
-  if (process.platform === "win32") env.USERPROFILE = homes.home;
-  return env;
+  return homeEnvironment(launchEnv, homes.home, { CODEX_HOME: homes.codexHome });
 }

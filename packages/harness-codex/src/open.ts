@@ -1,21 +1,22 @@
 import {
-  errorMessage,
+  launchable,
+  openWarmLease,
   startFailure,
+  startupWait,
   stopSessionServers,
   tornDown,
   withoutSharedStderr,
-  type WarmLease,
 } from "@jest-m3/core/adapter-kit";
 import { HarnessStartError, type HarnessLaunch } from "@jest-m3/core/harness";
 import { AppServerClient } from "./app-server-client.js";
 import { appServerArgs, threadStartParams } from "./config.js";
-import { AppServerExited, CodexRpcError } from "./errors.js";
+import { AppServerExited, CODEX_NAMES, CodexRpcError } from "./errors.js";
 import { codexEnvironment, copyHostLogin, createHomes, findHostLogin } from "./home.js";
 import { resolveCodexOptions, type ResolvedCodexOptions } from "./options.js";
 import type { McpStartupStatus } from "./protocol.js";
 import { credentialsCapability, launchFacts } from "./launch-facts.js";
-import { CLOSE_GRACE_MS, CODEX_NAMES, CodexSession } from "./session.js";
-import { acquireWarm, type WarmAppServer } from "./warm-pool.js";
+import { CLOSE_GRACE_MS, CodexSession } from "./session.js";
+import { acquireWarm } from "./warm-pool.js";
 
 const TORN_DOWN = tornDown(CODEX_NAMES);
 
@@ -58,51 +59,30 @@ function serversReady(
   timeoutMs: number,
   signal: AbortSignal,
 ): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const stops: (() => void)[] = [];
-    const settle = (error?: unknown): void => {
-      for (const stop of stops) stop();
-      if (error === undefined) resolve();
-      else reject(error);
-    };
-    const fail = (words: string): void =>
-      settle(new HarnessStartError("codex", words, { stderrTail: client.agent.stderrTail() }));
-    const check = (): void => {
-      for (const name of servers) {
-        const status = statuses.get(name);
-        if (status?.status === "failed" || status?.status === "cancelled") {
-          const what =
-            status.status === "failed" ? "failed to start" : "was cancelled while starting";
-          fail(`MCP server "${name}" ${what}: ${status.error ?? "Codex gave no reason"}`);
-          return;
-        }
-      }
-      if (servers.every((name) => statuses.get(name)?.status === "ready")) settle();
-    };
-    const timer = setTimeout(() => {
-      const waiting = servers
-        .filter((name) => statuses.get(name)?.status !== "ready")
-        .map((name) => `"${name}" (${statuses.get(name)?.status ?? "no status yet"})`);
-      fail(`MCP servers not ready within ${timeoutMs} ms: ${waiting.join(", ")}`);
-    }, timeoutMs);
-    stops.push(() => clearTimeout(timer));
-    const onAbort = (): void => settle(new HarnessStartError("codex", TORN_DOWN));
-    signal.addEventListener("abort", onAbort, { once: true });
-    stops.push(() => signal.removeEventListener("abort", onAbort));
-    stops.push(client.onNotification(() => check()));
-    stops.push(
-      client.agent.onExit((exit) =>
-        settle(
-          new AppServerExited(
-            "while its MCP servers were starting",
-            exit,
-            client.agent.stderrTail(),
-          ),
-        ),
-      ),
-    );
-    if (signal.aborted) onAbort();
-    else check();
+  const failure = (name: string): string | undefined => {
+    const status = statuses.get(name);
+    if (status?.status !== "failed" && status?.status !== "cancelled") return undefined;
+    const what = status.status === "failed" ? "failed to start" : "was cancelled while starting";
+    return `MCP server "${name}" ${what}: ${status.error ?? "Codex gave no reason"}`;
+  };
+  const waiting = (): string =>
+    servers
+      .filter((name) => statuses.get(name)?.status !== "ready")
+      .map((name) => `"${name}" (${statuses.get(name)?.status ?? "no status yet"})`)
+      .join(", ");
+  return startupWait({
+    harness: "codex",
+    names: CODEX_NAMES,
+    agent: client.agent,
+    signal,
+    timeoutMs,
+    changes: (listener) => client.onNotification(listener),
+    check: () =>
+      servers.map(failure).find((words) => words !== undefined) ??
+      servers.every((name) => statuses.get(name)?.status === "ready"),
+    waiting: () => `MCP servers not ready within ${timeoutMs} ms: ${waiting()}`,
+    exited: (exit) =>
+      new AppServerExited("while its MCP servers were starting", exit, client.agent.stderrTail()),
   });
 }
 
@@ -148,29 +128,21 @@ async function startThread(
 export async function openCodexSession(launch: HarnessLaunch): Promise<CodexSession> {
   const options = resolveCodexOptions(launch.selection.options);
   const facts = launchFacts(launch.selection, launch.config);
-  if (!facts.executable.found) throw new HarnessStartError("codex", facts.executable.reason);
   const login = findHostLogin(facts.hostHome);
   const credentials = credentialsCapability(launch.provider, launch.credentials, login);
-  if (credentials.status !== "ready") {
-    throw new HarnessStartError("codex", credentials.reason ?? "no credentials");
-  }
+  const executable = launchable("codex", facts.executable, credentials).path;
   const ownLogin = !launch.provider && launch.credentials.length === 0 && login.usable;
   if (ownLogin)
     launch.record({ kind: "harness", detail: `using the Codex login of ${login.authFile}` });
   if (options.warm) {
-    return openWarmSession(
-      launch,
-      options,
-      facts.executable.path,
-      ownLogin ? login.authFile : undefined,
-    );
+    return openWarmSession(launch, options, executable, ownLogin ? login.authFile : undefined);
   }
   const homes = await createHomes(await launch.tempDir("m3-codex-"));
   if (ownLogin) await copyHostLogin(login.authFile, homes);
   if (launch.signal.aborted) throw new HarnessStartError("codex", TORN_DOWN);
   const child = launch.spawn({
     label: "codex app-server",
-    command: facts.executable.path,
+    command: executable,
     args: appServerArgs(options),
     env: codexEnvironment(launch.env, homes),
     cwd: launch.workspace,
@@ -211,21 +183,21 @@ async function openWarmSession(
   executable: string,
   authFile: string | undefined,
 ): Promise<CodexSession> {
-  if (launch.signal.aborted) throw new HarnessStartError("codex", TORN_DOWN);
-  let lease: WarmLease<WarmAppServer>;
-  try {
-    lease = await acquireWarm({
-      executable,
-      env: launch.env,
-      authFile,
-      args: appServerArgs(options),
-      timeoutMs: options.startupTimeoutMs,
-    });
-  } catch (error) {
-    const words = `the warm codex app-server did not start: ${errorMessage(error)}`;
-    throw new HarnessStartError("codex", words, { cause: error });
-  }
-  const client = lease.warm.client;
+  const lease = await openWarmLease({
+    harness: "codex",
+    names: CODEX_NAMES,
+    signal: launch.signal,
+    prefix: "m3-codex-warm-",
+    plan: async (root) => {
+      const homes = await createHomes(root);
+      if (authFile !== undefined) await copyHostLogin(authFile, homes);
+      const env = codexEnvironment(launch.env, homes);
+      const args = appServerArgs(options);
+      return { command: executable, args, env, root, timeoutMs: options.startupTimeoutMs };
+    },
+    acquire: acquireWarm,
+  });
+  const client = lease.client;
   // Startup statuses of every thread arrive on the shared stream; keep this thread's only.
   const byThread = new Map<string, Map<string, McpStartupStatus>>();
   const stopStatuses = watchStatuses(client, byThread);
@@ -246,7 +218,7 @@ async function openWarmSession(
         .catch(() => undefined);
     }
     await stopSessionServers(client.process.pid, launch.servers, CLOSE_GRACE_MS);
-    await lease.release();
+    await lease.release(true);
     // Another session's lines may be in the shared stderr: none of it goes into this error.
     throw withoutSharedStderr("codex", failure);
   } finally {

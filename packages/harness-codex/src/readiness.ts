@@ -2,20 +2,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  agentChecks,
-  errorMessage,
+  agentReadiness,
+  agentReadinessKey,
   cachedVersionProbe,
+  errorMessage,
   ManagedProcess,
   probeCache,
-  sessionCapabilities,
-  worst,
 } from "@jest-m3/core/adapter-kit";
-import {
-  readinessOf,
-  type Capability,
-  type Readiness,
-  type ReadinessContext,
-} from "@jest-m3/core/harness";
+import type { Capability, Readiness, ReadinessContext } from "@jest-m3/core/harness";
 import { AppServerClient } from "./app-server-client.js";
 import { APP_SERVER_ARGS } from "./config.js";
 import { readCodexVersion, TESTED_CODEX_VERSION } from "./executable.js";
@@ -62,27 +56,24 @@ async function checkAppServer(executable: string, timeoutMs: number): Promise<Ca
 export function codexReadinessKey(context: ReadinessContext): string {
   const { executable, hostHome } = launchFacts(context.selection, context.config);
   const provider = context.selection.provider;
-  return JSON.stringify([
-    executable.found ? executable.path : `missing:${executable.reason}`,
-    hostHome,
-    [...context.credentialNames].sort(),
-    provider ? [provider.baseUrl, provider.envKey ?? null] : null,
-    context.selection.options,
-  ]);
+  const providerFacts = provider ? [provider.baseUrl, provider.envKey ?? null] : null;
+  return agentReadinessKey(executable, context, hostHome, providerFacts);
 }
 
 /**
  * The Codex harness's readiness, per capability: the executable exists and its version
  * parses and is the tested one (older: unavailable, newer: degraded), the app-server
  * answers `initialize`, and there are credentials or a provider. `multiTurn` is ready only
- * when all of that holds. Probes run once per executable and version in a process.
+ * when all of that holds. Probes run once per executable and version in a process. Codex
+ * 0.171 passes an MCP server's elicitation/create on as mcpServer/elicitation/request (form
+ * and URL mode); the session's plan answers it.
  */
 export async function codexReadiness(context: ReadinessContext): Promise<Readiness> {
   const { selection, config, credentialNames } = context;
   const options = resolveCodexOptions(selection.options);
   const { executable, hostHome } = launchFacts(selection, config);
-
-  const checks = await agentChecks({
+  return agentReadiness({
+    harness: "codex",
     agent: "Codex",
     executable,
     version: {
@@ -100,25 +91,10 @@ export async function codexReadiness(context: ReadinessContext): Promise<Readine
           checkAppServer(found.path, options.startupTimeoutMs),
         ),
     },
+    credentials: credentialsCapability(
+      selection.provider,
+      credentialNames,
+      findHostLogin(hostHome),
+    ),
   });
-  const credentials = credentialsCapability(
-    selection.provider,
-    credentialNames,
-    findHostLogin(hostHome),
-  );
-  // Codex 0.171 passes an MCP server's elicitation/create on as
-  // mcpServer/elicitation/request (form and URL mode); the session's plan answers it.
-  const capabilities = sessionCapabilities(
-    worst(checks.executable, checks.version, checks.start),
-    credentials,
-    { executable: checks.executable, version: checks.version, appServer: checks.start },
-  );
-  return readinessOf(
-    {
-      name: "codex",
-      version: checks.versionText,
-      executable: executable.found ? executable.path : null,
-    },
-    capabilities,
-  );
 }

@@ -1,4 +1,4 @@
-import { stopSessionServers, TurnSlot, type WarmLease } from "@jest-m3/core/adapter-kit";
+import { stopSessionServers, TurnSlot, type WarmAgentLease } from "@jest-m3/core/adapter-kit";
 import type {
   AdapterTurn,
   AdapterTurnRequest,
@@ -8,18 +8,14 @@ import type {
 } from "@jest-m3/core/harness";
 import type { AppServerClient } from "./app-server-client.js";
 import { answerRequest, fromPlan } from "./approvals.js";
-import { AppServerExited, CodexRpcError } from "./errors.js";
+import { AppServerExited, CODEX_NAMES, CodexRpcError } from "./errors.js";
 import type { Json, ServerNotification, ServerRequest } from "./protocol.js";
 import { TurnCollector } from "./turn.js";
-import type { WarmAppServer } from "./warm-pool.js";
 
 /** How long an interrupted turn waits for Codex to confirm before it ends anyway. */
 const INTERRUPT_GRACE_MS = 1500;
 /** How long `close()` waits for Codex to exit after its stdin closed, before signals. */
 export const CLOSE_GRACE_MS = 1500;
-
-/** The names Codex's messages use. */
-export const CODEX_NAMES = { agent: "Codex", process: "codex app-server", stderr: "codex" };
 
 /**
  * One Codex thread in one `codex app-server`: every `send()` is a `turn/start` on the same
@@ -37,7 +33,7 @@ export class CodexSession implements HarnessSession {
     /** The Codex thread id. */
     readonly id: string,
     /** Set when the app-server is a warm one shared with other sessions' threads. */
-    private readonly lease?: WarmLease<WarmAppServer>,
+    private readonly lease?: WarmAgentLease<AppServerClient>,
   ) {
     this.slot = new TurnSlot<TurnCollector>({
       names: CODEX_NAMES,

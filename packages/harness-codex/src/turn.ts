@@ -1,5 +1,5 @@
 import { monotonicNow, type AdapterTurn, type AdapterTurnOutcome } from "@jest-m3/core/harness";
-import { UsageTally, unfinishedCall } from "@jest-m3/core/adapter-kit";
+import { finishedTurn, UsageTally, unfinishedCall } from "@jest-m3/core/adapter-kit";
 import type {
   AgentMessageItem,
   ErrorNotificationParams,
@@ -177,14 +177,8 @@ export class TurnCollector {
         unfinished,
       });
     });
-    this.resolve({
-      outcome,
-      response: this.lastMessage === null ? null : { text: this.lastMessage },
-      error,
-      toolCalls,
-      events: this.events.slice(),
-      ...this.usage.turnUsage(),
-    });
+    const parts = { text: this.lastMessage, toolCalls, events: this.events, usage: this.usage };
+    this.resolve(finishedTurn(outcome, error, parts));
   }
 
   private onItem(method: string, params: ItemNotificationParams): void {

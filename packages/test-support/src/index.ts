@@ -16,3 +16,4 @@ export * from "./secrets";
 export * from "./per-test";
 export * from "./agent-checks";
 export * from "./adapter-turns";
+export * from "./node-agent";

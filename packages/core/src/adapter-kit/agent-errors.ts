@@ -14,6 +14,7 @@
  * ```
  */
 import { M3Error, stderrSection } from "../errors.js";
+import type { AgentNames } from "./agent-names.js";
 
 /** The codes of this module, one per meaning. */
 export type AgentErrorCode =
@@ -91,6 +92,66 @@ export class InvalidHarnessOptions extends M3Error {
     super(`${who} harness option "${option}" ${problem}`);
     this.option = option;
   }
+}
+
+/** One agent's error classes, made by {@link agentErrorClasses}. */
+export interface AgentErrorClasses {
+  /** The agent exited (or could not be started) while something waited on it. */
+  readonly Exited: new (what: string, exit: string, stderrTail: string) => AgentExited;
+  /** The agent did not answer `method` in time; the error keeps `method`. */
+  readonly Timeout: new (
+    method: string,
+    timeoutMs: number,
+  ) => AgentTimeout & { readonly method: string };
+  /** The selection's `options` for the agent's harness are malformed. */
+  readonly InvalidOptions: new (option: string, problem: string) => InvalidHarnessOptions;
+}
+
+/**
+ * The exited, timeout and options errors of one agent, worded with its `names` (the process
+ * in exits and timeouts, the agent in options and in whose `startupTimeoutMs` to raise) and
+ * named as `classNames` say, so `error.name` tells the agents apart while the codes stay
+ * this module's. `names.request` words a request in a timeout (default: the method).
+ *
+ * @example
+ * ```ts
+ * const errors = agentErrorClasses(
+ *   { agent: "My Agent", process: "my-agent serve", stderr: "my-agent" },
+ *   { exited: "MyAgentExited", timeout: "MyAgentTimeout", invalidOptions: "InvalidMyAgentOptions" },
+ * );
+ * throw new errors.Timeout("session/new", 30_000); // "my-agent serve did not answer session/new within 30000 ms. ..."
+ * ```
+ */
+export function agentErrorClasses(
+  names: AgentNames & { readonly request?: (method: string) => string },
+  classNames: {
+    readonly exited: string;
+    readonly timeout: string;
+    readonly invalidOptions: string;
+  },
+): AgentErrorClasses {
+  const agent = names.process ?? names.agent;
+  class Exited extends AgentExited {
+    constructor(what: string, exit: string, stderrTail: string) {
+      super(agent, what, exit, stderrTail, names.stderr);
+    }
+  }
+  class Timeout extends AgentTimeout {
+    readonly method: string;
+    constructor(method: string, timeoutMs: number) {
+      super(agent, names.request?.(method) ?? method, timeoutMs, names.agent);
+      this.method = method;
+    }
+  }
+  class InvalidOptions extends InvalidHarnessOptions {
+    constructor(option: string, problem: string) {
+      super(names.agent, option, problem);
+    }
+  }
+  Object.defineProperty(Exited, "name", { value: classNames.exited });
+  Object.defineProperty(Timeout, "name", { value: classNames.timeout });
+  Object.defineProperty(InvalidOptions, "name", { value: classNames.invalidOptions });
+  return { Exited, Timeout, InvalidOptions };
 }
 
 /** The message of anything thrown. */

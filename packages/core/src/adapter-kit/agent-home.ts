@@ -72,3 +72,19 @@ export async function createHomes<K extends string>(
   }
   return homes;
 }
+
+/**
+ * An agent's environment in its fresh home: the launch's (an allow-list of the parent's
+ * plus the mapped credentials), `HOME` (and on Windows `USERPROFILE`) the fresh home, and
+ * the agent's own `variables` (its config folder, its switches) on top. Never the parent's
+ * whole environment.
+ */
+export function homeEnvironment(
+  launchEnv: Readonly<Record<string, string>>,
+  home: string,
+  variables: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  const env: Record<string, string> = { ...launchEnv, ...variables, HOME: home };
+  if (process.platform === "win32") env.USERPROFILE = home;
+  return env;
+}

@@ -14,7 +14,14 @@
  * ```
  */
 import { statSync } from "node:fs";
-import type { Capabilities, Capability, CapabilityStatus } from "../harness/contract.js";
+import {
+  readinessOf,
+  type Capabilities,
+  type Capability,
+  type CapabilityStatus,
+  type Readiness,
+  type ReadinessContext,
+} from "../harness/contract.js";
 import { errorMessage } from "./agent-errors.js";
 import type { ExecutableLookup, FoundExecutable } from "./executables.js";
 import {
@@ -173,4 +180,61 @@ export function sessionCapabilities(
     credentials,
     ...facts,
   };
+}
+
+/** What {@link agentReadiness} needs: the chain of {@link agentChecks}, and the rest. */
+export interface AgentReadinessSpec extends AgentCheckSpec {
+  /** The harness's name in the readiness, e.g. `my-agent`. */
+  readonly harness: string;
+  /** What the session has to authenticate with (see `agentCredentials`). */
+  readonly credentials: Capability;
+  /** Capabilities to add or override (an unsupported feature). */
+  readonly facts?: Readonly<Record<string, Capability>>;
+}
+
+/**
+ * The readiness of an agent whose every capability rests on its executable, version and
+ * start: {@link agentChecks}' chain, its three capabilities (the start under its own name),
+ * and {@link sessionCapabilities} over the chain's worst and the credentials.
+ *
+ * @example
+ * ```ts
+ * return agentReadiness({ harness: "my-agent", agent: "My CLI", executable, version: rule, probeVersion, start: { name: "cli", probe: checkCli }, credentials });
+ * ```
+ */
+export async function agentReadiness(spec: AgentReadinessSpec): Promise<Readiness> {
+  const checks = await agentChecks(spec);
+  const { executable, version, start } = checks;
+  const capabilities = sessionCapabilities(worst(executable, version, start), spec.credentials, {
+    executable,
+    version,
+    [spec.start.name]: start,
+    ...spec.facts,
+  });
+  const path = spec.executable.found ? spec.executable.path : null;
+  return readinessOf(
+    { name: spec.harness, version: checks.versionText, executable: path },
+    capabilities,
+  );
+}
+
+/**
+ * A readiness key (what a harness's readiness depends on, not the model): the executable it
+ * resolves to (or why there is none), the adapter's own `facts` (a login's home, the
+ * provider's fields it reads), the credential names and the selection's options.
+ */
+export function agentReadinessKey(
+  executable: ExecutableLookup,
+  context: {
+    readonly credentialNames: ReadinessContext["credentialNames"];
+    readonly selection: Pick<ReadinessContext["selection"], "options">;
+  },
+  ...facts: unknown[]
+): string {
+  return JSON.stringify([
+    executable.found ? executable.path : `missing:${executable.reason}`,
+    ...facts,
+    [...context.credentialNames].sort(),
+    context.selection.options,
+  ]);
 }

@@ -82,6 +82,14 @@ export class JsonLinesClient<A> {
     return answer;
   }
 
+  /**
+   * Writes `message` as one line, for what answers nothing (a user turn, the adapter's reply
+   * to the agent's own request); false when the agent's stdin is already closed.
+   */
+  send(message: JsonObject): boolean {
+    return this.lines.write(message);
+  }
+
   /** Ends the agent (see {@link AgentProcess.close}). Idempotent. */
   close(graceMs?: number): Promise<void> {
     return this.agent.close(graceMs);

@@ -12,9 +12,10 @@
  * }
  * ```
  */
-import { HarnessStartError } from "../harness/contract.js";
+import { HarnessStartError, type Capability } from "../harness/contract.js";
 import { AgentExited, AgentProtocolError, AgentTimeout, errorMessage } from "./agent-errors.js";
 import type { AgentNames } from "./agent-names.js";
+import type { ExecutableLookup, FoundExecutable } from "./executables.js";
 
 /** What {@link startFailure} knows of the moment. */
 export interface StartFailureContext {
@@ -65,4 +66,27 @@ export function withoutSharedStderr(
   const first = failure.message.split("\n")[0] ?? failure.message;
   const words = first.startsWith(prefix) ? first.slice(prefix.length) : first;
   return new HarnessStartError(harness, words, { cause: failure });
+}
+
+/**
+ * The executable a session of `harness` starts, refused before anything starts (a
+ * {@link HarnessStartError} in the words readiness gives) when there is none or when
+ * `credentials` (the session's, as readiness reports them) are not ready.
+ *
+ * @example
+ * ```ts
+ * const executable = launchable("my-agent", resolveMyExecutable(launch.selection, launch.config), credentials);
+ * launch.spawn({ label: "my-agent", command: executable.command, args: [...executable.prefix], env, cwd });
+ * ```
+ */
+export function launchable(
+  harness: string,
+  executable: ExecutableLookup,
+  credentials: Capability,
+): FoundExecutable {
+  if (!executable.found) throw new HarnessStartError(harness, executable.reason);
+  if (credentials.status !== "ready") {
+    throw new HarnessStartError(harness, credentials.reason ?? "no credentials");
+  }
+  return executable;
 }

@@ -18,9 +18,11 @@ import type {
   AdapterTurnRequest,
   HarnessHealth,
 } from "../harness/contract.js";
+import type { ReportedToolCall } from "../evidence/trace.js";
 import { stderrSection } from "../errors.js";
 import { errorMessage } from "./agent-errors.js";
 import type { AgentNames } from "./agent-names.js";
+import type { UsageTally } from "./reported-usage.js";
 
 /** How long an interrupted turn waits for the agent to confirm, by default. */
 export const INTERRUPT_GRACE_MS = 1500;
@@ -191,4 +193,39 @@ export class TurnSlot<T extends SlotTurn> {
   private get process(): string {
     return this.options.names.process ?? this.options.names.agent;
   }
+}
+
+/** What a turn's collector gathered, for {@link finishedTurn}. */
+export interface TurnParts {
+  /** The agent's final reply, or null when it gave none. */
+  readonly text: string | null;
+  readonly toolCalls: readonly ReportedToolCall[];
+  /** The turn's raw events (copied: the collector may go on keeping its own). */
+  readonly events: readonly unknown[];
+  /** The token usage the agent reported over the turn. */
+  readonly usage: UsageTally;
+}
+
+/**
+ * The turn a collector reports once it ended with `outcome` and `error`: the reply, the
+ * reported calls, a copy of the events and the agent's own usage.
+ *
+ * @example
+ * ```ts
+ * this.resolve(finishedTurn("completed", null, { text: this.reply, toolCalls, events: this.events, usage: this.usage }));
+ * ```
+ */
+export function finishedTurn(
+  outcome: AdapterTurnOutcome,
+  error: string | null,
+  parts: TurnParts,
+): AdapterTurn {
+  return {
+    outcome,
+    response: parts.text === null ? null : { text: parts.text },
+    error,
+    toolCalls: parts.toolCalls,
+    events: parts.events.slice(),
+    ...parts.usage.turnUsage(),
+  };
 }
