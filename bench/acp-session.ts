@@ -48,7 +48,7 @@ import {
   type AcpProfile,
 } from "@jest-m3/harness-acp";
 import { startScriptedModel, type Script, type ScriptedModel } from "@jest-m3/scripted-model";
-import { median, printComparison } from "./report";
+import { median, printComparison, sessionVerdict } from "./report";
 
 const SHIPPING = join(__dirname, "..", "examples", "shipping");
 export const SERVER: StdioServer = {
@@ -389,7 +389,7 @@ export async function acpRound(side: Side, agent: BenchAcpAgent): Promise<Round>
 
 async function benchAgent(agent: BenchAcpAgent, rounds: number, title: string): Promise<void> {
   const sides: readonly Side[] = ["bare", "kit"];
-  for (const side of sides) await acpRound(side, agent); // warm-up: readiness, page cache
+  await acpRound("kit", agent); // warm-up: readiness, page cache (the binary, for both sides)
   const results: Record<Side, Round[]> = { bare: [], kit: [] };
   for (let index = 0; index < rounds; index++) {
     const order = index % 2 === 0 ? sides : [...sides].reverse();
@@ -433,18 +433,26 @@ async function benchAgent(agent: BenchAcpAgent, rounds: number, title: string): 
     const all = results[side].map((r) => r.wall.toFixed(0)).join(" ");
     console.log(`  ${side.padEnd(4)} every round (ms): ${all}`);
   }
+  sessionVerdict(
+    `${title}, ${agent.label}`,
+    { bare: med("bare", (r) => r.wall), kit: med("kit", (r) => r.wall) },
+    {
+      bare: med("bare", (r) => r.agent + r.below) / MB,
+      kit: med("kit", (r) => r.agent + r.below) / MB,
+    },
+  );
 }
 
 /**
  * An ACP session benchmark over `agents` (those named in `names`, all by default): per
- * agent, a warm-up round of each side, then `rounds` rounds in alternating order. Every
+ * agent, a warm-up round of the kit, then `rounds` rounds in alternating order. Every
  * round checks the replies, one successful quote per turn, and that every process of the
  * session is gone, by pid.
  */
 export async function benchAcpAgents(
   title: string,
   agents: readonly BenchAcpAgent[],
-  { rounds = 3, names = agents.map((agent) => agent.name) }: BenchAcpOptions = {},
+  { rounds = 1, names = agents.map((agent) => agent.name) }: BenchAcpOptions = {},
 ): Promise<void> {
   for (const agent of agents.filter((one) => names.includes(one.name))) {
     await benchAgent(agent, rounds, title);

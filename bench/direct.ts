@@ -4,11 +4,13 @@
 // of the per-round ratios, and a ratio below the floor fails the run (non-zero exit, one
 // clear line).
 //
-// A third client tells the kit's own per-call cost apart from where its server runs: the
-// same bare SDK Client, over the SDK's own stdio framing, to a server started the way the
-// kit starts one (its own session and process group, so the kit can stop all of it). On a
-// loaded Linux machine with autogroup scheduling a server in a session of its own answers
-// later, whoever the client is; the client CPU per call shows what the kit itself adds.
+// A third client shows what a server in a session of its own costs: the same bare SDK
+// Client, over the SDK's own stdio framing, to a server started with a session and process
+// group of its own (Node's `detached`), as the kit started direct servers before group-exec.
+// On a loaded Linux machine with autogroup scheduling such a server answers later, whoever
+// the client is. The kit now keeps its server in this session, in a group of its own
+// (group-exec, built at install time; without it the kit falls back to a session of its
+// own); the client CPU per call shows what the kit itself adds.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
@@ -16,6 +18,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { loadavg } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { MCPTestKit, type StdioServer } from "@jest-m3/core";
 import { median } from "./report";
@@ -115,7 +118,15 @@ function row(label: string, rates: readonly Rate[], ratio?: number): string {
   return `  ${label.padEnd(44)} ${calls.toFixed(1).padStart(9)} calls/s  ${cpu.toFixed(1).padStart(6)} µs CPU/call  ${tail}`;
 }
 
-export async function benchDirect({ calls = 1000, rounds = 9, chunk = 50 } = {}): Promise<void> {
+/** `values` sorted: its minimum, quartiles and maximum, for the spread of the rounds. */
+function spread(values: readonly number[]): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.round(q * (sorted.length - 1))]!;
+  const iqr = at(0.75) - at(0.25);
+  return `min ${at(0).toFixed(3)}, quartiles ${at(0.25).toFixed(3)}–${at(0.75).toFixed(3)} (IQR ${iqr.toFixed(3)}), max ${at(1).toFixed(3)}`;
+}
+
+export async function benchDirect({ calls = 1000, rounds = 21, chunk = 10 } = {}): Promise<void> {
   const bare = new Client({ name: "bench", version: "1" });
   await bare.connect(new StdioClientTransport({ command: process.execPath, args: [script] }));
   const ownSession = new Client({ name: "bench", version: "1" });
@@ -150,6 +161,12 @@ export async function benchDirect({ calls = 1000, rounds = 9, chunk = 50 } = {})
     console.log(
       `\ndirect: ${calls} sequential tools/call × ${rounds} rounds (in interleaved chunks of ${chunk}), shipping server over stdio (load average ${load.toFixed(2)} → ${loadavg()[0]!.toFixed(2)})`,
     );
+    const groupExec = existsSync(
+      join(__dirname, "..", "packages", "core", "dist", "wire", "native", "group-exec"),
+    );
+    console.log(
+      `  the kit's server: ${groupExec ? "its own process group in this session (group-exec)" : "a session of its own (group-exec not built)"}`,
+    );
     console.log(row("bare SDK Client", rates.get("bare")!));
     console.log(row("kit.direct (recorded)", rates.get("kit")!, kitRatio));
     console.log(
@@ -158,6 +175,7 @@ export async function benchDirect({ calls = 1000, rounds = 9, chunk = 50 } = {})
     console.log(
       `  kit.direct ÷ bare per round: ${kitRatios.map((ratio) => ratio.toFixed(3)).join(" ")}`,
     );
+    console.log(`  spread of the ${rounds} rounds: ${spread(kitRatios)}`);
     console.log(`  every call recorded: ${recorded} tool-call records`);
     const verdict = kitRatio >= TARGET ? "met" : kitRatio >= FLOOR ? "not met" : "FAILED";
     const line = `  direct: kit.direct at ${kitRatio.toFixed(3)}× the bare SDK client (median of ${rounds} rounds); target ≥ ${TARGET}×, floor ${FLOOR}×: ${verdict}`;
@@ -170,4 +188,11 @@ export async function benchDirect({ calls = 1000, rounds = 9, chunk = 50 } = {})
     await ownSession.close();
     await kit.close();
   }
+}
+
+if (require.main === module) {
+  benchDirect().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
 }

@@ -191,7 +191,7 @@ async function measure(server: Server, rounds: number, nativeBuilt: boolean): Pr
   );
 }
 
-export async function benchRelay({ rounds = 15, echoRounds = 40 } = {}): Promise<void> {
+export async function benchRelay({ rounds = 7, echoRounds = 20 } = {}): Promise<void> {
   const native = stdioRelayLaunch();
   if (native.kind !== "native") {
     console.log(`\nrelay: the native relay is not available (${native.reason}); Node only`);

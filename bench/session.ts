@@ -315,7 +315,7 @@ function compare(
   return figures;
 }
 
-export async function benchSession({ rounds = 9 } = {}): Promise<void> {
+export async function benchSession({ rounds = 5 } = {}): Promise<void> {
   const lookup = resolveCodexExecutable({}, {});
   if (!lookup.found) throw new Error(lookup.reason);
   const codex = lookup.path;

@@ -149,9 +149,10 @@ async function benchAgent(agent: Agent, sessions: number, suites: number): Promi
  * medians and the warm/bare ratio against the 0.6× target.
  */
 export async function benchWarmAcp({
-  sessions = 10,
+  sessions = 4,
   suites = 2,
-  agents = ACP_AGENTS.map((agent) => agent.name),
+  // OpenCode's sessions take four times Gemini CLI's: `npx tsx bench/warm-acp.ts gemini opencode`.
+  agents = ["gemini"],
 }: { sessions?: number; suites?: number; agents?: readonly string[] } = {}): Promise<void> {
   for (const agent of ACP_AGENTS.filter((one) => agents.includes(one.name))) {
     await benchAgent(agent, sessions, suites);

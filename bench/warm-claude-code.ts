@@ -79,7 +79,7 @@ async function warm(model: ScriptedModel, log: string): Promise<void> {
  * warm/bare ratio against the issue's 0.6× target.
  */
 export async function benchWarmClaudeCode({
-  sessions = 20,
+  sessions = 8,
   suites = 2,
 }: { sessions?: number; suites?: number } = {}): Promise<void> {
   const lookup = resolveClaudeExecutable({}, {});

@@ -139,7 +139,7 @@ async function serverStart(rounds: number): Promise<number[]> {
   return times;
 }
 
-export async function benchWarm({ sessions = 20, suites = 2 } = {}): Promise<void> {
+export async function benchWarm({ sessions = 8, suites = 2 } = {}): Promise<void> {
   const lookup = resolveCodexExecutable({}, {});
   if (!lookup.found) throw new Error(lookup.reason);
   const model = await startScriptedModel(join(SHIPPING, "model-script.json"));

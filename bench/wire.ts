@@ -42,7 +42,7 @@ async function startHttpServer(): Promise<{ url: string; stop(): void }> {
   return { url, stop: () => child.kill("SIGKILL") };
 }
 
-export async function benchWire({ calls = 500, rounds = 4 } = {}): Promise<void> {
+export async function benchWire({ calls = 250, rounds = 2 } = {}): Promise<void> {
   await using kit = new MCPTestKit({ env: {} });
   const http = await startHttpServer();
   try {
