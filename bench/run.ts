@@ -52,6 +52,8 @@ const NOT_IN_FULL: Record<string, string> = {
   memory:
     "each session benchmark prints its agent's tree RSS, kit − bare, against the same 10 MB target",
   "preset-examples": "the matrix measures a whole jest run against its sessions, on every agent",
+  matrix:
+    "the moonshot, with its own target (the slower of two shards under 2 minutes): every agent × 3 trials",
 };
 
 /** The whole run's target (issue 36). */
