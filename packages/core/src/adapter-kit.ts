@@ -236,6 +236,13 @@ export {
   readyCapability,
   type AcrossRuns,
 } from "./adapter-kit/probe-across-runs.js";
+export {
+  isCapability,
+  storedCapabilities,
+  storedProbeKey,
+  storedVersion,
+  versionAcrossRuns,
+} from "./adapter-kit/stored-probes.js";
 // An MCP bridge inside an agent with no MCP client of its own: the adapter's side, the
 // bridge's side (run in the agent's process by the extension an adapter ships), the names.
 export {
