@@ -8,11 +8,12 @@ import {
   ManagedProcess,
   probeAcrossRuns,
   rangeCapability,
-  readVersion,
   sessionCapabilities,
+  storedCapabilities,
+  storedProbeKey,
+  versionAcrossRuns,
   worst,
   type ExecutableLookup,
-  type VersionProbe,
 } from "@jest-m3/core/adapter-kit";
 import {
   readinessOf,
@@ -89,62 +90,7 @@ export async function initializeAgent(
   return checkInitialize(client.agent, await client.request("initialize", INITIALIZE_PARAMS, wait));
 }
 
-const versionProbes = new Map<string, Promise<VersionProbe>>();
 const initializeProbes = new Map<string, Promise<InitializeCheck>>();
-
-const STATUSES: readonly string[] = ["ready", "degraded", "unsupported", "unavailable"];
-
-function isCapability(value: unknown): value is Capability {
-  const capability = value as Capability | null;
-  return typeof capability?.status === "string" && STATUSES.includes(capability.status);
-}
-
-/** A cached answer as the probe gave it, or undefined when it is not one (a damaged file). */
-function cachedVersion(value: unknown): VersionProbe | undefined {
-  const probe = value as { ok?: unknown; version?: { text?: unknown }; output?: unknown } | null;
-  return probe?.ok === true &&
-    typeof probe.version?.text === "string" &&
-    typeof probe.output === "string"
-    ? (value as VersionProbe)
-    : undefined;
-}
-
-function cachedInitialize(value: unknown): InitializeCheck | undefined {
-  const check = value as Partial<Record<keyof InitializeCheck, unknown>> | null;
-  return check &&
-    isCapability(check.acp) &&
-    isCapability(check.mcpStdio) &&
-    isCapability(check.mcpHttp)
-    ? (value as InitializeCheck)
-    : undefined;
-}
-
-/**
- * The key a probe's answer is kept under across runs: the probe, the binary's path, size
- * and modification time, and what else the answer depends on. A binary whose identity
- * cannot be read is never cached.
- */
-export function probeCacheKey(probe: string, path: string, ...rest: unknown[]): string | undefined {
-  const identity = fileIdentity(path);
-  return identity === path ? undefined : JSON.stringify([`acp:${probe}`, identity, ...rest]);
-}
-
-function probeVersion(
-  executable: FoundExecutable,
-  cache: ProbeCache | undefined,
-): Promise<VersionProbe> {
-  return probeAcrossRuns(
-    versionProbes,
-    fileIdentity(executable.path),
-    { cache, key: probeCacheKey("version", executable.path), read: cachedVersion },
-    (result) => result.ok,
-    () =>
-      readVersion(executable).catch((error: unknown): VersionProbe => ({
-        ok: false,
-        reason: `\`${executable.path} --version\` could not run: ${errorMessage(error)}`,
-      })),
-  );
-}
 
 /** A launch as a session without MCP servers or credentials would get, for a probe to plan. */
 function probeLaunch(selection: SelectionSpec, workspace: string): HarnessLaunch {
@@ -220,9 +166,9 @@ function probeAgent<O extends ResolvedCommonOptions>(
     {
       cache,
       key: profile.tested
-        ? probeCacheKey("initialize", executable.path, profile.name, options)
+        ? storedProbeKey("acp:initialize", executable.path, profile.name, options)
         : undefined,
-      read: cachedInitialize,
+      read: (value) => storedCapabilities(value, ["acp", "mcpStdio", "mcpHttp"]),
     },
     (result) => result.acp.status === "ready",
     () => checkAgent(profile, selection, options, executable, signal),
@@ -264,7 +210,7 @@ async function checkExecutable<O extends ResolvedCommonOptions>(
   }
   const withdraw = new AbortController();
   const asked = probeAgent(profile, probe, executable, withdraw.signal);
-  const read = profile.tested ? await probeVersion(executable, probe.cache) : undefined;
+  const read = profile.tested ? await versionAcrossRuns(executable, probe.cache, "acp") : undefined;
   const version: Capability =
     read && profile.tested
       ? rangeCapability(profile.agent, read, profile.tested)
