@@ -50,9 +50,17 @@ export interface CodexOptions {
   readonly toolTimeoutMs?: number;
   /**
    * Reuse one `codex app-server` per worker process for every session with the same
-   * executable, environment (credentials included) and login, each session on its own
-   * ephemeral thread with its own MCP servers, provider, workspace and approvals. Saves the
-   * app-server's start (spawn and initialize) per session. Default `false`.
+   * executable, command line, environment (credentials included) and login, each session on
+   * its own ephemeral thread with its own MCP servers, provider, workspace and approvals.
+   * Saves the app-server's start (spawn and initialize) per session. An idle app-server
+   * stops after 20 s, when the test file ends, and always with the worker; one that stops
+   * answering is stopped instead of serving the next session. Default `true`; `false`
+   * starts an app-server per session, owned by the session's kit (its `kit.processes`).
+   *
+   * @example
+   * ```ts
+   * kit.agents([{ harness: "codex", models: ["scripted"], provider, options: { warm: false } }]);
+   * ```
    */
   readonly warm?: boolean;
 }
@@ -105,7 +113,7 @@ export function resolveCodexOptions(
   const exposeDisallowedTools = read.boolean("exposeDisallowedTools", false);
   return {
     builtinTools: builtinTools(options.builtinTools),
-    warm: read.boolean("warm", false),
+    warm: read.boolean("warm", true),
     sandbox,
     exposeDisallowedTools,
     startupTimeoutMs: read.milliseconds("startupTimeoutMs", 30_000),

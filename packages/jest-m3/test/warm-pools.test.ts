@@ -4,18 +4,23 @@
 // the next file does not run beside an idle app-server it cannot use.
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { isRunning } from "@jest-m3/test-support";
 import { readRecords } from "../src/shared/run-ledger";
 import { makeUserProject, REPO, runFolder, runJest, SHIPPING_SERVER } from "./support/user-project";
 
 const SCRIPT = join(REPO, "examples", "shipping", "model-script.json");
 
-/** A test file of the child project; `name` is where it writes what it saw. */
-function warmFile(name: string, shape: "beforeAll" | "test"): string {
+/**
+ * A test file of the child project; `name` is where it writes what it saw. Its selection
+ * says `warm: true`, or (`asked: false`) nothing: Codex's default.
+ */
+function warmFile(name: string, shape: "beforeAll" | "test", asked = true): string {
+  const options = asked ? ", options: { warm: true }" : "";
   const open = `
   model = await startScriptedModel(${JSON.stringify(SCRIPT)});
   kit = new MCPTestKit({ env: {} });
   const [agent] = kit.agents([
-    { harness: "codex", models: ["gpt-5.5"], provider: model.provider, options: { warm: true } },
+    { harness: "codex", models: ["gpt-5.5"], provider: model.provider${options} },
   ]);
   session = agent!.session({
     server: { name: "shipping", command: process.execPath, args: [${JSON.stringify(SHIPPING_SERVER)}] },
@@ -78,13 +83,14 @@ test("a file's warm agents stop when the file is done, after its afterAll hooks"
   const dir = makeUserProject({
     "a.test.ts": warmFile("a", "beforeAll"),
     "b.test.ts": warmFile("b", "test"),
+    "c.test.ts": warmFile("c", "test", false),
   });
   try {
     const run = runJest(dir, {
-      args: ["--runInBand", "a.test.ts", "b.test.ts"],
+      args: ["--runInBand", "a.test.ts", "b.test.ts", "c.test.ts"],
       timeoutMs: 180_000,
     });
-    expect(run.output).toContain("2 passed");
+    expect(run.output).toContain("3 passed");
     const a = JSON.parse(readFileSync(join(dir, "a.json"), "utf8")) as {
       outcome: string;
       codex: number[];
@@ -103,8 +109,20 @@ test("a file's warm agents stop when the file is done, after its afterAll hooks"
     // Both warm app-servers are in the run's process ledger, like a kit's own processes,
     // so an interrupted run stops them too.
     const ledger = readRecords<{ pid: number; label: string }>(runFolder(dir), "processes");
+    const c = JSON.parse(readFileSync(join(dir, "c.json"), "utf8")) as {
+      outcome: string;
+      codex: number[];
+    };
+    // c said nothing of warm: Codex's default is a warm app-server, c's own.
+    expect(c.outcome).toBe("completed");
+    expect(c.codex).toHaveLength(1);
+    expect(c.codex).not.toContain(b.codex[0]);
     const warm = ledger.filter((entry) => entry.label === "codex app-server (warm)");
-    expect(warm.map((entry) => entry.pid).sort()).toEqual([a.codex[0], b.codex[0]].sort());
+    expect(warm.map((entry) => entry.pid).sort()).toEqual(
+      [a.codex[0], b.codex[0], c.codex[0]].sort(),
+    );
+    // The run is over: none of them is left.
+    expect([...a.codex, ...b.codex, ...c.codex].filter(isRunning)).toEqual([]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

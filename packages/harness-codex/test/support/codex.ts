@@ -21,12 +21,19 @@ export {
   type TestLaunch,
 } from "@jest-m3/test-support";
 
-/** A selection of the Codex harness with the scripted model as provider. */
+/**
+ * A selection of the Codex harness with the scripted model as provider, cold (`warm:
+ * false`) unless `extra.options` says otherwise: these tests check the app-server a session
+ * owns by its pid; warm.test.ts and the warm fault matrix try the warm pool.
+ */
 export function codexSelection(
   provider: ModelProvider | undefined,
   extra: Partial<SelectionSpec> = {},
 ): SelectionSpec {
-  return selectionOf("codex", "scripted", provider, extra);
+  return selectionOf("codex", "scripted", provider, {
+    ...extra,
+    options: { warm: false, ...extra.options },
+  });
 }
 
 /** Wraps `servers` for capture with the allow-list `tools` and builds the launch. */

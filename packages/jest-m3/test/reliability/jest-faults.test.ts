@@ -35,6 +35,12 @@ const CONFIG = JSON.stringify({
   harnesses: ["codex"],
   scriptedModel: { script: join(FIXTURE, "model-script.json") },
 });
+/**
+ * The child run's environment: cold sessions (`M3_FAULT_WARM=0`), since these scenarios
+ * check what the preset does with the agent process a kit owns (a warm one is the pool's;
+ * in-band-signals.test.ts and agent-jest-faults.test.ts run the default, warm).
+ */
+const FAULT_ENV = (out: string) => ({ M3_FAULT_OUT: out, M3_FAULT_WARM: "0" });
 /** The prompt that leaves a turn in the middle of a ten-minute tool call. */
 const WAIT_PROMPT = "wait on shipping for 600 seconds";
 /** How long processes get to go away after their owner did. */
@@ -128,7 +134,7 @@ test(${JSON.stringify(name)}, async () => {
 });
 `;
     project({ "a.test.ts": direct("a"), "b.test.ts": direct("b"), "c.test.ts": direct("c") });
-    const run = runJest(dir, { args: ["-w", "2"], env: { M3_FAULT_OUT: out }, timeoutMs: 90_000 });
+    const run = runJest(dir, { args: ["-w", "2"], env: FAULT_ENV(out), timeoutMs: 90_000 });
     expect(run.output).toContain("Tests:       3 passed, 3 total");
     expect(run.output).not.toContain("failed to exit gracefully");
   }, 120_000);
@@ -147,7 +153,7 @@ test("never closes its kit", async () => {
 });
 `,
     });
-    const run = runJest(dir, { env: { M3_FAULT_OUT: out }, timeoutMs: 90_000 });
+    const run = runJest(dir, { env: FAULT_ENV(out), timeoutMs: 90_000 });
     const folder = runFolder(dir);
     const started = ledgerProcesses(folder);
 
@@ -194,7 +200,7 @@ test("never closes its kit", async () => {
 
   test("a test that exceeds Jest's timeout while a session is open: Jest reports the timeout; the kit is closed; the session is recorded once, cancelled; no process left", () => {
     project({ "timeout.test.ts": sessionTest("outlives the Jest timeout", WAIT_PROMPT, 8_000) });
-    const run = runJest(dir, { env: { M3_FAULT_OUT: out }, timeoutMs: 90_000 });
+    const run = runJest(dir, { env: FAULT_ENV(out), timeoutMs: 90_000 });
     const folder = runFolder(dir);
     const started = ledgerProcesses(folder);
 
@@ -235,7 +241,7 @@ test("never closes its kit", async () => {
     project({ "interrupted.test.ts": sessionTest("interrupted mid-turn", WAIT_PROMPT) });
     jest = startJest(dir, {
       args: ["--runInBand"],
-      env: { M3_FAULT_OUT: out },
+      env: FAULT_ENV(out),
       timeoutMs: 90_000,
     });
     const folder = await midTurn(1);
@@ -260,7 +266,7 @@ test("never closes its kit", async () => {
     });
     jest = startJest(dir, {
       args: ["--maxWorkers=2"],
-      env: { M3_FAULT_OUT: out },
+      env: FAULT_ENV(out),
       timeoutMs: 90_000,
     });
     const folder = await midTurn(2);
@@ -297,7 +303,7 @@ test("keeps the run busy", async () => {
     });
     jest = startJest(dir, {
       args: ["--maxWorkers=2"],
-      env: { M3_FAULT_OUT: out },
+      env: FAULT_ENV(out),
       timeoutMs: 90_000,
     });
     const folder = await midTurn(1);

@@ -101,11 +101,12 @@ test(`${SESSIONS} Codex sessions in parallel across Jest workers, ${TURNS} turns
         .sort(),
     ).toEqual(records.map((record) => [record.sessionId, "completed", TURNS]).sort());
 
-    // Nothing the run started is left: per session an app-server, a relay and a server.
+    // Nothing the run started is left: per session a relay and a server, and per session's
+    // file a warm app-server (Codex's default; each file has its own modules, so its own pool).
     const started = ledgerProcesses(folder);
     expect(started.map((child) => child.label).sort()).toEqual(
       Array.from({ length: SESSIONS }, () => [
-        "codex app-server",
+        "codex app-server (warm)",
         "relay for shipping",
         "server shipping",
       ])
