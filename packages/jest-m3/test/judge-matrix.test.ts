@@ -11,15 +11,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { readRecords } from "../dist/shared/run-ledger";
 import {
-  makeUserProject,
-  REPO,
+  makeExampleProject,
   removeTempDir,
   runFolder,
   runJest,
   SHIPPING_SERVER,
 } from "./support/user-project";
 
-const EXAMPLE = join(REPO, "examples", "shipping");
 const AGENTS =
   "codex=gpt-5.5*2,claude-code=claude-sonnet-5-5*2,gemini=gemini-scripted*2,opencode=scripted-model*2";
 const CRITERIA = "the reply states the amount the shipping quote returned";
@@ -59,13 +57,7 @@ let output = "";
 let status: number | null = null;
 
 beforeAll(() => {
-  const config = JSON.parse(readFileSync(join(EXAMPLE, "m3.config.json"), "utf8")) as Record<
-    string,
-    unknown
-  >;
-  project = makeUserProject({
-    "m3.config.json": JSON.stringify({ ...config, harnesses: [] }),
-    "model-script.json": readFileSync(join(EXAMPLE, "model-script.json"), "utf8"),
+  project = makeExampleProject({
     "judged.test.ts": judgedTest,
   });
   const run = runJest(project, {

@@ -8,15 +8,14 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { withChromium } from "./support/chromium";
 import {
-  makeUserProject,
-  REPO,
+  EXAMPLE,
+  makeExampleProject,
   removeTempDir,
   runFolder,
   runJest,
   SHIPPING_SERVER,
 } from "./support/user-project";
 
-const EXAMPLE = join(REPO, "examples", "shipping");
 const AGENTS =
   "codex=gpt-5.5*2,claude-code=claude-sonnet-5-5,gemini=gemini-scripted,opencode=scripted-model";
 
@@ -25,13 +24,7 @@ let output = "";
 let status: number | null = null;
 
 beforeAll(() => {
-  const config = JSON.parse(readFileSync(join(EXAMPLE, "m3.config.json"), "utf8")) as Record<
-    string,
-    unknown
-  >;
-  project = makeUserProject({
-    "m3.config.json": JSON.stringify({ ...config, harnesses: [] }),
-    "model-script.json": readFileSync(join(EXAMPLE, "model-script.json"), "utf8"),
+  project = makeExampleProject({
     "matrix.test.ts": readFileSync(join(EXAMPLE, "matrix.test.ts"), "utf8").replace(
       'args: [join(__dirname, "shipping-server.mjs")]',
       `args: [${JSON.stringify(SHIPPING_SERVER)}]`,
