@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { errorMessage, startFailure } from "@jest-m3/core/adapter-kit";
+import { errorMessage, launchable, startFailure } from "@jest-m3/core/adapter-kit";
 import { HarnessStartError, type HarnessLaunch } from "@jest-m3/core/harness";
 import { AcpClient } from "./acp-client.js";
 import { sessionMcpServers } from "./config.js";
@@ -63,16 +63,12 @@ async function startable<O extends ResolvedCommonOptions>(
   options: O,
 ): Promise<FoundExecutable> {
   const { executable } = await resolveExecutable(profile, launch.selection, launch.config, options);
-  if (!executable.found) throw new HarnessStartError(profile.name, executable.reason);
-  const credentials = profile.credentials(
-    launch.provider,
-    launch.credentials,
-    launch.model,
-    options,
+  const { provider, credentials, model } = launch;
+  const found = launchable(
+    profile.name,
+    executable,
+    profile.credentials(provider, credentials, model, options),
   );
-  if (credentials.status !== "ready") {
-    throw new HarnessStartError(profile.name, credentials.reason ?? "no credentials");
-  }
   if (profile.naming) {
     assertDistinctToolNames(
       profile.naming,
@@ -81,7 +77,7 @@ async function startable<O extends ResolvedCommonOptions>(
       options.exposeDisallowedTools,
     );
   }
-  return executable;
+  return found;
 }
 
 /**

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  agentReadinessKey,
   childEnvironment,
   errorMessage,
   fileIdentity,
@@ -239,23 +240,16 @@ export function acpReadinessKey<O extends ResolvedCommonOptions>(
   profile: AcpProfile<O>,
 ): (context: ReadinessContext) => string {
   return (context) => {
-    let executable = "invalid options";
+    let executable: ExecutableLookup = { found: false, reason: "invalid options" };
     try {
       const options = profile.resolveOptions(context.selection.options);
-      const lookup = profile.executable(context.selection, context.config, options);
-      executable = lookup.found ? lookup.path : `missing:${lookup.reason}`;
+      executable = profile.executable(context.selection, context.config, options);
     } catch {
       // Readiness itself reports the options.
     }
-    const provider = context.selection.provider;
-    return JSON.stringify([
-      profile.name,
-      executable,
-      [...context.credentialNames].sort(),
-      provider ? [provider.wireApi, provider.baseUrl, provider.envKey ?? null] : null,
-      context.selection.model,
-      context.selection.options,
-    ]);
+    const { provider, model } = context.selection;
+    const reaches = provider ? [provider.wireApi, provider.baseUrl, provider.envKey ?? null] : null;
+    return agentReadinessKey(executable, context, profile.name, reaches, model);
   };
 }
 
