@@ -10,22 +10,19 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { expect, type StdioServer } from "jest-m3";
+import { expect } from "jest-m3";
 import {
   copilotNaming,
   createAgentHome,
   InvalidAcpOptions,
   copilotHarness,
   copilotProfile,
-  ToolNameCollision,
 } from "@jest-m3/harness-acp";
 import {
   expectKilledMidTurn,
   expectNoValues,
-  expectRefusedBeforeStart,
   expectSecretsKept,
   lastOffered,
-  namedToolsServer,
   perTestKit,
   serverStartFailure,
 } from "@jest-m3/test-support";
@@ -42,6 +39,7 @@ import {
   expectAcpSeed,
   withAcpClient,
   acpStdioServer,
+  expectCollisionRefused,
 } from "./support/acp";
 
 jest.setTimeout(180_000);
@@ -138,20 +136,12 @@ test("planted secrets: a key, a header and a server secret reach no file, trace 
 });
 
 test("tool names: servers a and a-b name tools alike (a-b-c), refused before GitHub Copilot CLI starts", async () => {
-  const log = join(await t.kit.tempDir("m3-log-"), "calls.jsonl");
-  const named = (name: string, tools: string[]): StdioServer => namedToolsServer(name, tools, log);
-  const { launch, capture } = await acpLaunch(
-    t.kit,
-    selection("copilot", t.model.providerFor("chat-completions")),
-    [named("a", ["b-c"]), named("a-b", ["c"])],
-  );
-  t.captures.push(capture);
-  await expectRefusedBeforeStart(
-    t.kit,
-    () => copilotHarness.open(launch),
-    ToolNameCollision,
+  await expectCollisionRefused(
+    t,
+    copilotHarness,
+    "copilot",
+    { a: ["b-c"], "a-b": ["c"] },
     /servers "a" and "a-b"/,
-    log,
   );
   // Servers whose names cannot meet are fine, and a call's title maps back to its server.
   expect(copilotNaming.name("ship.v2", "get_quote")).toBe("ship.v2-get_quote");

@@ -7,16 +7,13 @@
  * Ground truth: the servers' own call logs and the scripted model's journal.
  */
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { expect, type StdioServer } from "jest-m3";
-import { createAgentHome, kiloHarness, kiloProfile, ToolNameCollision } from "@jest-m3/harness-acp";
+import { expect } from "jest-m3";
+import { createAgentHome, kiloHarness, kiloProfile } from "@jest-m3/harness-acp";
 import {
   expectKilledMidTurn,
   expectNoValues,
-  expectRefusedBeforeStart,
   expectSecretsKept,
   lastOffered,
-  namedToolsServer,
   perTestKit,
   serverStartFailure,
 } from "@jest-m3/test-support";
@@ -31,6 +28,7 @@ import {
   expectAcpSeed,
   withAcpClient,
   expectDeclinedThenAllowed,
+  expectCollisionRefused,
 } from "./support/acp";
 
 jest.setTimeout(180_000);
@@ -84,20 +82,12 @@ test("planted secrets: a key, a header and a server secret reach no file, trace 
 });
 
 test("tool names: servers a and a_b flatten alike (a_b_c), refused before Kilo Code starts", async () => {
-  const log = join(await t.kit.tempDir("m3-log-"), "calls.jsonl");
-  const named = (name: string, tools: string[]): StdioServer => namedToolsServer(name, tools, log);
-  const { launch, capture } = await acpLaunch(
-    t.kit,
-    selection("kilo", t.model.providerFor("chat-completions")),
-    [named("a", ["b_c"]), named("a_b", ["c"])],
-  );
-  t.captures.push(capture);
-  await expectRefusedBeforeStart(
-    t.kit,
-    () => kiloHarness.open(launch),
-    ToolNameCollision,
+  await expectCollisionRefused(
+    t,
+    kiloHarness,
+    "kilo",
+    { a: ["b_c"], a_b: ["c"] },
     /servers "a" and "a_b"/,
-    log,
   );
 });
 

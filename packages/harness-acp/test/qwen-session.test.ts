@@ -12,14 +12,12 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "jest-m3";
-import { createAgentHome, qwenHarness, qwenProfile, ToolNameCollision } from "@jest-m3/harness-acp";
+import { createAgentHome, qwenHarness, qwenProfile } from "@jest-m3/harness-acp";
 import {
   envLogEntries,
   envServer,
   expectKilledMidTurn,
-  expectRefusedBeforeStart,
   expectSecretsKept,
-  namedToolsServer,
   perTestKit,
   plantedSecrets,
   serverStartFailure,
@@ -33,6 +31,7 @@ import {
   scriptedAgent,
   expectDeclinedThenAllowed,
   acpStdioServer,
+  expectCollisionRefused,
 } from "./support/acp";
 
 jest.setTimeout(180_000);
@@ -87,18 +86,12 @@ test("planted secrets: a key, a header and a server secret reach no file, trace 
 });
 
 test("tool names: a:b__c and a__b:c are both mcp__a__b__c, refused before Qwen Code starts", async () => {
-  const log = join(await t.kit.tempDir("m3-log-"), "calls.jsonl");
-  const { launch, capture } = await acpLaunch(t.kit, selection("qwen-code", provider()), [
-    namedToolsServer("a", ["b__c"], log),
-    namedToolsServer("a__b", ["c"], log),
-  ]);
-  t.captures.push(capture);
-  await expectRefusedBeforeStart(
-    t.kit,
-    () => qwenHarness.open(launch),
-    ToolNameCollision,
+  await expectCollisionRefused(
+    t,
+    qwenHarness,
+    "qwen-code",
+    { a: ["b__c"], a__b: ["c"] },
     /servers "a" and "a__b"/,
-    log,
   );
   // Names that differ only after sanitising stay apart (Qwen Code appends a hash).
   expect(qwenProfile.naming?.name("a.b", "c")).not.toBe(qwenProfile.naming?.name("a_b", "c"));

@@ -7,16 +7,23 @@
 import { join } from "node:path";
 import type { MCPTestKit, ModelProvider, ServerSpec, StdioServer } from "@jest-m3/core";
 import type { HarnessDefinition, SelectionSpec } from "@jest-m3/core/harness";
-import { AcpClient, INITIALIZE_PARAMS, type AcpSession } from "@jest-m3/harness-acp";
+import {
+  AcpClient,
+  INITIALIZE_PARAMS,
+  ToolNameCollision,
+  type AcpSession,
+} from "@jest-m3/harness-acp";
 import type { Rule } from "@jest-m3/scripted-model";
 import {
   bothQuotesRule,
   callLog,
   ERASE_RULE,
+  expectRefusedBeforeStart,
   expectSeedOn,
   HANG_RULE,
   lastOffered,
   ledgerServer,
+  namedToolsServer,
   runTurn,
   seedRule,
   selectionOf,
@@ -207,4 +214,32 @@ export function acpStdioServer(server: StdioServer) {
     args: [...(server.args ?? [])],
     env: Object.entries(server.env ?? {}).map(([name, value]) => ({ name, value })),
   };
+}
+
+/**
+ * The ACP kind `kind` (harness `harness`) on named-tools servers `servers` (name → its
+ * tools), whose tool names collide under the agent's naming: open() is refused with
+ * ToolNameCollision matching `message` before anything spawns, and no server logged a call.
+ */
+export async function expectCollisionRefused(
+  t: PerTest,
+  harness: HarnessDefinition,
+  kind: string,
+  servers: Readonly<Record<string, readonly string[]>>,
+  message: RegExp,
+): Promise<void> {
+  const log = join(await t.kit.tempDir("m3-log-"), "calls.jsonl");
+  const { launch, capture } = await acpLaunch(
+    t.kit,
+    selection(kind, t.model.providerFor("chat-completions")),
+    Object.entries(servers).map(([name, tools]) => namedToolsServer(name, tools, log)),
+  );
+  t.captures.push(capture);
+  await expectRefusedBeforeStart(
+    t.kit,
+    () => harness.open(launch),
+    ToolNameCollision,
+    message,
+    log,
+  );
 }
