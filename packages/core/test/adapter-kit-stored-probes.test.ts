@@ -16,13 +16,9 @@ import {
 } from "@jest-m3/core/adapter-kit";
 import type { ProbeCache } from "@jest-m3/core/harness";
 
-let root: string;
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), "m3-stored-probes-"));
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+let root = "";
+beforeAll(async () => void (root = await mkdtemp(join(tmpdir(), "m3-stored-probes-"))));
+afterAll(() => rm(root, { recursive: true, force: true }));
 
 /** A `--version` script that notes each run in `runs`. */
 async function versionScript(version: string): Promise<FoundExecutable> {
