@@ -5,25 +5,23 @@
  * process that kept session A's server would send B's call there. Ground truth: each
  * server's own call log, the process ids, and the scripted model's journal.
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit } from "@jest-m3/core";
 import { qwenHarness, stopWarmAcpAgents } from "@jest-m3/harness-acp";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { callLog, childrenOf, isRunning, seedRule, shippingServer } from "@jest-m3/test-support";
+import {
+  callLog,
+  childrenOf,
+  childrenRunning,
+  isRunning,
+  seedRule,
+  shippingServer,
+} from "@jest-m3/test-support";
 
 jest.setTimeout(240_000);
 
 /** This worker's Qwen Code processes (a warm one outlives its kit). */
-function qwenPids(): number[] {
-  return childrenOf(process.pid).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("qwen-code");
-    } catch {
-      return false;
-    }
-  });
-}
+const qwenPids = (): number[] => childrenRunning(process.pid, "qwen-code");
 
 let model: ScriptedModel;
 beforeAll(async () => {

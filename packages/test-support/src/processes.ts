@@ -41,6 +41,17 @@ export function childrenOf(parent: number, name?: string): number[] {
     });
 }
 
+/** The running children of `parent` whose command line contains `text` (e.g. an agent's package). */
+export function childrenRunning(parent: number, text: string): number[] {
+  return childrenOf(parent).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(text);
+    } catch {
+      return false;
+    }
+  });
+}
+
 /**
  * The running (not zombie) members of process group `pgid`, as /proc sees them. A zombie
  * runs nothing: an agent that exits leaves its MCP children's zombies to an init that may
