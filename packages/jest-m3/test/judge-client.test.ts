@@ -11,39 +11,15 @@ import {
   judgeEvidence,
   judgePrompt,
   JudgeFailed,
-  MCPTestKit,
   resolveJudge,
   verdictsOf,
-  type TurnResult,
 } from "@jest-m3/core";
-import { testHarness } from "@jest-m3/core/testing";
-import { PROVIDER_DIALECTS, startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { JUDGE_FAULTS, judgeRules } from "./support/judge-script";
-import { shipping } from "@jest-m3/test-support";
+import { PROVIDER_DIALECTS } from "@jest-m3/scripted-model";
+import { JUDGE_FAULTS, judgedTurns } from "./support/judge-script";
 
 const CRITERIA = "the reply states the quoted amount";
 
-let model: ScriptedModel;
-const kit = new MCPTestKit({ env: {}, harnesses: [testHarness()] });
-let right: TurnResult;
-let wrong: TurnResult;
-
-beforeAll(async () => {
-  model = await startScriptedModel({ rules: judgeRules });
-  const [agent] = kit.agents([{ harness: "test", models: ["m"] }]);
-  const session = agent!.session({ server: shipping, timeout: 30_000 });
-  await using open = await session.open();
-  right = await open.send(
-    'call shipping:shipping_quote {"weight_kg":2,"zone":"local"}\nreply The quote is 9 USD.',
-  );
-  wrong = await open.send(
-    'call shipping:shipping_quote {"weight_kg":3,"zone":"regional"}\nreply Your parcel ships soon.',
-  );
-});
-afterAll(async () => {
-  await kit.close();
-  await model.close();
-});
+const j = judgedTurns();
 
 /** The JudgeFailed a judge call throws; fails the test when it gives a verdict. */
 async function failed(call: Promise<unknown>): Promise<JudgeFailed> {
@@ -57,15 +33,15 @@ async function failed(call: Promise<unknown>): Promise<JudgeFailed> {
 
 const judgeIn = (dialect: (typeof PROVIDER_DIALECTS)[number], more = {}) =>
   resolveJudge(
-    checkJudgeSelection({ provider: model.providerFor(dialect), model: "judge-1", ...more }),
+    checkJudgeSelection({ provider: j.model.providerFor(dialect), model: "judge-1", ...more }),
   );
 
 test.each(PROVIDER_DIALECTS)(
   "%s: the judge is sent the criteria and the evidence, forced to call verdict, and its verdict decides",
   async (dialect) => {
-    const before = model.journal.entries.length;
-    const pass = await askJudge(right, CRITERIA, { judge: judgeIn(dialect) });
-    const fail = await askJudge(wrong, CRITERIA, { judge: judgeIn(dialect) });
+    const before = j.model.journal.entries.length;
+    const pass = await askJudge(j.right, CRITERIA, { judge: judgeIn(dialect) });
+    const fail = await askJudge(j.wrong, CRITERIA, { judge: judgeIn(dialect) });
 
     expect([pass.passed, pass.pass, pass.score, pass.reasoning]).toEqual([
       true,
@@ -81,7 +57,7 @@ test.each(PROVIDER_DIALECTS)(
     ]);
     expect(pass.judge).toEqual({
       provider: "scripted",
-      baseUrl: model.providerFor(dialect).baseUrl,
+      baseUrl: j.model.providerFor(dialect).baseUrl,
       wireApi: dialect,
       model: "judge-1",
       credentialEnv: null,
@@ -91,7 +67,7 @@ test.each(PROVIDER_DIALECTS)(
 
     // The journal is what the judge was really sent: one request per verdict, in this
     // dialect, answered by the judge rule with a verdict call.
-    const sent = model.journal.entries.slice(before);
+    const sent = j.model.journal.entries.slice(before);
     expect(sent.map((entry) => [entry.dialect, entry.decision.kind])).toEqual([
       [dialect, "call"],
       [dialect, "call"],
@@ -122,8 +98,8 @@ const forcedChoice = {
 test("a threshold holds the score: a judge's pass with a score under it fails", async () => {
   const judge = judgeIn("chat-completions");
   const middling = `${CRITERIA}, ${JUDGE_FAULTS.middling}`;
-  const under = await askJudge(right, middling, { judge, threshold: 0.8 });
-  const over = await askJudge(right, middling, { judge, threshold: 0.5 });
+  const under = await askJudge(j.right, middling, { judge, threshold: 0.8 });
+  const over = await askJudge(j.right, middling, { judge, threshold: 0.5 });
   expect([under.pass, under.score, under.threshold, under.passed]).toEqual([true, 0.6, 0.8, false]);
   expect([over.passed, over.threshold]).toEqual([true, 0.5]);
 });
@@ -132,7 +108,7 @@ test.each(PROVIDER_DIALECTS)(
   "%s: a judge that answers without the verdict call is a judge error, not a pass",
   async (dialect) => {
     const error = await failed(
-      askJudge(right, `${CRITERIA}; ${JUDGE_FAULTS.text}`, { judge: judgeIn(dialect) }),
+      askJudge(j.right, `${CRITERIA}; ${JUDGE_FAULTS.text}`, { judge: judgeIn(dialect) }),
     );
     expect([error.reason, error.code]).toEqual(["no_verdict", "M3_JUDGE_FAILED"]);
     expect(error.message).toContain(
@@ -144,7 +120,7 @@ test.each(PROVIDER_DIALECTS)(
 
 test("a 500, a hang and a bad verdict fail with what happened", async () => {
   const http = await failed(
-    askJudge(right, JUDGE_FAULTS.http500, {
+    askJudge(j.right, JUDGE_FAULTS.http500, {
       judge: judgeIn("anthropic-messages"),
     }),
   );
@@ -153,7 +129,7 @@ test("a 500, a hang and a bad verdict fail with what happened", async () => {
 
   const started = Date.now();
   const hang = await failed(
-    askJudge(right, JUDGE_FAULTS.hang, {
+    askJudge(j.right, JUDGE_FAULTS.hang, {
       judge: judgeIn("gemini", { timeoutMs: 500 }),
     }),
   );
@@ -162,7 +138,7 @@ test("a 500, a hang and a bad verdict fail with what happened", async () => {
   expect(Date.now() - started).toBeLessThan(10_000);
 
   const bad = await failed(
-    askJudge(right, JUDGE_FAULTS.badScore, {
+    askJudge(j.right, JUDGE_FAULTS.badScore, {
       judge: judgeIn("responses"),
     }),
   );
@@ -174,11 +150,11 @@ test("a credential is read from credentialEnv, sent, and never written", async (
   const secret = "sk-judge-secret-0123456789";
   const env = { JUDGE_KEY: secret };
   for (const dialect of PROVIDER_DIALECTS) {
-    const before = model.journal.entries.length;
-    const verdict = await askJudge(right, CRITERIA, {
+    const before = j.model.journal.entries.length;
+    const verdict = await askJudge(j.right, CRITERIA, {
       judge: resolveJudge(
         checkJudgeSelection({
-          provider: model.providerFor(dialect),
+          provider: j.model.providerFor(dialect),
           model: "judge-1",
           credentialEnv: "JUDGE_KEY",
         }),
@@ -186,7 +162,7 @@ test("a credential is read from credentialEnv, sent, and never written", async (
       ),
       env,
     });
-    const entry = model.journal.entries[before]!;
+    const entry = j.model.journal.entries[before]!;
     const header = {
       responses: "authorization",
       "chat-completions": "authorization",
@@ -198,11 +174,11 @@ test("a credential is read from credentialEnv, sent, and never written", async (
     expect(JSON.stringify(verdict)).not.toContain(secret);
     expect(verdict.judge.credentialEnv).toBe("JUDGE_KEY");
   }
-  expect(JSON.stringify(model.journal.toJSON())).not.toContain(secret);
+  expect(JSON.stringify(j.model.journal.toJSON())).not.toContain(secret);
   expect(() =>
     resolveJudge(
       checkJudgeSelection({
-        provider: model.providerFor("responses"),
+        provider: j.model.providerFor("responses"),
         model: "j",
         credentialEnv: "JUDGE_KEY",
       }),
@@ -214,13 +190,13 @@ test("a credential is read from credentialEnv, sent, and never written", async (
 });
 
 test("bad input is refused before any request, naming the field", async () => {
-  const before = model.journal.entries.length;
+  const before = j.model.journal.entries.length;
   const judge = judgeIn("responses");
-  await expect(askJudge(right, "  ", { judge })).rejects.toThrow(InvalidJudge);
-  await expect(askJudge(right, "  ", { judge })).rejects.toThrow(
+  await expect(askJudge(j.right, "  ", { judge })).rejects.toThrow(InvalidJudge);
+  await expect(askJudge(j.right, "  ", { judge })).rejects.toThrow(
     'Invalid judge: "criteria" must be a non-empty text',
   );
-  await expect(askJudge(right, CRITERIA, { judge, threshold: 1.5 })).rejects.toThrow(
+  await expect(askJudge(j.right, CRITERIA, { judge, threshold: 1.5 })).rejects.toThrow(
     'Invalid judge: "threshold" must be a minimum score from 0 to 1 (e.g. 0.8), got number 1.5.',
   );
   expect(() => checkJudgeSelection({ provider: "run", model: "j", temperature: 0 })).toThrow(
@@ -235,18 +211,18 @@ test("bad input is refused before any request, naming the field", async () => {
   expect(() => resolveJudge(checkJudgeSelection({ provider: "run", model: "j" }))).toThrow(
     'is "run", but this run has no provider',
   );
-  expect(model.journal.entries.length).toBe(before);
+  expect(j.model.journal.entries.length).toBe(before);
 });
 
 test("verdicts are kept with what they judged", async () => {
   const judge = judgeIn("responses");
-  const verdict = await askJudge(wrong, CRITERIA, { judge });
-  expect(verdictsOf(wrong)).toContain(verdict);
-  expect(verdictsOf(right)).not.toContain(verdict);
+  const verdict = await askJudge(j.wrong, CRITERIA, { judge });
+  expect(verdictsOf(j.wrong)).toContain(verdict);
+  expect(verdictsOf(j.right)).not.toContain(verdict);
 });
 
 test("the prompt holds the criteria, each turn's prompt, tool calls with arguments and results, and the reply", () => {
-  const prompt = judgePrompt(CRITERIA, judgeEvidence(right));
+  const prompt = judgePrompt(CRITERIA, judgeEvidence(j.right));
   expect(prompt.system).toBe(JUDGE_INSTRUCTIONS);
   expect(prompt).toMatchSnapshot();
 });

@@ -4,23 +4,16 @@
  * evidence in the message, `.not`, the threshold, the judge option, the run's provider as
  * the default judge, and judge errors that fail under `.not` too.
  */
-import { MCPTestKit, expect, verdictsOf, type ExecutionResult, type TurnResult } from "jest-m3";
+import { expect, verdictsOf } from "jest-m3";
 import { defaultRuntime, singleProvider } from "@jest-m3/core/runner";
-import { testHarness } from "@jest-m3/core/testing";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import { readRecords } from "../dist/shared/run-ledger";
 import { runDir } from "../dist/shared/hand-off";
-import { JUDGE_FAULTS, judgeRules } from "./support/judge-script";
-import { shipping } from "@jest-m3/test-support";
+import { JUDGE_FAULTS, judgedTurns } from "./support/judge-script";
 
 const CRITERIA = "the reply states the quoted amount";
 
-let model: ScriptedModel;
-const kit = new MCPTestKit({ env: {}, harnesses: [testHarness()] });
-let right: TurnResult;
-let wrong: TurnResult;
-let result: ExecutionResult;
-const judge = () => ({ provider: model.providerFor("chat-completions"), model: "judge-1" });
+const j = judgedTurns();
+const judge = () => ({ provider: j.model.providerFor("chat-completions"), model: "judge-1" });
 
 /** The message of a failed async assertion, without colours. */
 async function failure(assertion: Promise<unknown>): Promise<string> {
@@ -33,29 +26,9 @@ async function failure(assertion: Promise<unknown>): Promise<string> {
   throw new Error("the assertion passed");
 }
 
-beforeAll(async () => {
-  model = await startScriptedModel({ rules: judgeRules });
-  const [agent] = kit.agents([{ harness: "test", models: ["m"] }]);
-  const session = agent!.session({ server: shipping, timeout: 30_000 });
-  {
-    await using open = await session.open();
-    right = await open.send(
-      'call shipping:shipping_quote {"weight_kg":2,"zone":"local"}\nreply The quote is 9 USD.',
-    );
-    wrong = await open.send(
-      'call shipping:shipping_quote {"weight_kg":3,"zone":"regional"}\nreply Your parcel ships soon.',
-    );
-  }
-  result = session.result;
-});
-afterAll(async () => {
-  await kit.close();
-  await model.close();
-});
-
 test("a turn that meets the criteria passes; one that does not fails with the verdict and what the judge saw", async () => {
-  await expect(right).toPassJudge(CRITERIA, { judge: judge() });
-  const message = await failure(expect(wrong).toPassJudge(CRITERIA, { judge: judge() }));
+  await expect(j.right).toPassJudge(CRITERIA, { judge: judge() });
+  const message = await failure(expect(j.wrong).toPassJudge(CRITERIA, { judge: judge() }));
   expect(message).toContain("Expected the turn 2 to pass the judge.");
   expect(message).toContain(`Criteria: "${CRITERIA}"`);
   expect(message).toContain('Verdict:  "fail", score 0');
@@ -67,40 +40,40 @@ test("a turn that meets the criteria passes; one that does not fails with the ve
 });
 
 test(".not passes on a failing verdict and fails on a passing one", async () => {
-  await expect(wrong).not.toPassJudge(CRITERIA, { judge: judge() });
-  const message = await failure(expect(right).not.toPassJudge(CRITERIA, { judge: judge() }));
+  await expect(j.wrong).not.toPassJudge(CRITERIA, { judge: judge() });
+  const message = await failure(expect(j.right).not.toPassJudge(CRITERIA, { judge: judge() }));
   expect(message).toContain("Expected the turn 1 not to pass the judge.");
   expect(message).toContain('Verdict:  "pass", score 1');
 });
 
 test("a session is judged on its whole conversation", async () => {
-  const message = await failure(expect(result).toPassJudge(CRITERIA, { judge: judge() }));
+  const message = await failure(expect(j.result).toPassJudge(CRITERIA, { judge: judge() }));
   expect(message).toContain("Expected the session to pass the judge.");
   expect(message).toContain("## Evidence (the whole session, 2 turns)");
   expect(message).toContain("Reasoning: The reply does not state the quoted amount 15.5.");
-  expect(verdictsOf(result).length).toBeGreaterThan(0);
+  expect(verdictsOf(j.result).length).toBeGreaterThan(0);
 });
 
 test("threshold: a judge's pass with a score under it fails", async () => {
   const middling = `${CRITERIA}, ${JUDGE_FAULTS.middling}`;
-  await expect(right).toPassJudge(middling, { judge: judge(), threshold: 0.5 });
+  await expect(j.right).toPassJudge(middling, { judge: judge(), threshold: 0.5 });
   const message = await failure(
-    expect(right).toPassJudge(middling, { judge: judge(), threshold: 0.8 }),
+    expect(j.right).toPassJudge(middling, { judge: judge(), threshold: 0.8 }),
   );
   expect(message).toContain('Verdict:  "pass", score 0.6 (threshold 0.8)');
 });
 
 test("a judge without the verdict call, or with an error, fails under .not too", async () => {
   for (const assertion of [
-    expect(right).toPassJudge(JUDGE_FAULTS.text, { judge: judge() }),
-    expect(right).not.toPassJudge(JUDGE_FAULTS.text, { judge: judge() }),
+    expect(j.right).toPassJudge(JUDGE_FAULTS.text, { judge: judge() }),
+    expect(j.right).not.toPassJudge(JUDGE_FAULTS.text, { judge: judge() }),
   ]) {
     const message = await failure(assertion);
     expect(message).toContain("The judge gave no verdict (no_verdict)");
     expect(message).toContain("A reply without the verdict call is a judge error, not a pass.");
   }
   const message = await failure(
-    expect(right).not.toPassJudge(JUDGE_FAULTS.http500, { judge: judge() }),
+    expect(j.right).not.toPassJudge(JUDGE_FAULTS.http500, { judge: judge() }),
   );
   expect(message).toContain("The judge gave no verdict (http)");
 });
@@ -110,16 +83,16 @@ test("without a judge option the run's provider judges; without one, a clear err
   const before = runtime.provider;
   try {
     runtime.setProvider({
-      source: singleProvider(model.providerFor("anthropic-messages")),
+      source: singleProvider(j.model.providerFor("anthropic-messages")),
       label: "this test",
     });
-    const sent = model.journal.entries.length;
-    await expect(right).toPassJudge(CRITERIA);
-    expect(model.journal.entries.slice(sent).map((entry) => [entry.dialect, entry.body])).toEqual([
-      ["anthropic-messages", expect.objectContaining({ model: "m3-judge" })],
-    ]);
+    const sent = j.model.journal.entries.length;
+    await expect(j.right).toPassJudge(CRITERIA);
+    expect(j.model.journal.entries.slice(sent).map((entry) => [entry.dialect, entry.body])).toEqual(
+      [["anthropic-messages", expect.objectContaining({ model: "m3-judge" })]],
+    );
     runtime.setProvider(undefined);
-    expect(await failure(expect(right).toPassJudge(CRITERIA))).toContain(
+    expect(await failure(expect(j.right).toPassJudge(CRITERIA))).toContain(
       'is "run", but this run has no provider',
     );
   } finally {
@@ -128,23 +101,23 @@ test("without a judge option the run's provider judges; without one, a clear err
 });
 
 test("bad input is a usage error, before any request", async () => {
-  const sent = model.journal.entries.length;
-  expect(await failure(expect(right).toPassJudge("", { judge: judge() }))).toContain(
+  const sent = j.model.journal.entries.length;
+  expect(await failure(expect(j.right).toPassJudge("", { judge: judge() }))).toContain(
     'Matcher error: Invalid judge: "criteria" must be a non-empty text',
   );
   expect(
-    await failure(expect(right).toPassJudge(CRITERIA, { judge: judge(), threshold: -1 })),
+    await failure(expect(j.right).toPassJudge(CRITERIA, { judge: judge(), threshold: -1 })),
   ).toContain('"threshold" must be a minimum score from 0 to 1');
   expect(
-    await failure(expect(right).toPassJudge(CRITERIA, { judge: judge(), treshold: 1 } as never)),
+    await failure(expect(j.right).toPassJudge(CRITERIA, { judge: judge(), treshold: 1 } as never)),
   ).toContain('unknown option "treshold"; the options are threshold, judge');
   expect(
-    await failure(expect(right).toPassJudge(CRITERIA, { judge: { model: "x" } } as never)),
+    await failure(expect(j.right).toPassJudge(CRITERIA, { judge: { model: "x" } } as never)),
   ).toContain('"judge.provider" must be { name, baseUrl, wireApi } or "run"');
   expect(await failure(expect({ text: "hi" }).toPassJudge(CRITERIA, { judge: judge() }))).toContain(
     "received value must be a TurnResult (from send()) or an ExecutionResult (session.result)",
   );
-  expect(model.journal.entries.length).toBe(sent);
+  expect(j.model.journal.entries.length).toBe(sent);
 });
 
 test("every verdict and every judge failure is written to the run's verdicts ledger", async () => {
@@ -154,10 +127,10 @@ test("every verdict and every judge failure is written to the run's verdicts led
     readRecords<Record<string, unknown>>(dir!, "verdicts", process.pid).filter(
       (entry) => entry.testName === expect.getState().currentTestName,
     );
-  await expect(wrong).not.toPassJudge(CRITERIA, { judge: judge(), threshold: 0.5 });
+  await expect(j.wrong).not.toPassJudge(CRITERIA, { judge: judge(), threshold: 0.5 });
   // (A scripted fault such as the 500 is served once per conversation: words instead of
   // the call are answered every time.)
-  await expect(right)
+  await expect(j.right)
     .toPassJudge(JUDGE_FAULTS.text, { judge: judge() })
     .catch(() => undefined);
   const [verdict, failed] = mine();
@@ -184,8 +157,8 @@ test("every verdict and every judge failure is written to the run's verdicts led
 test("in expect.softly, a failed judgement is one of the grouped failures", async () => {
   const message = await failure(
     expect.softly(async () => {
-      await expect(wrong).toPassJudge(CRITERIA, { judge: judge() });
-      expect(wrong).toHaveTextContaining("15.5");
+      await expect(j.wrong).toPassJudge(CRITERIA, { judge: judge() });
+      expect(j.wrong).toHaveTextContaining("15.5");
     }),
   );
   expect(message).toContain("2 grouped assertions failed");
