@@ -1,48 +1,44 @@
 // The matchers on results the real Codex binary produced (scripted model, shipping server):
 // wire and reported evidence side by side, per turn.
-import { ExecutionOutcome, expect, type ExecutionResult, type TurnResult } from "jest-m3";
-import { codexQuotes, type CodexQuotes } from "./support/codex-quotes";
+import { ExecutionOutcome, expect } from "jest-m3";
+import { useCodexQuotes } from "./support/codex-quotes";
 import { failure } from "./support/failure";
 
 describe("matchers on a real Codex session", () => {
-  let run: CodexQuotes | undefined;
-  let result: ExecutionResult;
-  let first: TurnResult;
-  let second: TurnResult;
-  beforeAll(async () => {
-    run = await codexQuotes();
-    ({ result, first, second } = run);
-  });
-  afterAll(() => run?.close());
+  const run = useCodexQuotes();
 
   test("per-turn assertions with both kinds of evidence", () => {
-    expect(result).toHaveOutcome(ExecutionOutcome.COMPLETED);
-    expect(result).toHaveToolCall("shipping_quote", {
-      turn: first,
+    expect(run.result).toHaveOutcome(ExecutionOutcome.COMPLETED);
+    expect(run.result).toHaveToolCall("shipping_quote", {
+      turn: run.first,
       server: "shipping",
       status: "success",
       count: 1,
     });
-    expect(result).toHaveToolCall("shipping_quote").inTurn(second).withStatus("success").times(2);
-    expect(result).toHaveToolCall("shipping_quote", {
-      turn: second,
+    expect(run.result)
+      .toHaveToolCall("shipping_quote")
+      .inTurn(run.second)
+      .withStatus("success")
+      .times(2);
+    expect(run.result).toHaveToolCall("shipping_quote", {
+      turn: run.second,
       evidence: "reported",
       count: 2,
     });
-    expect(result)
+    expect(run.result)
       .toHaveToolCall("shipping_quote")
-      .inTurn(second)
+      .inTurn(run.second)
       .withArguments({ zone: "international" }, { partial: true })
       .withResult({ structuredContent: { amount: 12, currency: "USD" } }, { partial: true })
       .once();
-    expect(second).toHaveTextContaining("Local 7, international 12");
-    expect(result).toHaveToolCalls(["shipping_quote", "shipping_quote", "shipping_quote"]);
-    expect(result.trace.toolCalls.every((call) => call.evidence === "both")).toBe(true);
+    expect(run.second).toHaveTextContaining("Local 7, international 12");
+    expect(run.result).toHaveToolCalls(["shipping_quote", "shipping_quote", "shipping_quote"]);
+    expect(run.result.trace.toolCalls.every((call) => call.evidence === "both")).toBe(true);
   });
 
   test("a failure lists the calls Codex really made, turn by turn", () => {
     const message = failure(() =>
-      expect(result).toHaveToolCall("shipping_quote", { turn: first, count: 2 }),
+      expect(run.result).toHaveToolCall("shipping_quote", { turn: run.first, count: 2 }),
     );
     expect(message).toContain("Received: 1 matching call (wire evidence)");
     expect(message).toMatch(

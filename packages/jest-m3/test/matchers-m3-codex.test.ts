@@ -1,59 +1,53 @@
 // The new matchers on results the real Codex binary produced (scripted model, shipping
 // server): trajectories per turn with Codex's parallel calls, the trajectory snapshot, the
 // negotiated protocol, a soft group, and messages for a near miss.
-import { expect, type ExecutionResult, type TurnResult } from "jest-m3";
-import { codexQuotes, type CodexQuotes } from "./support/codex-quotes";
+import { expect } from "jest-m3";
+import { useCodexQuotes } from "./support/codex-quotes";
 import { failure } from "./support/failure";
 
 describe("trajectories on a real Codex session", () => {
-  let run: CodexQuotes | undefined;
-  let result: ExecutionResult;
-  let first: TurnResult;
-  let second: TurnResult;
-  beforeAll(async () => {
-    run = await codexQuotes();
-    ({ result, first, second } = run);
-  });
-  afterAll(() => run?.close());
+  const run = useCodexQuotes();
 
   test("trajectory modes per turn and across the session, on wire and reported evidence", () => {
-    expect(result).toHaveToolCalls(
+    expect(run.result).toHaveToolCalls(
       [{ tool: "shipping_quote", arguments: { weight_kg: 2, zone: "local" } }],
       {
-        turn: first,
+        turn: run.first,
       },
     );
-    expect(result).toHaveToolCalls(
+    expect(run.result).toHaveToolCalls(
       [
         { tool: "shipping_quote", arguments: { zone: "international" } },
         { tool: "shipping_quote", arguments: { zone: "local" } },
       ],
-      { turn: second.snapshot, mode: "unordered", argumentsMatch: "partial" },
+      { turn: run.second.snapshot, mode: "unordered", argumentsMatch: "partial" },
     );
-    expect(result).toHaveToolCalls(["shipping_quote", "shipping_quote", "shipping_quote"], {
+    expect(run.result).toHaveToolCalls(["shipping_quote", "shipping_quote", "shipping_quote"], {
       evidence: "reported",
     });
-    expect(result).toHaveToolCalls(["shipping_quote"], { mode: "subset", turn: 2 });
+    expect(run.result).toHaveToolCalls(["shipping_quote"], { mode: "subset", turn: 2 });
     expect(
       failure(() =>
-        expect(result).toHaveToolCalls(["shipping_quote", "shipping_quote"], { turn: first }),
+        expect(run.result).toHaveToolCalls(["shipping_quote", "shipping_quote"], {
+          turn: run.first,
+        }),
       ),
     ).toContain("Missing (1):");
   });
 
   test("the trajectory snapshot is stable: Codex's parallel calls are sorted", () => {
-    expect(result).toMatchTrajectorySnapshot();
+    expect(run.result).toMatchTrajectorySnapshot();
   });
 
   test("protocol, trace, durations, result projection and a soft group", () => {
-    expect(result).toHaveProtocolVersion(expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), {
+    expect(run.result).toHaveProtocolVersion(expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), {
       server: "shipping",
     });
-    expect(result).toHaveTrace();
-    expect(result).toHaveLifecycle("finished");
-    expect(second).toHaveDuration({ maxMs: 60_000 });
-    expect(result).toHaveToolCall("shipping_quote", {
-      turn: first,
+    expect(run.result).toHaveTrace();
+    expect(run.result).toHaveLifecycle("finished");
+    expect(run.second).toHaveDuration({ maxMs: 60_000 });
+    expect(run.result).toHaveToolCall("shipping_quote", {
+      turn: run.first,
       result: {
         content: [expect.objectContaining({ type: "text" })],
         structuredContent: { amount: 9, currency: "USD" },
@@ -61,12 +55,12 @@ describe("trajectories on a real Codex session", () => {
     });
     const message = failure(() =>
       expect.softly(() => {
-        expect(result).toHaveToolCall("shipping_quote", {
-          turn: second,
+        expect(run.result).toHaveToolCall("shipping_quote", {
+          turn: run.second,
           arguments: { weight_kg: 1, zone: "regional" },
         });
-        expect(result).toHaveToolCall("shiping_quote");
-        expect(first).toBeCompleted();
+        expect(run.result).toHaveToolCall("shiping_quote");
+        expect(run.first).toBeCompleted();
       }),
     );
     expect(message).toMatch(/^2 grouped assertions failed:/);

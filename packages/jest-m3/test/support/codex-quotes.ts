@@ -62,3 +62,30 @@ export async function codexQuotes(): Promise<CodexQuotes> {
     throw error;
   }
 }
+
+/**
+ * Runs {@link codexQuotes} once for the describe block it is called in (closed after it)
+ * and returns its result and turns, readable inside the block's tests.
+ */
+export function useCodexQuotes(): Omit<CodexQuotes, "close"> {
+  let run: CodexQuotes | undefined;
+  beforeAll(async () => {
+    run = await codexQuotes();
+  });
+  afterAll(() => run?.close());
+  const current = (): CodexQuotes => {
+    if (!run) throw new Error("useCodexQuotes: the session runs in beforeAll");
+    return run;
+  };
+  return {
+    get result() {
+      return current().result;
+    },
+    get first() {
+      return current().first;
+    },
+    get second() {
+      return current().second;
+    },
+  };
+}
