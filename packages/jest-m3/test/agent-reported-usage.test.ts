@@ -5,7 +5,6 @@
 // agent's own base-URL variable (what a tap never sees), and the usage the script set for
 // each step is the ground truth. (Codex takes no key without a provider, so its reported
 // usage is checked next to the tap's in provider-tap-usage.test.ts.)
-import { join } from "node:path";
 import claudeCodeHarness from "@jest-m3/harness-claude-code";
 import {
   startScriptedModel,
@@ -13,16 +12,10 @@ import {
   type ScriptedUsage,
 } from "@jest-m3/scripted-model";
 import { ExecutionOutcome, MCPTestKit, expect, isUnavailable, type TokenUsage } from "jest-m3";
-import { seedRule } from "@jest-m3/test-support";
+import { seedRule, shippingInExample as shipping } from "@jest-m3/test-support";
 
 jest.setTimeout(240_000);
 
-const shipping = {
-  name: "shipping",
-  command: process.execPath,
-  args: [join(__dirname, "..", "..", "..", "examples", "shipping", "shipping-server.mjs")],
-  cwd: join(__dirname, "..", "..", "..", "examples", "shipping"),
-};
 const CALL: ScriptedUsage = { inputTokens: 4101, outputTokens: 37, cachedInputTokens: 4000 };
 const REPLY: ScriptedUsage = { inputTokens: 4203, outputTokens: 29, cachedInputTokens: 4100 };
 const NOTHING: ScriptedUsage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 };

@@ -4,23 +4,16 @@
 // it received), tools offered, requested calls and reported usage equal to the scripted
 // model's journal, usage per turn the sum of its answers, and a planted key in nothing the
 // kit returned; the catalog cost of one server differs between agents.
-import { join } from "node:path";
 import claudeCodeHarness from "@jest-m3/harness-claude-code";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import type { ProviderDialect } from "@jest-m3/core/harness";
 import { ExecutionOutcome, MCPTestKit, catalogCostOf, expect } from "jest-m3";
 import { expectTapAgreesWithGroundTruth, startVendor, usageInAnswer } from "./support/model-side";
-import { seedRule } from "@jest-m3/test-support";
+import { seedRule, shippingInExample as shipping } from "@jest-m3/test-support";
 
 jest.setTimeout(240_000);
 
 const SECRET = "sk-m3-tap-planted-8d2e5b41";
-const shipping = {
-  name: "shipping",
-  command: process.execPath,
-  args: [join(__dirname, "..", "..", "..", "examples", "shipping", "shipping-server.mjs")],
-  cwd: join(__dirname, "..", "..", "..", "examples", "shipping"),
-};
 
 let model: ScriptedModel;
 const catalogBytes = new Map<string, number>();

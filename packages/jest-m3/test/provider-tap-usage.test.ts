@@ -6,7 +6,6 @@
 // of exactly that turn's two steps: a tap that lost a request, counted one twice, put one in
 // the wrong turn or misread a dialect's fields would not add up. Codex and Claude Code also
 // report usage in their own events (turn.reportedUsage): the same numbers.
-import { join } from "node:path";
 import codexHarness from "@jest-m3/harness-codex";
 import claudeCodeHarness from "@jest-m3/harness-claude-code";
 import {
@@ -16,16 +15,9 @@ import {
 } from "@jest-m3/scripted-model";
 import type { ProviderDialect } from "@jest-m3/core/harness";
 import { ExecutionOutcome, MCPTestKit, expect, isUnavailable, type TokenUsage } from "jest-m3";
-import { seedRule } from "@jest-m3/test-support";
+import { seedRule, shippingInExample as shipping } from "@jest-m3/test-support";
 
 jest.setTimeout(240_000);
-
-const shipping = {
-  name: "shipping",
-  command: process.execPath,
-  args: [join(__dirname, "..", "..", "..", "examples", "shipping", "shipping-server.mjs")],
-  cwd: join(__dirname, "..", "..", "..", "examples", "shipping"),
-};
 
 // Distinct numbers per step, so a sum of the wrong steps cannot match by chance.
 const STEPS: Record<string, ScriptedUsage> = {

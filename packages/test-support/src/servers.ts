@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { StdioServer } from "@jest-m3/core";
 import { fixturePath, REPO_ROOT, SHIPPING_SCRIPT } from "./paths";
 
@@ -18,6 +19,12 @@ export const shipping: StdioServer = {
   name: "shipping",
   command: process.execPath,
   args: [SHIPPING_SCRIPT],
+};
+
+/** The shipping example server over stdio, started in the example's folder (no call log). */
+export const shippingInExample: StdioServer = {
+  ...shipping,
+  cwd: join(REPO_ROOT, "examples", "shipping"),
 };
 
 /** The shipping example server over stdio, logging its calls to `callLog`. */
