@@ -91,6 +91,7 @@ export {
   executableResolver,
   installedBin,
   isRunnableFile,
+  nativeBinary,
   onPath,
   resolveAgentExecutable,
   runnable,
@@ -99,6 +100,7 @@ export {
   type ExecutableSource,
   type FoundExecutable,
   type InstalledBinary,
+  type NativeBinarySearch,
 } from "./adapter-kit/executables.js";
 export {
   compareVersions,

@@ -1,10 +1,10 @@
 import {
   compareVersions,
-  isRunnableFile,
   parseVersion,
   readVersion,
   executableResolver,
   homeEnvironment,
+  nativeBinary,
   runIsolated as runInThrowawayHome,
   runnable,
   type AgentVersion,
@@ -13,7 +13,7 @@ import {
   type VersionProbe,
 } from "@jest-m3/core/adapter-kit";
 import { statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 
 /** The Claude Code version this adapter was tested with. Older is refused; newer is untested. */
 export const TESTED_CLAUDE_CODE_VERSION = "2.1.332";
@@ -38,35 +38,17 @@ function platformPackages(): string[] {
  */
 export function installedClaudeBinary(): InstalledBinary {
   const binary = process.platform === "win32" ? "claude.exe" : "claude";
-  const candidates: string[] = [];
-  for (const base of [process.cwd(), __dirname]) {
-    try {
-      const root = dirname(
-        require.resolve("@anthropic-ai/claude-code/package.json", { paths: [base] }),
-      );
-      candidates.push(join(root, "bin", "claude.exe"));
-      for (const id of platformPackages()) {
-        try {
-          const nested = dirname(require.resolve(`${id}/package.json`, { paths: [root] }));
-          candidates.push(join(nested, binary));
-        } catch {
-          // No such platform package next to it.
-        }
-      }
-    } catch {
-      // Not installed from this base.
-    }
-  }
-  const tried: string[] = [];
-  for (const candidate of [...new Set(candidates)]) {
+  return nativeBinary({
+    packageName: "@anthropic-ai/claude-code",
+    platformPackages: platformPackages(),
+    candidates: ({ package: root, platforms }) =>
+      root === undefined
+        ? []
+        : [join(root, "bin", "claude.exe"), ...platforms.map((dir) => join(dir, binary))],
     // The wrapper's bin/claude.exe is a small placeholder until postinstall replaces it.
-    if (isRunnableFile(candidate) && statSync(candidate).size > 1024 * 1024) {
-      return { path: candidate };
-    }
-    tried.push(candidate);
-  }
-  if (candidates.length === 0) tried.push("@anthropic-ai/claude-code (not installed)");
-  return { tried };
+    accept: (path) => statSync(path).size > 1024 * 1024,
+    bases: [process.cwd(), __dirname],
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
 import {
   assertDistinctToolNames,
@@ -29,18 +30,6 @@ import { acquireWarmClaude, mcpLogFiles } from "./warm-pool.js";
 /** How often `mcp_status` is asked while a server is still pending. */
 const STATUS_POLL_MS = 100;
 const TORN_DOWN = tornDown(CLAUDE_NAMES);
-
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
-}
 
 /**
  * What Claude Code's own MCP log says a server wrote to stderr before it failed (its
@@ -82,6 +71,18 @@ export async function serverStderr(
   return [...new Set(lines)].join("\n").slice(-4000);
 }
 
+/** Why a server did not connect, with its stderr from Claude Code's MCP log. */
+async function failure(
+  status: McpServerStatus,
+  homes: ClaudeHomes,
+  skipLogs: ReadonlySet<string> | undefined,
+): Promise<string> {
+  const stderr = await serverStderr(homes, status.name, skipLogs);
+  const what = status.status === "failed" ? "failed to start" : `is ${status.status}`;
+  const section = stderr ? `\n--- ${status.name} stderr ---\n${stderr}` : "";
+  return `MCP server "${status.name}" ${what}: ${status.error ?? "Claude Code gave no reason"}${section}`;
+}
+
 /**
  * Asks `mcp_status` until no server is pending, then fails naming every server that did
  * not connect (with its stderr, from Claude Code's MCP log).
@@ -110,21 +111,11 @@ async function serversConnected(
     );
     if (pending.length === 0) {
       const failed = mine.filter((status) => status.status !== "connected");
-      if (failed.length > 0) {
-        const details = await Promise.all(
-          failed.map(async (status) => {
-            const stderr = await serverStderr(homes, status.name, skipLogs);
-            return (
-              `MCP server "${status.name}" ${status.status === "failed" ? "failed to start" : `is ${status.status}`}: ` +
-              `${status.error ?? "Claude Code gave no reason"}${stderr ? `\n--- ${status.name} stderr ---\n${stderr}` : ""}`
-            );
-          }),
-        );
-        throw new HarnessStartError(HARNESS_NAME, details.join("\n"), {
-          stderrTail: client.agent.stderrTail(),
-        });
-      }
-      return mine;
+      if (failed.length === 0) return mine;
+      const details = await Promise.all(failed.map((status) => failure(status, homes, skipLogs)));
+      throw new HarnessStartError(HARNESS_NAME, details.join("\n"), {
+        stderrTail: client.agent.stderrTail(),
+      });
     }
     if (Date.now() >= deadline) {
       throw new HarnessStartError(
@@ -133,7 +124,8 @@ async function serversConnected(
         { stderrTail: client.agent.stderrTail() },
       );
     }
-    await delay(STATUS_POLL_MS, signal);
+    // An abort ends the pause; the loop's first check says the session was torn down.
+    await sleep(STATUS_POLL_MS, undefined, { signal }).catch(() => undefined);
   }
 }
 

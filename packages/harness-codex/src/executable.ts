@@ -1,12 +1,12 @@
 import {
-  isRunnableFile,
+  nativeBinary,
   readVersion,
   executableResolver,
   runnable,
   type InstalledBinary,
   type VersionProbe,
 } from "@jest-m3/core/adapter-kit";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 
 /** The Codex version this adapter was tested with. Older is refused; newer is untested. */
 export const TESTED_CODEX_VERSION = "0.171.0";
@@ -34,35 +34,19 @@ const TRIPLES: Readonly<Record<string, string>> = {
 export function installedCodexBinary(): InstalledBinary {
   const key = `${process.platform}-${process.arch}`;
   const triple = TRIPLES[key];
-  const platformPackage = `@openai/codex-${process.platform === "android" ? "linux" : process.platform}-${process.arch}`;
   if (triple === undefined) return { tried: [`(no Codex build for ${key})`] };
+  const os = process.platform === "android" ? "linux" : process.platform;
   const binary = process.platform === "win32" ? "codex.exe" : "codex";
-  const bases = [process.cwd(), __dirname];
-  const roots: string[] = [];
-  const tried: string[] = [];
-  for (const base of bases) {
-    for (const id of [`${platformPackage}/package.json`, "@openai/codex/package.json"]) {
-      try {
-        const root = dirname(require.resolve(id, { paths: [base] }));
-        if (!roots.includes(root)) roots.push(root);
-        if (id.startsWith("@openai/codex/")) {
-          const nested = dirname(
-            require.resolve(`${platformPackage}/package.json`, { paths: [root] }),
-          );
-          if (!roots.includes(nested)) roots.unshift(nested);
-        }
-      } catch {
-        // Not installed from this base.
-      }
-    }
-  }
-  for (const root of roots) {
-    const candidate = join(root, "vendor", triple, "bin", binary);
-    if (isRunnableFile(candidate)) return { path: candidate };
-    tried.push(candidate);
-  }
-  if (roots.length === 0) tried.push(`${platformPackage} and @openai/codex (not installed)`);
-  return { tried };
+  return nativeBinary({
+    packageName: "@openai/codex",
+    platformPackages: [`@openai/codex-${os}-${process.arch}`],
+    // The platform package's vendor folder, or the package's own in older layouts.
+    candidates: ({ package: root, platforms }) =>
+      [...platforms, ...(root !== undefined ? [root] : [])].map((dir) =>
+        join(dir, "vendor", triple, "bin", binary),
+      ),
+    bases: [process.cwd(), __dirname],
+  });
 }
 
 /**

@@ -57,6 +57,64 @@ export interface ExecutableSearch {
   readonly installed?: () => InstalledBinary;
 }
 
+/** Where an npm package's native binary may be, for {@link nativeBinary}. */
+export interface NativeBinarySearch {
+  /** The package, e.g. `@scope/my-cli`. */
+  readonly packageName: string;
+  /**
+   * Its platform packages for this machine, e.g. `@scope/my-cli-linux-x64`: resolved next
+   * to the package, and from the bases themselves.
+   */
+  readonly platformPackages: readonly string[];
+  /** The files to try, in order, given the folders of the package and of its platform packages. */
+  candidates(found: { readonly package?: string; readonly platforms: readonly string[] }): string[];
+  /** Accepts a runnable candidate (default: every one), e.g. not an install's placeholder. */
+  accept?(path: string): boolean;
+  /** Where packages are resolved from: the project directory and the adapter's own folder. */
+  readonly bases: readonly string[];
+}
+
+function packageRoot(id: string, base: string): string | undefined {
+  try {
+    return dirname(require.resolve(`${id}/package.json`, { paths: [base] }));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The native binary of an installed npm package (its platform package, a vendor folder),
+ * for an {@link ExecutableSearch.installed} hook: never its JavaScript launcher, which would
+ * put a Node process in front of the agent. What it tried goes into the lookup's message.
+ *
+ * @example
+ * ```ts
+ * const installed = () => nativeBinary({ packageName: "my-cli", platformPackages: [`my-cli-${process.platform}-${process.arch}`], candidates: ({ platforms }) => platforms.map((root) => join(root, "bin", "my")), bases: [process.cwd(), __dirname] });
+ * ```
+ */
+export function nativeBinary(search: NativeBinarySearch): InstalledBinary {
+  const candidates: string[] = [];
+  for (const base of search.bases) {
+    const root = packageRoot(search.packageName, base);
+    const platforms = search.platformPackages.flatMap((id) => [
+      ...(root !== undefined ? [packageRoot(id, root)] : []),
+      packageRoot(id, base),
+    ]);
+    const found = platforms.filter((dir): dir is string => dir !== undefined);
+    candidates.push(...search.candidates({ package: root, platforms: [...new Set(found)] }));
+  }
+  const tried: string[] = [];
+  for (const candidate of new Set(candidates)) {
+    if (isRunnableFile(candidate) && (search.accept?.(candidate) ?? true))
+      return { path: candidate };
+    tried.push(candidate);
+  }
+  if (candidates.length === 0) {
+    tried.push(`${[search.packageName, ...search.platformPackages].join(" and ")} (not installed)`);
+  }
+  return { tried };
+}
+
 /** True for a file that can be run (a JavaScript file need not be executable). */
 export function isRunnableFile(path: string): boolean {
   try {
