@@ -89,6 +89,8 @@ export interface MatrixAgent {
 export interface MatrixOptions {
   /** Every session on the agent's warm pool (`options: { warm: true }`), else cold (`warm: false`). */
   readonly warm: boolean;
+  /** Only the cells whose title matches (default: every cell). */
+  readonly cells?: RegExp;
 }
 
 /** Every agent the project has, and what each does with a provider's faults (observed). */
@@ -304,7 +306,7 @@ function relayPids(events: readonly { kind: string; detail: string }[]): number[
  */
 export function describeAgentMatrix(
   name: keyof typeof MATRIX_AGENTS,
-  { warm }: MatrixOptions = { warm: false },
+  { warm, cells }: MatrixOptions = { warm: false },
 ): void {
   const agentCase = MATRIX_AGENTS[name]!;
   const label = warm ? `${name} (warm)` : name;
@@ -439,6 +441,7 @@ export function describeAgentMatrix(
 
   /** A cell: a test whose time and result go into the agent's figures. */
   const cell = (title: string, body: () => Promise<void>, timeoutMs = 90_000): void => {
+    if (cells && !cells.test(title)) return;
     test(
       `${label}: ${title}`,
       async () => {
