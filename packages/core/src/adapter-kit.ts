@@ -232,6 +232,7 @@ export {
 } from "./adapter-kit/warm-agents.js";
 export { readAgentPackage, type AgentPackage } from "./adapter-kit/agent-package.js";
 export { onAgentNode, type AgentOnNode } from "./adapter-kit/agent-on-node.js";
+export { helpMentions } from "./adapter-kit/help-flags.js";
 export { JsonLinesClient, type JsonLinesClientOptions } from "./adapter-kit/json-lines-client.js";
 export {
   probeAcrossRuns,

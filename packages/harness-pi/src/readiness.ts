@@ -5,10 +5,10 @@ import {
   agentCredentials,
   errorMessage,
   fileIdentity,
+  helpMentions,
   ManagedProcess,
   probeAcrossRuns,
   readyCapability,
-  runIsolated,
   sessionCapabilities,
   versionCapability,
   worst,
@@ -117,19 +117,12 @@ async function probeRpc(pi: FoundExecutable, home: string): Promise<Capability> 
 async function checkStart(pi: FoundExecutable): Promise<Capability> {
   const home = await mkdtemp(join(tmpdir(), "m3-pi-probe-"));
   try {
-    const [help, rpc] = await Promise.all([
-      runIsolated(pi, ["--help"], { env: probeEnv, timeoutMs: PROBE_TIMEOUT_MS }),
+    const help = { env: probeEnv, timeoutMs: PROBE_TIMEOUT_MS };
+    const [flags, rpc] = await Promise.all([
+      helpMentions(pi, PROTOCOL_SURFACE.flags, help),
       probeRpc(pi, home),
     ]);
-    if (!help.ok) return { status: "unavailable", reason: help.reason };
-    const missing = PROTOCOL_SURFACE.flags.filter((flag) => !help.output.includes(flag));
-    if (missing.length > 0) {
-      return {
-        status: "unavailable",
-        reason: `\`pi --help\` does not mention ${missing.join(", ")}, which the adapter relies on`,
-      };
-    }
-    return rpc;
+    return flags.status === "ready" ? rpc : flags;
   } finally {
     await rm(home, { recursive: true, force: true });
   }
