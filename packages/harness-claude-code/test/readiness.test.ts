@@ -2,11 +2,10 @@
  * Readiness per capability, against the real binary and small stand-ins for broken ones:
  * each way of not being ready says why, and a session refuses to start on it.
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HarnessNotReady, MCPTestKit } from "@jest-m3/core";
-import type { ReadinessContext, SelectionSpec } from "@jest-m3/core/harness";
 import claudeCodeHarness, {
   findHostLogin,
   InvalidClaudeCodeOptions,
@@ -14,6 +13,11 @@ import claudeCodeHarness, {
   TESTED_CLAUDE_CODE_VERSION,
 } from "@jest-m3/harness-claude-code";
 import { claudeSelection, shippingServer } from "./support/claude";
+import {
+  expectEveryCapabilityReady,
+  fakeAgentBinary,
+  readinessContext,
+} from "@jest-m3/test-support";
 
 jest.setTimeout(30_000);
 
@@ -24,27 +28,13 @@ const provider = {
 };
 let dir: string;
 
-function context(
-  selection: SelectionSpec,
-  config: Record<string, string> = {},
-  credentialNames: string[] = [],
-): ReadinessContext {
-  return { selection, config, credentialNames };
-}
+const context = readinessContext;
 
 /** A stand-in `claude` that prints `versionOutput` for --version and runs the real one otherwise. */
 function fakeClaude(name: string, versionOutput: string): string {
   const real = resolveClaudeExecutable({}, {});
   if (!real.found) throw new Error(real.reason);
-  const path = join(dir, name);
-  writeFileSync(
-    path,
-    "#!/bin/sh\n" +
-      `if [ "$1" = "--version" ]; then echo ${JSON.stringify(versionOutput)}; exit 0; fi\n` +
-      `exec ${JSON.stringify(real.path)} "$@"\n`,
-  );
-  chmodSync(path, 0o755);
-  return path;
+  return fakeAgentBinary(dir, name, real.path, versionOutput);
 }
 
 beforeAll(() => {
@@ -55,17 +45,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe("Claude Code readiness", () => {
   test("the installed binary with a provider: every capability ready", async () => {
     const readiness = await claudeCodeHarness.readiness(context(claudeSelection(provider)));
-    expect(readiness.harness).toEqual({
+    expectEveryCapabilityReady(readiness, {
       name: "claude-code",
       version: TESTED_CLAUDE_CODE_VERSION,
-      executable: expect.stringMatching(/claude(\.exe)?$/),
+      executable: /claude(\.exe)?$/,
     });
-    expect(
-      Object.entries(readiness.capabilities).filter(
-        ([, capability]) => capability.status !== "ready",
-      ),
-    ).toEqual([]);
-    expect(readiness.ready).toBe(true);
   });
 
   test("a missing executable: unavailable, naming the path (selection and M3_CLAUDE_CODE_EXECUTABLE)", async () => {

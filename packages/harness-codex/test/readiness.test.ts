@@ -3,7 +3,6 @@
  * each way of not being ready says why, and a session refuses to start on it.
  */
 import {
-  chmodSync,
   readFileSync,
   mkdirSync,
   mkdtempSync,
@@ -16,7 +15,6 @@ import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HarnessNotReady, MCPTestKit } from "@jest-m3/core";
-import { type ReadinessContext, type SelectionSpec } from "@jest-m3/core/harness";
 import codexHarness, {
   InvalidCodexOptions,
   resolveCodexExecutable,
@@ -24,6 +22,11 @@ import codexHarness, {
 } from "@jest-m3/harness-codex";
 import { codexSelection, shippingServer } from "./support/codex";
 import { copyHostLogin, createHomes, findHostLogin } from "../src/home";
+import {
+  expectEveryCapabilityReady,
+  fakeAgentBinary,
+  readinessContext,
+} from "@jest-m3/test-support";
 
 const provider = {
   name: "scripted",
@@ -33,13 +36,7 @@ const provider = {
 let dir: string;
 let emptyHome: string;
 
-function context(
-  selection: SelectionSpec,
-  config: Record<string, string> = {},
-  credentialNames: string[] = [],
-): ReadinessContext {
-  return { selection, config, credentialNames };
-}
+const context = readinessContext;
 
 /**
  * A stand-in `codex` that prints `versionOutput` for --version and runs the real one
@@ -48,16 +45,7 @@ function context(
 function fakeCodex(name: string, versionOutput: string, log?: string): string {
   const real = resolveCodexExecutable({}, {});
   if (!real.found) throw new Error(real.reason);
-  const path = join(dir, name);
-  writeFileSync(
-    path,
-    "#!/bin/sh\n" +
-      (log ? `echo "$*" >> ${JSON.stringify(log)}\n` : "") +
-      `if [ "$1" = "--version" ]; then echo ${JSON.stringify(versionOutput)}; exit 0; fi\n` +
-      `exec ${JSON.stringify(real.path)} "$@"\n`,
-  );
-  chmodSync(path, 0o755);
-  return path;
+  return fakeAgentBinary(dir, name, real.path, versionOutput, log);
 }
 
 beforeAll(() => {
@@ -70,17 +58,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe("Codex readiness", () => {
   test("the installed binary with a provider: every capability ready", async () => {
     const readiness = await codexHarness.readiness(context(codexSelection(provider)));
-    expect(readiness.harness).toEqual({
+    expectEveryCapabilityReady(readiness, {
       name: "codex",
       version: TESTED_CODEX_VERSION,
-      executable: expect.stringMatching(/codex(\.exe)?$/),
+      executable: /codex(\.exe)?$/,
     });
-    expect(
-      Object.entries(readiness.capabilities).filter(
-        ([, capability]) => capability.status !== "ready",
-      ),
-    ).toEqual([]);
-    expect(readiness.ready).toBe(true);
   });
 
   test("probes run once per executable and version", async () => {

@@ -17,3 +17,4 @@ export * from "./per-test";
 export * from "./agent-checks";
 export * from "./adapter-turns";
 export * from "./node-agent";
+export * from "./readiness";
