@@ -121,6 +121,14 @@ export async function benchScale({ harness = "codex" } = {}): Promise<void> {
   console.log(
     `  least squares over N = ${COUNTS.join(", ")}: wall ${wall.intercept.toFixed(0)} ms + ${wall.slope.toFixed(0)} ms per session (R² ${wall.r2.toFixed(3)}); peak RSS ${peak.intercept.toFixed(0)} MB + ${peak.slope.toFixed(1)} MB per session (R² ${peak.r2.toFixed(3)})`,
   );
+  // Two workers and sessions that wait on a model: N sessions in one run must go faster
+  // than one at a time.
+  const first = rows[0]!;
+  const last = rows[rows.length - 1]!;
+  const gain = last.count / last.wall / (first.count / first.wall);
+  console.log(
+    `  scale: sessions/min at N = ${last.count} over N = ${first.count}: ${gain.toFixed(2)}×; target ≥ 2×: ${gain >= 2 ? "met" : "NOT met"}`,
+  );
   console.log(
     "  every session: both replies, one successful wire call per turn, and two lines in the server's own call log",
   );

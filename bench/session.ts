@@ -167,7 +167,10 @@ async function kitSession(model: ScriptedModel): Promise<Omit<Round, "heapPeak" 
   const t0 = performance.now();
   const kit = new MCPTestKit({ env: {} });
   try {
-    const [agent] = kit.agents([{ harness: "codex", models: [MODEL], provider: model.provider }]);
+    // A cold session, as the bare driver's (Codex sessions are warm by default).
+    const [agent] = kit.agents([
+      { harness: "codex", models: [MODEL], provider: model.provider, options: { warm: false } },
+    ]);
     const session = agent!.session({
       server: SERVER,
       tools: ["shipping:shipping_quote"],

@@ -91,6 +91,13 @@ export async function benchWire({ calls = 250, rounds = 2 } = {}): Promise<void>
         `  ${label.padEnd(16)} p50 ${p50.toFixed(3).padStart(7)}  p99 ${p99.toFixed(3).padStart(7)}  ${added}`,
       );
     }
+    // What the capture adds to a call: a relay's hop (stdio), a proxy's (HTTP).
+    const added = (label: string, base: string) => stats.get(label)!.p50 - stats.get(base)!.p50;
+    const relayAdded = added("stdio via relay", "stdio direct");
+    const proxyAdded = added("http via proxy", "http direct");
+    console.log(
+      `  wire: added p50 relay ${relayAdded.toFixed(3)} ms, proxy ${proxyAdded.toFixed(3)} ms; target ≤ 1 ms and ≤ 2 ms: ${relayAdded <= 1 && proxyAdded <= 2 ? "met" : "NOT met"}`,
+    );
     await Promise.all(paths.map(([, client]) => client.close()));
   } finally {
     http.stop();
