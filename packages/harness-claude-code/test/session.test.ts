@@ -3,16 +3,8 @@
  * the real shipping server: multi-turn sessions, provider failures, interrupts, and a
  * Claude Code process that dies.
  */
-import { join } from "node:path";
 import claudeCodeHarness, { type ClaudeCodeSession } from "@jest-m3/harness-claude-code";
-import {
-  claudeLaunch,
-  claudeSelection,
-  isRunning,
-  knownPids,
-  shippingServer,
-  turn,
-} from "./support/claude";
+import { claudeSelection, isRunning, knownPids, shippingServer, turn } from "./support/claude";
 import {
   perTestKit,
   ADAPTER_SCRIPT,
@@ -20,6 +12,7 @@ import {
   expectHangInterrupted,
   expectKilledMidAdapterTurn,
   expectQuoteTurns,
+  openOnShipping as openSession,
   QUOTE_PROMPTS,
 } from "@jest-m3/test-support";
 
@@ -29,19 +22,14 @@ describe("Claude Code sessions (real claude, scripted model, real MCP server)", 
   const t = perTestKit({ script: ADAPTER_SCRIPT, model: "each" });
 
   /** A session on the shipping server (its log new), its capture and pid checked after the test. */
-  async function openOnShipping(tools?: string[]) {
-    const log = join(await t.kit.tempDir("m3-log-"), "calls.jsonl");
-    const { launch, capture, events } = await claudeLaunch(
-      t.kit,
+  const openOnShipping = (tools?: string[]) =>
+    openSession<ClaudeCodeSession>(
+      t,
+      claudeCodeHarness,
       claudeSelection(t.model.providerFor("anthropic-messages")),
-      [shippingServer(log)],
       tools,
+      shippingServer,
     );
-    t.captures.push(capture);
-    const session = (await claudeCodeHarness.open(launch)) as ClaudeCodeSession;
-    t.pids.push(session.pid as number);
-    return { log, capture, events, session };
-  }
 
   test("two turns in one process, one successful shipping_quote each: wire = server log = reported", async () => {
     const { log, capture, events, session } = await openOnShipping(["shipping:shipping_quote"]);

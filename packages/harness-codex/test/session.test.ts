@@ -2,11 +2,9 @@
  * The Codex adapter over the real binary, the scripted model and the real shipping server:
  * multi-turn sessions, provider failures, interrupts, and an app-server that dies.
  */
-import { join } from "node:path";
 import codexHarness from "@jest-m3/harness-codex";
 import type { CodexSession } from "../src/session";
 import {
-  codexLaunch,
   codexSelection,
   isRunning,
   knownPids,
@@ -20,6 +18,7 @@ import {
   expectHangInterrupted,
   expectKilledMidAdapterTurn,
   expectQuoteTurns,
+  openOnShipping as openSession,
   QUOTE_PROMPTS,
 } from "@jest-m3/test-support";
 
@@ -27,19 +26,14 @@ describe("Codex sessions (real codex app-server, scripted model, real MCP server
   const t = perTestKit({ script: ADAPTER_SCRIPT, model: "each" });
 
   /** A session on the shipping server (its log new), its capture and pid checked after the test. */
-  async function openOnShipping(tools?: string[]) {
-    const log = join(await t.kit.tempDir("m3-log-"), "calls.jsonl");
-    const { launch, capture, events } = await codexLaunch(
-      t.kit,
+  const openOnShipping = (tools?: string[]) =>
+    openSession<CodexSession>(
+      t,
+      codexHarness,
       codexSelection(t.model.provider),
-      [shippingServer(log)],
       tools,
+      shippingServer,
     );
-    t.captures.push(capture);
-    const session = (await codexHarness.open(launch)) as CodexSession;
-    t.pids.push(session.pid as number);
-    return { log, capture, events, session };
-  }
 
   test("two turns on one thread, one successful shipping_quote each: wire = server log = reported", async () => {
     const { log, capture, events, session } = await openOnShipping(["shipping:shipping_quote"]);

@@ -3,11 +3,18 @@
  * capture's turn windows): the scripted model's script they share and what must hold of its
  * two quote turns (reported by the agent, seen on the wire, logged by the server).
  */
-import type { WireCapture } from "@jest-m3/core";
-import type { AdapterTurn, HarnessSession } from "@jest-m3/core/harness";
+import { join } from "node:path";
+import type { StdioServer, WireCapture } from "@jest-m3/core";
+import type {
+  AdapterTurn,
+  HarnessDefinition,
+  HarnessSession,
+  SelectionSpec,
+} from "@jest-m3/core/harness";
 import type { Rule, Script, ScriptedModel } from "@jest-m3/scripted-model";
-import { runTurn, turnRequest } from "./launch";
-import { callLog } from "./servers";
+import { runTurn, testLaunch, turnRequest } from "./launch";
+import type { PerTest } from "./per-test";
+import { callLog, shippingServer } from "./servers";
 import { waitFor } from "./waits";
 
 /** A rule for "quote N kg to Z": one shipping_quote with those arguments, then `reply`. */
@@ -166,4 +173,24 @@ export async function expectKilledMidAdapterTurn(
   const after = await session.send(turnRequest(QUOTE_PROMPTS[0]!, "turn-2").request);
   expect(after.outcome).toBe("failed");
   expect(after.error).toContain(`${agent} is not running (signal SIGKILL)`);
+}
+
+/**
+ * Opens a session of `harness` (selection `selection`, allow-list `tools`) by hand on the
+ * shipping server `server(log)` (default: the example's, logging to a new file `log`); the
+ * capture and the agent's pid are added to the test's, so they must be gone after it.
+ */
+export async function openOnShipping<S extends HarnessSession = HarnessSession>(
+  t: PerTest,
+  harness: HarnessDefinition,
+  selection: SelectionSpec,
+  tools?: readonly string[],
+  server: (log: string) => StdioServer = (log) => shippingServer(log),
+) {
+  const log = join(await t.kit.tempDir("m3-log-"), "calls.jsonl");
+  const { launch, capture, events } = await testLaunch(t.kit, selection, [server(log)], { tools });
+  t.captures.push(capture);
+  const session = (await harness.open(launch)) as S;
+  t.pids.push((session as { pid?: number }).pid as number);
+  return { log, capture, events, session };
 }
