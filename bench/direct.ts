@@ -20,7 +20,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { loadavg } from "node:os";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { MCPTestKit, type DirectClient, type StdioServer } from "@jest-m3/core";
+import { MCPTestKit, type StdioServer } from "@jest-m3/core";
 import { median } from "./report";
 
 const script = join(__dirname, "..", "examples", "shipping", "shipping-server.mjs");
@@ -126,26 +126,14 @@ function spread(values: readonly number[]): string {
   return `min ${at(0).toFixed(3)}, quartiles ${at(0.25).toFixed(3)}–${at(0.75).toFixed(3)} (IQR ${iqr.toFixed(3)}), max ${at(1).toFixed(3)}`;
 }
 
-/** A kit and its direct client, started (not timed): what one test file has. */
-async function kitClient(): Promise<{ kit: MCPTestKit; direct: DirectClient }> {
-  const kit = new MCPTestKit({ env: {} });
-  const direct = kit.direct(server);
-  await direct.initialize();
-  return { kit, direct };
-}
-
-/**
- * Each round's kit calls go through a kit of their own, as a test file's do: the kit keeps
- * every message its clients saw until it closes, and one kit holding all the rounds' 15 000
- * calls would measure the garbage collector walking that trace (about 10 µs a call by the
- * end), which no test's trace is.
- */
 export async function benchDirect({ calls = 1000, rounds = 15, chunk = 50 } = {}): Promise<void> {
   const bare = new Client({ name: "bench", version: "1" });
   await bare.connect(new StdioClientTransport({ command: process.execPath, args: [script] }));
   const ownSession = new Client({ name: "bench", version: "1" });
   await ownSession.connect(new OwnSessionTransport());
-  let { kit, direct } = await kitClient();
+  const kit = new MCPTestKit({ env: {} });
+  const direct = kit.direct(server);
+  await direct.initialize();
   const clients: ReadonlyArray<readonly [string, Call]> = [
     ["bare", () => bare.callTool({ name: "shipping_quote", arguments: args })],
     ["kit", () => direct.callTool("shipping_quote", args)],
@@ -155,16 +143,14 @@ export async function benchDirect({ calls = 1000, rounds = 15, chunk = 50 } = {}
   const load = loadavg()[0]!;
   try {
     await round(clients, 300, 50); // warm-up: JIT and the servers
-    let recorded = 0;
     for (let index = 0; index < rounds; index++) {
-      await kit.close();
-      ({ kit, direct } = await kitClient());
       const measured = await round(clients, calls, chunk);
       for (const [name] of clients) rates.get(name)!.push(measured.get(name)!);
-      const kept = direct.trace.toolCalls.length;
-      if (kept !== calls)
-        throw new Error(`round ${index + 1}: the kit recorded ${kept} calls, not ${calls}`);
-      recorded += kept;
+    }
+    // Every call of every round, in the one trace the kit keeps until it closes.
+    const recorded = direct.trace.toolCalls.length;
+    if (recorded !== 300 + rounds * calls) {
+      throw new Error(`the kit recorded ${recorded} calls, expected ${300 + rounds * calls}`);
     }
     const ratios = (name: string): number[] =>
       rates
@@ -174,7 +160,7 @@ export async function benchDirect({ calls = 1000, rounds = 15, chunk = 50 } = {}
     const kitRatio = median(kitRatios);
     const ownRatio = median(ratios("own-session"));
     console.log(
-      `\ndirect: ${calls} sequential tools/call × ${rounds} rounds (in interleaved chunks of ${chunk}; the kit's through a kit of its own per round), shipping server over stdio (load average ${load.toFixed(2)} → ${loadavg()[0]!.toFixed(2)})`,
+      `\ndirect: ${calls} sequential tools/call × ${rounds} rounds (in interleaved chunks of ${chunk}), shipping server over stdio (load average ${load.toFixed(2)} → ${loadavg()[0]!.toFixed(2)})`,
     );
     const groupExec = existsSync(
       join(__dirname, "..", "packages", "core", "dist", "wire", "native", "group-exec"),
