@@ -161,13 +161,15 @@ function probeAgent<O extends ResolvedCommonOptions>(
   // runs only for a binary of a tested package: an agent given by command may be a script
   // whose answer changes without its interpreter changing. A failed start may be the
   // machine's moment, not the binary's: it is tried again next time.
+  const runsOn = fileIdentity(executable.command);
   return probeAcrossRuns(
     initializeProbes,
-    JSON.stringify([profile.name, fileIdentity(executable.path), options]),
+    // The command is the runtime an agent runs on (a Node for a script), when it needs one.
+    JSON.stringify([profile.name, fileIdentity(executable.path), runsOn, options]),
     {
       cache,
       key: profile.tested
-        ? storedProbeKey("acp:initialize", executable.path, profile.name, options)
+        ? storedProbeKey("acp:initialize", executable.path, profile.name, options, runsOn)
         : undefined,
       read: (value) => storedCapabilities(value, ["acp", "mcpStdio", "mcpHttp"]),
     },
@@ -249,7 +251,8 @@ export function acpReadinessKey<O extends ResolvedCommonOptions>(
     }
     const { provider, model } = context.selection;
     const reaches = provider ? [provider.wireApi, provider.baseUrl, provider.envKey ?? null] : null;
-    return agentReadinessKey(executable, context, profile.name, reaches, model);
+    const runtime = profile.runtimeKey?.(context.config) ?? null;
+    return agentReadinessKey(executable, context, profile.name, reaches, model, runtime);
   };
 }
 

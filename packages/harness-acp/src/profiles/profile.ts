@@ -92,6 +92,11 @@ export interface AcpProfile<O extends ResolvedCommonOptions = ResolvedCommonOpti
     config: Readonly<Record<string, string | undefined>>,
     options: O,
   ): Promise<AgentRuntime>;
+  /**
+   * What {@link runtime}'s choice depends on, for the readiness key (which cannot wait for
+   * `runtime()`): e.g. the identities of the Node candidates.
+   */
+  runtimeKey?(config: Readonly<Record<string, string | undefined>>): unknown;
   /** Whether there is something to authenticate with, and how the provider is reached. */
   credentials(
     provider: ModelProvider | undefined,

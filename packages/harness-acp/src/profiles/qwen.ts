@@ -1,6 +1,8 @@
 import { dirname, join } from "node:path";
 import { existsSync } from "node:fs";
 import {
+  agentNodeCandidates,
+  fileIdentity,
   onAgentNode,
   readAgentPackage,
   testedRange,
@@ -194,6 +196,8 @@ export const qwenProfile: AcpProfile<ResolvedCommonOptions> = {
     ]);
     return { executable: onNode, capability: node };
   },
+  runtimeKey: (config) =>
+    agentNodeCandidates({ variable: QWEN_NODE_VARIABLE }, config).map(fileIdentity),
   credentials: keyCredentials("Qwen Code", KEY_VARIABLE, "chat-completions"),
   async plan({ launch, home, options }) {
     refuseMcpToolNames(
