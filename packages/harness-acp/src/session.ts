@@ -35,6 +35,8 @@ export class AcpSession implements HarnessSession {
   private readonly slot: TurnSlot<TurnCollector>;
   private readonly tools: SessionTools;
   private readonly stops: (() => void)[] = [];
+  /** The last turn's `session/prompt`, settled once the agent answered it (or died). */
+  private prompted: Promise<void> = Promise.resolve();
 
   /** @internal Made by {@link openAcpSession}. */
   constructor(
@@ -116,28 +118,31 @@ export class AcpSession implements HarnessSession {
       (identity) => isToolAllowed(this.launch.toolPolicy, identity.server, identity.tool),
     );
     return this.slot.run(request, turn, () => {
-      this.client
-        .request("session/prompt", {
-          sessionId: this.id,
-          prompt: [{ type: "text", text: request.text }],
-        })
-        .then(
-          (answer) => this.onStop(turn, answer.stopReason),
-          (error: unknown) => {
-            if (error instanceof AgentExited) {
-              const tail = this.lease ? "" : error.stderrTail;
-              turn.finish(
-                "failed",
-                this.slot.withTail(`${agent} exited (${error.exit}) during the turn`, tail),
-              );
-            } else if (error instanceof AcpRpcError) {
-              const cancelled = this.slot.interruptRequested(turn);
-              turn.finish(cancelled ? "interrupted" : "failed", error.message);
-            } else {
-              turn.finish("failed", `${agent} failed the turn: ${errorMessage(error)}`);
-            }
-          },
-        );
+      const prompt = this.client.request("session/prompt", {
+        sessionId: this.id,
+        prompt: [{ type: "text", text: request.text }],
+      });
+      this.prompted = prompt.then(
+        () => undefined,
+        () => undefined,
+      );
+      prompt.then(
+        (answer) => this.onStop(turn, answer.stopReason),
+        (error: unknown) => {
+          if (error instanceof AgentExited) {
+            const tail = this.lease ? "" : error.stderrTail;
+            turn.finish(
+              "failed",
+              this.slot.withTail(`${agent} exited (${error.exit}) during the turn`, tail),
+            );
+          } else if (error instanceof AcpRpcError) {
+            const cancelled = this.slot.interruptRequested(turn);
+            turn.finish(cancelled ? "interrupted" : "failed", error.message);
+          } else {
+            turn.finish("failed", `${agent} failed the turn: ${errorMessage(error)}`);
+          }
+        },
+      );
     });
   }
 
@@ -168,7 +173,15 @@ export class AcpSession implements HarnessSession {
       }
       if (midTurn) this.client.notify("session/cancel", { sessionId: this.id });
       for (const stop of this.stops.splice(0)) stop();
-      await leaveWarmSession(this.client, lease, this.id, this.launch);
+      // An agent that never answered the last prompt, even cancelled (hung, stopped), serves
+      // no later session: the pool stops it.
+      let timer: NodeJS.Timeout | undefined;
+      const answered = await Promise.race([
+        this.prompted.then(() => true),
+        new Promise<boolean>((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS, false))),
+      ]);
+      clearTimeout(timer);
+      await leaveWarmSession(this.client, lease, this.id, this.launch, answered);
     });
   }
 

@@ -79,7 +79,8 @@ export interface WarmLease {
   readonly started: boolean;
   /** The root of the warm agent's home (its first session's, kept by the pool). */
   readonly homeRoot: string;
-  release(): void;
+  /** Hands the agent back; `reusable: false` (it stopped answering) stops it. */
+  release(reusable?: boolean): void;
 }
 
 /**
@@ -102,7 +103,7 @@ export async function acquireWarmAgent(spec: WarmStart, timeoutMs: number): Prom
     initialize: initialize as InitializeResponse,
     started: lease.started,
     homeRoot: lease.root,
-    release: () => void lease.release(true),
+    release: (reusable = true) => void lease.release(reusable),
   };
 }
 
@@ -131,13 +132,15 @@ function closesSessions(lease: WarmLease): boolean {
 /**
  * Leaves an ACP session of a warm agent so that nothing of it keeps running:
  * `session/close` where the agent offers it, then its MCP servers stopped (the agents keep
- * them either way), then the lease released.
+ * them either way), then the lease released; stopped instead when the session found the
+ * agent no longer `answering`.
  */
 export async function leaveWarmSession(
   client: AcpClient,
   lease: WarmLease,
   sessionId: string | undefined,
   launch: HarnessLaunch,
+  answering = true,
 ): Promise<void> {
   if (sessionId !== undefined && closesSessions(lease) && client.exitDescription === undefined) {
     await client
@@ -145,5 +148,5 @@ export async function leaveWarmSession(
       .catch(() => undefined);
   }
   await stopSessionServers(client.process.pid, launch.servers, CLOSE_GRACE_MS);
-  lease.release();
+  lease.release(answering);
 }
