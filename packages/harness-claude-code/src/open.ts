@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
+import { readdirSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
 import {
@@ -25,7 +26,7 @@ import { credentialsCapability, HARNESS_NAME, launchFacts } from "./launch-facts
 import { ClaudeCodeSession } from "./session.js";
 import { StreamJsonClient } from "./stream-json-client.js";
 import { claudeCodeNaming } from "./tool-names.js";
-import { acquireWarmClaude, mcpLogFiles } from "./warm-pool.js";
+import { acquireWarmClaude } from "./warm-pool.js";
 
 /** How often `mcp_status` is asked while a server is still pending. */
 const STATUS_POLL_MS = 100;
@@ -41,34 +42,44 @@ export async function serverStderr(
   server: string,
   skip: ReadonlySet<string> = new Set(),
 ): Promise<string> {
-  const cache = join(homes.home, ".cache", "claude-cli-nodejs");
   const lines: string[] = [];
-  try {
-    for (const project of await readdir(cache)) {
-      const dir = join(cache, project, `mcp-logs-${normalizeName(server)}`);
-      let files: string[];
+  for (const file of mcpLogFiles(homes, server)) {
+    if (skip.has(file)) continue;
+    for (const line of (await readFile(file, "utf8").catch(() => "")).split("\n")) {
       try {
-        files = (await readdir(dir)).sort();
+        const entry = JSON.parse(line) as { error?: unknown; debug?: unknown };
+        const text = typeof entry.error === "string" ? entry.error : "";
+        if (text.startsWith("Server stderr:")) lines.push(text.slice(14).trim());
       } catch {
-        continue;
-      }
-      for (const file of files) {
-        if (skip.has(join(dir, file))) continue;
-        for (const line of (await readFile(join(dir, file), "utf8")).split("\n")) {
-          try {
-            const entry = JSON.parse(line) as { error?: unknown; debug?: unknown };
-            const text = typeof entry.error === "string" ? entry.error : "";
-            if (text.startsWith("Server stderr:")) lines.push(text.slice(14).trim());
-          } catch {
-            // Not a JSON line.
-          }
-        }
+        // Not a JSON line.
       }
     }
-  } catch {
-    return "";
   }
   return [...new Set(lines)].join("\n").slice(-4000);
+}
+
+/**
+ * The files of Claude Code's MCP logs under `homes` (its `mcp-logs-<server>` folders), of
+ * one server or of all, in order: a warm session skips those of the sessions before it.
+ */
+export function mcpLogFiles(homes: ClaudeHomes, server?: string): string[] {
+  const cache = join(homes.home, ".cache", "claude-cli-nodejs");
+  const wanted = server === undefined ? undefined : `mcp-logs-${normalizeName(server)}`;
+  const list = (dir: string): string[] => {
+    try {
+      return readdirSync(dir).sort();
+    } catch {
+      return []; // No logs (yet).
+    }
+  };
+  const files: string[] = [];
+  for (const project of list(cache)) {
+    for (const dir of list(join(cache, project))) {
+      if (wanted !== undefined ? dir !== wanted : !dir.startsWith("mcp-logs-")) continue;
+      files.push(...list(join(cache, project, dir)).map((file) => join(cache, project, dir, file)));
+    }
+  }
+  return files;
 }
 
 /** Why a server did not connect, with its stderr from Claude Code's MCP log. */
@@ -262,7 +273,7 @@ async function openWarmSession(
     detail: `${lease.started ? "started a warm" : "reused the warm"} Claude Code (pid ${client.process.pid ?? "unknown"})`,
   });
   try {
-    await configureServers(client, launch, lease.homes, options, mcpLogFiles(lease.homes));
+    await configureServers(client, launch, lease.homes, options, new Set(mcpLogFiles(lease.homes)));
     return new ClaudeCodeSession(client, launch, "", options, lease);
   } catch (error) {
     const failure = startError(error, client, launch.signal.aborted);

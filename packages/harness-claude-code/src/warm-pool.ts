@@ -7,7 +7,6 @@
 // file written into its home (a copied login). Between sessions the process is reset (see
 // endConversation): its MCP servers removed, its deny rules cleared, its conversation
 // ended; a process that cannot be reset cleanly is stopped, never handed on.
-import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { WarmAgents, type WarmAgentLease, type WarmStartSpec } from "@jest-m3/core/adapter-kit";
 import type { ClaudeHomes } from "./home.js";
@@ -139,23 +138,4 @@ export function stopWarmClaudeCode(): Promise<void> {
 /** The process ids of this worker's warm Claude Code processes (for diagnosis and tests). */
 export function warmClaudeCodePids(): number[] {
   return pool.pids();
-}
-
-/** Every file in Claude Code's MCP logs under `homes` (so a warm session reads only its own). */
-export function mcpLogFiles(homes: ClaudeHomes): Set<string> {
-  const cache = join(homes.home, ".cache", "claude-cli-nodejs");
-  const files = new Set<string>();
-  try {
-    for (const project of readdirSync(cache)) {
-      for (const dir of readdirSync(join(cache, project))) {
-        if (!dir.startsWith("mcp-logs-")) continue;
-        for (const file of readdirSync(join(cache, project, dir))) {
-          files.add(join(cache, project, dir, file));
-        }
-      }
-    }
-  } catch {
-    // No logs yet.
-  }
-  return files;
 }
