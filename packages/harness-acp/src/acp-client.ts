@@ -199,6 +199,8 @@ export class AcpClient {
         if (stop === "sigterm" && this.process.pid !== undefined) {
           try {
             process.kill(this.process.pid, "SIGTERM");
+            // A stopped agent (SIGSTOP) acts on SIGTERM only once it runs again.
+            process.kill(this.process.pid, "SIGCONT");
           } catch {
             // Already gone.
           }

@@ -79,8 +79,11 @@ export interface WarmLease {
   readonly started: boolean;
   /** The root of the warm agent's home (its first session's, kept by the pool). */
   readonly homeRoot: string;
-  /** Hands the agent back; `reusable: false` (it stopped answering) stops it. */
-  release(reusable?: boolean): void;
+  /**
+   * Hands the agent back; `reusable: false` (it stopped answering) stops it, and the
+   * promise settles once it is gone.
+   */
+  release(reusable?: boolean): Promise<void>;
 }
 
 /**
@@ -103,7 +106,7 @@ export async function acquireWarmAgent(spec: WarmStart, timeoutMs: number): Prom
     initialize: initialize as InitializeResponse,
     started: lease.started,
     homeRoot: lease.root,
-    release: (reusable = true) => void lease.release(reusable),
+    release: (reusable = true) => lease.release(reusable),
   };
 }
 
@@ -148,5 +151,6 @@ export async function leaveWarmSession(
       .catch(() => undefined);
   }
   await stopSessionServers(client.process.pid, launch.servers, CLOSE_GRACE_MS);
-  lease.release(answering);
+  // Awaited: an agent that stopped answering is gone when the session's close returns.
+  await lease.release(answering);
 }

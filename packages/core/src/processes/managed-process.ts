@@ -157,8 +157,9 @@ export class ManagedProcess {
   }
 
   /**
-   * Stops the process and everything in its group: EOF on stdin, a short wait, SIGTERM,
-   * then SIGKILL once `graceMs` has passed. Idempotent; resolves once nothing is left.
+   * Stops the process and everything in its group: EOF on stdin, a short wait, SIGTERM
+   * (with SIGCONT, so a stopped process acts on it), then SIGKILL once `graceMs` has
+   * passed. Idempotent; resolves once nothing is left.
    */
   stop(graceMs: number): Promise<void> {
     this.stopping ??= this.stopNow(graceMs);
@@ -177,8 +178,15 @@ export class ManagedProcess {
       await Promise.race([this.exited, delay(Math.min(100, graceMs))]);
     }
     if (alive()) {
-      if (group) signalGroup(pid, "SIGTERM");
-      else this.child.kill("SIGTERM");
+      // SIGCONT after SIGTERM: a stopped process (SIGSTOP, a hung agent) acts on it only
+      // once it runs again; otherwise it would sit out the whole grace before SIGKILL.
+      if (group) {
+        signalGroup(pid, "SIGTERM");
+        signalGroup(pid, "SIGCONT");
+      } else {
+        this.child.kill("SIGTERM");
+        this.child.kill("SIGCONT");
+      }
       const deadline = Date.now() + graceMs;
       while (alive() && Date.now() < deadline) await delay(10);
     }
@@ -195,11 +203,14 @@ export class ManagedProcess {
 
 /**
  * Stops processes the kit did not spawn itself but knows of (a relay a harness started):
- * SIGTERM, then SIGKILL after `graceMs`. Returns the ids that were still running.
+ * SIGTERM (with SIGCONT), then SIGKILL after `graceMs`. Returns the ids that were still running.
  */
 export async function stopStrays(pids: readonly number[], graceMs: number): Promise<number[]> {
   const strays = pids.filter(isAlive);
-  for (const pid of strays) signalPid(pid, "SIGTERM");
+  for (const pid of strays) {
+    signalPid(pid, "SIGTERM");
+    signalPid(pid, "SIGCONT");
+  }
   const deadline = Date.now() + graceMs;
   while (strays.some(isAlive) && Date.now() < deadline) await delay(10);
   for (const pid of strays.filter(isAlive)) signalPid(pid, "SIGKILL");

@@ -549,9 +549,13 @@ export function describeAgentMatrix(
 
   cell("the agent hanging (stopped with SIGSTOP) mid-call: the turn times out", async () => {
     const { session, open, harness, turn, log } = await midCall(TIMEOUT_MS);
+    const stopped = { pid: harness.pid, startTime: processStartTime(harness.pid) };
     process.kill(harness.pid, "SIGSTOP");
     const result = await turn;
     await open.close();
+    // The hung agent is gone once the close returns, warm or cold: no later session waits
+    // on it, and it does not sit out a kill grace beside the next cell's agent.
+    expect(stillSame(stopped)).toBe(false);
     expect(result.snapshot.outcome).toBe(TurnOutcome.TIMED_OUT);
     expect(result.error).toMatchObject({ code: "M3_TURN_TIMEOUT", message: TIMED_OUT_WORDS });
     expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.TIMED_OUT);
@@ -572,6 +576,9 @@ export function describeAgentMatrix(
         expected === "retries" ? "the agent retries" : "the turn fails naming it"
       }; the session goes on`,
       async () => {
+        // This attempt's requests only: a retried cell (CI retries once) finds the first
+        // attempt's in the journal too.
+        const since = model.journal.entries.length;
         const session = agent().session({ server: faultServer(), timeout: 60_000 });
         let turn;
         let after;
@@ -581,6 +588,7 @@ export function describeAgentMatrix(
           after = await open.send("echo once", { timeout: 30_000 });
         }
         const asked = model.journal.entries
+          .slice(since)
           // Side requests (a title for the chat, say) quote the prompt too: not the turn's.
           .filter((entry) => !entry.side && entry.conversation?.user === prompt)
           .map((entry) => entry.decision.kind);
