@@ -1,6 +1,7 @@
 /**
  * `@jest-m3/harness-claude-code`: the Claude Code harness for jest-m3. It drives the real
- * Claude Code CLI in stream-json mode: one long-lived `claude --print` process per session,
+ * Claude Code CLI in stream-json mode: a long-lived `claude --print` process that a Jest
+ * worker keeps warm for one session after another (or one per session, `warm: false`),
  * in a fresh HOME and CLAUDE_CONFIG_DIR, with no host settings or MCP configuration, the
  * session's MCP servers given exactly as the wire capture wrapped them, the tools outside
  * the allow-list hidden from the model and any permission prompt answered from the
@@ -29,7 +30,8 @@ import { openClaudeCodeSession } from "./open.js";
 
 /**
  * The Claude Code harness: `readiness()` checks the executable, its version, its command
- * line and the credentials; `open()` starts one Claude Code process for the session.
+ * line and the credentials; `open()` gives the session a warm Claude Code process, or
+ * starts one for it.
  */
 export const claudeCodeHarness: HarnessDefinition = defineHarness({
   name: HARNESS_NAME,

@@ -161,9 +161,11 @@ function startError(error: unknown, client: StreamJsonClient, aborted: boolean):
 }
 
 /**
- * Opens a Claude Code session: one `claude --print` process in stream-json mode, in a fresh
- * HOME and CLAUDE_CONFIG_DIR, with the captured MCP servers given over stdin, every server
- * connected and the tools outside the allow-list hidden before it returns.
+ * Opens a Claude Code session: on a warm process of this worker (see warm-pool.ts) unless
+ * the session needs one of its own (`warm: false`, `builtinTools`, a workspace), else on
+ * one `claude --print` process in stream-json mode, in a fresh HOME and CLAUDE_CONFIG_DIR;
+ * either way with the captured MCP servers given over stdin, every server connected and
+ * the tools outside the allow-list hidden before it returns.
  *
  * @throws {@link HarnessStartError} with Claude Code's words (and the MCP server's name and
  * stderr when a server failed to start) and Claude Code's stderr tail.
@@ -181,13 +183,15 @@ export async function openClaudeCodeSession(launch: HarnessLaunch): Promise<Clau
     launch.toolPolicy,
     options.exposeDisallowedTools,
   );
-  if (options.warm && launch.workspaceKind !== undefined) {
+  // Left out, `warm` adapts: a session with a workspace needs a process started in it.
+  const warm = options.warm && !(options.warmByDefault && launch.workspaceKind !== undefined);
+  if (warm && launch.workspaceKind !== undefined) {
     throw new InvalidClaudeCodeOptions(
       "warm",
-      `cannot serve a session with a workspace (${launch.workspaceKind}): a warm Claude Code process keeps the working directory it was started in, so the agent would not work in the session's workspace. Leave warm out of the selections of workspace sessions (the workspace is the agent's cwd), or the workspace out of warm ones.`,
+      `cannot serve a session with a workspace (${launch.workspaceKind}): a warm Claude Code process keeps the working directory it was started in, so the agent would not work in the session's workspace. Leave warm out of the selections of workspace sessions (they are then cold, the workspace the agent's cwd), or the workspace out of warm ones.`,
     );
   }
-  if (options.warm) return openWarmSession(launch, options, executable, facts.login);
+  if (warm) return openWarmSession(launch, options, executable, facts.login);
   const homes = await createHomes(await launch.tempDir("m3-claude-"));
   await useOwnLogin(launch, facts.login, homes);
   if (launch.signal.aborted) throw new HarnessStartError(HARNESS_NAME, TORN_DOWN);
@@ -241,9 +245,9 @@ async function configureServers(
 }
 
 /**
- * Opens a session on a warm Claude Code process (`options: { warm: true }`): one started
- * with exactly this session's command line, environment and home files, idle, and reset by
- * the session before (see warm-pool.ts), or a new one. The session then gives it its own
+ * Opens a session on a warm Claude Code process (the default): one started with exactly
+ * this session's command line, environment and home files, idle, and reset by the session
+ * before (see warm-pool.ts), or a new one. The session then gives it its own
  * MCP servers and deny rules, as a cold session does.
  */
 async function openWarmSession(

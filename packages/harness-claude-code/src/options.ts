@@ -40,13 +40,19 @@ export interface ClaudeCodeOptions {
    * conversation ended (`/clear`, then the `/clear` command itself rewound), so the next
    * session starts with no history, none of its servers or tools and its own permission
    * answers. A process that a session left mid-turn, or that did not reset cleanly, is
-   * stopped instead. Idle processes stop after 20 s, and always when the worker exits.
-   * Default `false`: one process per session. Cannot be combined with `builtinTools`: a
-   * warm process has one working directory, shared by the sessions it serves.
+   * stopped instead. Idle processes stop after 20 s, when the test file ends, and always
+   * when the worker exits.
+   *
+   * Default: warm wherever a warm process can serve the session, cold (one process per
+   * session, owned by the session's kit, in its `kit.processes`) otherwise. A warm process
+   * has one working directory, shared by the sessions it serves, so a session with
+   * `builtinTools` or a `workspace` is cold when `warm` is left out. `true` insists: such a
+   * session is refused with {@link InvalidClaudeCodeOptions} naming `warm`, before any
+   * process starts. `false`: one process per session, always.
    *
    * @example
    * ```ts
-   * kit.agents([{ harness: "claude-code", models: ["scripted-model"], provider, options: { warm: true } }]);
+   * kit.agents([{ harness: "claude-code", models: ["scripted-model"], provider, options: { warm: false } }]);
    * ```
    */
   readonly warm?: boolean;
@@ -59,7 +65,14 @@ export interface ResolvedClaudeCodeOptions {
   readonly startupTimeoutMs: number;
   readonly toolTimeoutMs: number;
   readonly maxRetries: number;
+  /**
+   * Whether the session runs on a warm process: `warm` as given, else `true` unless
+   * `builtinTools` are on. A session with a workspace still opens cold when
+   * {@link ResolvedClaudeCodeOptions.warmByDefault} is set.
+   */
   readonly warm: boolean;
+  /** True when `warm` was left out, so a session a warm process cannot serve opens cold. */
+  readonly warmByDefault: boolean;
 }
 
 const OPTION_NAMES = [
@@ -99,12 +112,14 @@ export function resolveClaudeCodeOptions(
   });
   const exposeDisallowedTools = read.boolean("exposeDisallowedTools", false);
   const maxRetries = read.wholeNumber("maxRetries", 0);
-  const warm = read.boolean("warm", false);
   const tools = builtinTools(options.builtinTools);
-  if (warm && (tools === "default" || tools.length > 0)) {
+  const ownTools = tools === "default" || tools.length > 0;
+  const warmByDefault = options.warm === undefined;
+  const warm = read.boolean("warm", !ownTools);
+  if (warm && ownTools) {
     throw new InvalidClaudeCodeOptions(
       "warm",
-      `cannot be combined with builtinTools (${JSON.stringify(tools)}): a warm Claude Code process has one working directory for every session it serves, so one session's files would be another's. Leave builtinTools out, or warm.`,
+      `cannot be combined with builtinTools (${JSON.stringify(tools)}): a warm Claude Code process has one working directory for every session it serves, so one session's files would be another's. Leave warm out (such a session is then cold), or builtinTools.`,
     );
   }
   return {
@@ -114,5 +129,6 @@ export function resolveClaudeCodeOptions(
     toolTimeoutMs: read.milliseconds("toolTimeoutMs", 300_000),
     maxRetries,
     warm,
+    warmByDefault,
   };
 }

@@ -1,5 +1,5 @@
-// Warm Claude Code (`options: { warm: true }`): one `claude --print` process per Jest worker
-// and key, serving one session after another. One process is one conversation at a time,
+// Warm Claude Code (the default; `warm: false` opts out): one `claude --print` process per
+// Jest worker and key, serving one session after another. One process is one conversation at a time,
 // so a process is leased to one session; a second session of the same key that opens
 // meanwhile gets a process of its own. What is shared is only what the key says is equal:
 // everything the process was started with — the executable, its arguments (model,

@@ -1,16 +1,19 @@
 /**
  * Warm Claude Code with a workspace: a warm process keeps the working directory it was
- * started in, so it cannot work in a session's workspace. Such a session is refused with
- * `InvalidClaudeCodeOptions` naming `warm`, the workspace's kind and the fix, before any
- * Claude Code process starts (ground truth: this worker's stream-json children in /proc);
- * the same selection without a workspace opens a warm session as before.
+ * started in, so it cannot work in a session's workspace. With `warm: true` such a session
+ * is refused with `InvalidClaudeCodeOptions` naming `warm`, the workspace's kind and the
+ * fix, before any Claude Code process starts (ground truth: this worker's stream-json
+ * children in /proc); the same selection without a workspace opens a warm session as
+ * before. With `warm` left out (the default: warm), a workspace session opens cold, on a
+ * process of its own whose working directory is the workspace.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit } from "@jest-m3/core";
 import claudeCodeHarness, {
   InvalidClaudeCodeOptions,
   stopWarmClaudeCode,
+  warmClaudeCodePids,
 } from "@jest-m3/harness-claude-code";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import { claudePids, shippingServer } from "./support/claude";
@@ -67,4 +70,38 @@ test("a warm Claude Code refuses a session with a workspace before it starts, na
   }
   expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.COMPLETED);
   expect(session.result.turns[0]?.response?.text).toBe("Hello.");
+});
+
+test("with warm left out, a workspace session is cold: its own Claude Code, working in the workspace", async () => {
+  await stopWarmClaudeCode();
+  await using kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [claudeCodeHarness] });
+  const root = await kit.tempDir("m3-claude-warm-ws-");
+  const source = join(root, "project");
+  mkdirSync(source);
+  writeFileSync(join(source, "notes.md"), "todo\n");
+  const [agent] = kit.agents([
+    {
+      harness: "claude-code",
+      models: ["claude-sonnet-5-5"],
+      provider: model.providerFor("anthropic-messages"),
+    },
+  ]);
+  const server = shippingServer(join(root, "calls.jsonl"));
+  const session = agent!.session({ server, workspace: { copy: source }, timeout: 60_000 });
+  let cwd: string;
+  {
+    await using open = await session.open();
+    const own = kit.processes.filter((child) => child.label === "claude");
+    expect(own).toHaveLength(1);
+    expect(claudePids()).toEqual([own[0]!.pid]);
+    expect(warmClaudeCodePids()).toEqual([]);
+    cwd = readlinkSync(`/proc/${own[0]!.pid}/cwd`);
+    await open.send("Please say hello.");
+  }
+  expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.COMPLETED);
+  expect(session.result.turns[0]?.response?.text).toBe("Hello.");
+  // The agent worked in the session's copy of the project, not in a folder of its own.
+  expect(session.result.workspace?.path).toBe(cwd);
+  expect(cwd).not.toBe(source);
+  expect(claudePids()).toEqual([]);
 });

@@ -226,9 +226,10 @@ describe("warm Claude Code", () => {
     expect([dead!, fresh!, ...below, ...relays].filter(isRunning)).toEqual([]);
   });
 
-  test("warm is a boolean, and not offered with built-in tools (one working directory)", () => {
+  test("warm is a boolean, true by default, and not offered with built-in tools (one working directory)", () => {
     expect(resolveClaudeCodeOptions({ warm: true }).warm).toBe(true);
-    expect(resolveClaudeCodeOptions({}).warm).toBe(false);
+    expect(resolveClaudeCodeOptions({ warm: false }).warm).toBe(false);
+    expect(resolveClaudeCodeOptions({}).warm).toBe(true);
     expect(() => resolveClaudeCodeOptions({ warm: "yes" })).toThrow(InvalidClaudeCodeOptions);
     expect(() => resolveClaudeCodeOptions({ warm: true, builtinTools: ["Read"] })).toThrow(
       /one working directory/,

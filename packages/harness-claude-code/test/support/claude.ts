@@ -39,12 +39,18 @@ export function shippingServer(callLog: string, name = "shipping"): StdioServer 
   };
 }
 
-/** A selection of the Claude Code harness with the scripted model as provider. */
+/**
+ * A selection of the Claude Code harness with the scripted model as provider, cold
+ * (`warm: false`) unless `extra.options` says otherwise: the tests on a launch built by
+ * hand check that the session's own Claude Code process is gone at its close
+ * (warm.test.ts and warm-default.test.ts try the warm pool).
+ */
 export function claudeSelection(
   provider: ModelProvider | undefined,
   extra: Partial<SelectionSpec> = {},
 ): SelectionSpec {
-  return selectionOf("claude-code", "scripted-model", provider, extra);
+  const options = { warm: false, ...extra.options };
+  return selectionOf("claude-code", "scripted-model", provider, { ...extra, options });
 }
 
 /** Wraps `servers` for capture with the allow-list `tools` and builds the launch. */

@@ -1,4 +1,12 @@
-/** The reliability matrix (agent-matrix.ts) on claude-code. */
+/**
+ * The reliability matrix (agent-matrix.ts) on claude-code, cold (`warm: false`): only the
+ * cells about the agent process a session owns (killed, stopped, one per session under
+ * load, its home in the kit's folders). Claude Code's sessions are warm by default, and
+ * agent-matrix-claude-code-warm.test.ts runs every cell on them.
+ */
 import { describeAgentMatrix } from "./agent-matrix";
 
-describeAgentMatrix("claude-code");
+describeAgentMatrix("claude-code", {
+  warm: false,
+  cells: /agent killed|agent hanging|sessions at once|planted key/,
+});

@@ -1,0 +1,131 @@
+/**
+ * Claude Code is warm by default: a session whose selection leaves `warm` out runs on this
+ * worker's warm pool (two sessions one after the other on one process, none of the kit's
+ * own), except a session a warm process cannot serve (built-in tools, which would share
+ * its one working directory), which opens cold on a process of its own and works. An
+ * explicit `warm: true` with built-in tools is refused before anything starts. Ground
+ * truth: this worker's stream-json children in /proc and the kit's own processes.
+ */
+import { join } from "node:path";
+import { ExecutionOutcome, MCPTestKit } from "@jest-m3/core";
+import claudeCodeHarness, {
+  InvalidClaudeCodeOptions,
+  resolveClaudeCodeOptions,
+  stopWarmClaudeCode,
+  warmClaudeCodePids,
+} from "@jest-m3/harness-claude-code";
+import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { claudePids, isRunning, shippingServer } from "./support/claude";
+
+jest.setTimeout(60_000);
+
+let model: ScriptedModel;
+beforeAll(async () => {
+  model = await startScriptedModel({
+    rules: [{ name: "hello", when: { user: "say hello" }, steps: [{ reply: "Hello." }] }],
+  });
+});
+afterAll(async () => {
+  await stopWarmClaudeCode();
+  await model.close();
+});
+
+const select = (options?: Record<string, unknown>) => ({
+  harness: "claude-code",
+  models: ["scripted-model"],
+  provider: model.providerFor("anthropic-messages"),
+  ...(options === undefined ? {} : { options }),
+});
+
+/** The Claude Code processes the kit started for its sessions (cold ones). */
+const kitClaude = (kit: MCPTestKit) => kit.processes.filter((child) => child.label === "claude");
+
+test("warm by default: without the option, warm unless builtinTools; warm: false is cold", () => {
+  expect(resolveClaudeCodeOptions({})).toMatchObject({ warm: true, warmByDefault: true });
+  expect(resolveClaudeCodeOptions({ builtinTools: ["Read"] })).toMatchObject({
+    warm: false,
+    warmByDefault: true,
+  });
+  expect(resolveClaudeCodeOptions({ warm: false })).toMatchObject({
+    warm: false,
+    warmByDefault: false,
+  });
+  expect(resolveClaudeCodeOptions({ warm: true })).toMatchObject({
+    warm: true,
+    warmByDefault: false,
+  });
+});
+
+test("two sessions with no warm option run one after the other on one warm process, none of the kit's", async () => {
+  await stopWarmClaudeCode();
+  await using kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [claudeCodeHarness] });
+  const dir = await kit.tempDir("m3-warm-default-");
+  const [agent] = kit.agents([select()]);
+  const server = shippingServer(join(dir, "calls.jsonl"));
+  const served: number[] = [];
+  for (let round = 0; round < 2; round++) {
+    const session = agent!.session({ server, timeout: 30_000 });
+    {
+      await using open = await session.open();
+      const pids = claudePids();
+      expect(pids).toHaveLength(1);
+      expect(warmClaudeCodePids()).toEqual(pids);
+      expect(kitClaude(kit)).toEqual([]);
+      served.push(pids[0]!);
+      const turn = await open.send("Please say hello.");
+      expect(turn.response?.text).toBe("Hello.");
+    }
+    expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.COMPLETED);
+    expect(isRunning(served.at(-1)!)).toBe(true); // warm: it waits for the next session
+  }
+  expect(served[1]).toBe(served[0]);
+});
+
+test("a session with builtinTools and no warm option is cold: its own process, which works and is gone at close", async () => {
+  await stopWarmClaudeCode();
+  await using kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [claudeCodeHarness] });
+  const dir = await kit.tempDir("m3-warm-default-");
+  const [agent] = kit.agents([select({ builtinTools: ["Read"] })]);
+  const session = agent!.session({
+    server: shippingServer(join(dir, "calls.jsonl")),
+    timeout: 30_000,
+  });
+  let pid: number;
+  {
+    await using open = await session.open();
+    const own = kitClaude(kit);
+    expect(own).toHaveLength(1);
+    pid = own[0]!.pid;
+    expect(claudePids()).toEqual([pid]);
+    expect(warmClaudeCodePids()).toEqual([]);
+    const turn = await open.send("Please say hello.");
+    expect(turn.response?.text).toBe("Hello.");
+    // Claude Code offered the model its Read tool beside the server's: the option held.
+    const offered = model.journal.entries.flatMap(
+      (entry) =>
+        (entry.body as { tools?: { name?: string }[] }).tools?.map((tool) => tool.name) ?? [],
+    );
+    expect(offered).toContain("Read");
+  }
+  expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.COMPLETED);
+  expect(isRunning(pid)).toBe(false);
+  expect(claudePids()).toEqual([]);
+});
+
+test("warm: true with builtinTools is still refused before anything starts", async () => {
+  await stopWarmClaudeCode();
+  await using kit = new MCPTestKit({ env: {}, harnesses: [claudeCodeHarness] });
+  const dir = await kit.tempDir("m3-warm-default-");
+  const [agent] = kit.agents([select({ warm: true, builtinTools: ["Read"] })]);
+  const session = agent!.session({
+    server: shippingServer(join(dir, "calls.jsonl")),
+    timeout: 30_000,
+  });
+  const error = await session.open().catch((caught: unknown) => caught);
+  expect(error).toBeInstanceOf(InvalidClaudeCodeOptions);
+  expect((error as Error).message).toMatch(/warm.*cannot be combined with builtinTools/);
+  expect(session.result).toHaveProperty("snapshot.outcome", ExecutionOutcome.FAILED);
+  expect(kitClaude(kit)).toEqual([]);
+  expect(claudePids()).toEqual([]);
+  expect(warmClaudeCodePids()).toEqual([]);
+});
