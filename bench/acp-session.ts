@@ -26,7 +26,6 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
-import { gone, memory } from "./process-tree";
 import type {
   HarnessDefinition,
   ModelProvider,
@@ -34,7 +33,6 @@ import type {
   ToolPolicy,
 } from "@jest-m3/core/harness";
 import { childEnvironment, type FoundExecutable } from "@jest-m3/core/adapter-kit";
-import { MCPTestKit, type StdioServer } from "@jest-m3/core";
 import {
   GEMINI_SETTINGS,
   geminiHarness,
@@ -47,43 +45,19 @@ import {
   opencodeProfile,
   type AcpProfile,
 } from "@jest-m3/harness-acp";
-import { startScriptedModel, type Script, type ScriptedModel } from "@jest-m3/scripted-model";
-import { median, printComparison, sessionVerdict } from "./report";
+import type { ScriptedModel } from "@jest-m3/scripted-model";
+import {
+  benchKitVsBare,
+  QUOTE_EXPECTED,
+  QUOTE_SCRIPT,
+  sessionRound,
+  SHIPPING_SERVER,
+  type KitVsBare,
+  type SessionRound,
+  type Side,
+} from "./support";
 
-const SHIPPING = join(__dirname, "..", "examples", "shipping");
-export const SERVER: StdioServer = {
-  name: "shipping",
-  command: process.execPath,
-  args: [join(SHIPPING, "shipping-server.mjs")],
-  cwd: SHIPPING,
-};
 const MODEL = "scripted-1";
-const PROMPTS = [
-  "Call shipping_quote once for weight_kg 2 in zone local.",
-  "Call shipping_quote once for weight_kg 3 in zone regional.",
-] as const;
-// These agents pass the model only a tool result's text ("Quote calculated"), so the reply
-// carries what the model asked for, not the amount.
-const SCRIPT: Script = {
-  rules: [
-    {
-      name: "quote",
-      when: { user: /weight_kg (\d+) in zone (\w+)/ },
-      steps: [
-        {
-          call: "shipping:shipping_quote",
-          args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
-        },
-        { reply: "The {{match.2}} quote for {{match.1}} kg is ready." },
-      ],
-    },
-  ],
-};
-const EXPECTED = ["2 kg", "3 kg"] as const;
-const MB = 1024 * 1024;
-
-type Side = "bare" | "kit";
-
 /** An MCP server as a bare driver gives it in `session/new`. */
 export interface BareServer {
   readonly name: string;
@@ -124,8 +98,8 @@ export interface BenchAcpAgent {
 /** The shipping server, given directly (no relay) in `session/new`. */
 export const BARE_SERVER: BareServer = {
   name: "shipping",
-  command: SERVER.command,
-  args: [...SERVER.args!],
+  command: SHIPPING_SERVER.command,
+  args: [...SHIPPING_SERVER.args!],
   env: [],
 };
 
@@ -179,25 +153,6 @@ const AGENTS: readonly BenchAcpAgent[] = [
     },
   },
 ];
-
-interface Round {
-  readonly open: number;
-  readonly turn1: number;
-  readonly turn2: number;
-  readonly close: number;
-  readonly wall: number;
-  /** Peak RSS (VmHWM) of the agent process, bytes. */
-  readonly agent: number;
-  /** Summed peak RSS of everything below the agent (bare: the server; kit: relay + server). */
-  readonly below: number;
-}
-
-function check(what: string, turn: number, reply: string | null | undefined, calls: number): void {
-  if (!reply?.includes(EXPECTED[turn - 1]!)) {
-    throw new Error(`${what}: turn ${turn} replied ${JSON.stringify(reply)}`);
-  }
-  if (calls !== 1) throw new Error(`${what}: turn ${turn} made ${calls} successful quote calls`);
-}
 
 /** The bare driver: the SDK's client() over the agent's stdio, nothing else. */
 class BareAcp {
@@ -304,143 +259,39 @@ class BareAcp {
   }
 }
 
-async function bareRound(agent: BenchAcpAgent, model: ScriptedModel): Promise<Round> {
-  const t0 = performance.now();
-  const bare = await BareAcp.open(agent, model);
-  const t1 = performance.now();
-  const first = await bare.send(PROMPTS[0]);
-  const t2 = performance.now();
-  const second = await bare.send(PROMPTS[1]);
-  const t3 = performance.now();
-  const used = memory(bare.child.pid!);
-  const t4 = performance.now();
-  await bare.close();
-  // Closed means nothing of the session is left, as the kit's close() guarantees.
-  await gone(used.pids, `${agent.name} bare`);
-  const t5 = performance.now();
-  check(`${agent.name} bare`, 1, first.reply, first.calls);
-  check(`${agent.name} bare`, 2, second.reply, second.calls);
+/** Both sides of one agent. */
+function acpAgent(agent: BenchAcpAgent): KitVsBare {
   return {
-    open: t1 - t0,
-    turn1: t2 - t1,
-    turn2: t3 - t2,
-    close: t5 - t4,
-    wall: t3 - t0 + t5 - t4,
-    agent: used.agent,
-    below: used.below,
-  };
-}
-
-async function kitRound(agent: BenchAcpAgent, model: ScriptedModel): Promise<Round> {
-  const t0 = performance.now();
-  const kit = new MCPTestKit({ env: {}, harnesses: [agent.harness] });
-  try {
-    const [selection] = kit.agents([
-      { harness: agent.name, models: [MODEL], provider: model.providerFor(agent.dialect) },
-    ]);
-    const session = selection!.session({
-      server: SERVER,
-      tools: ["shipping:shipping_quote"],
+    prefix: `${agent.name} `,
+    script: QUOTE_SCRIPT,
+    expected: QUOTE_EXPECTED,
+    // Closed means nothing of the session is left, as the kit's close() guarantees.
+    closeTimed: "until-gone",
+    bare: (model) => BareAcp.open(agent, model),
+    kit: (model) => ({
+      harness: agent.harness,
+      agent: { harness: agent.name, models: [MODEL], provider: model.providerFor(agent.dialect) },
       timeout: 120_000,
-    });
-    await session.open();
-    const t1 = performance.now();
-    const first = await session.send(PROMPTS[0]);
-    const t2 = performance.now();
-    const second = await session.send(PROMPTS[1]);
-    const t3 = performance.now();
-    const pid = kit.processes[0]?.pid;
-    if (pid === undefined) throw new Error(`${agent.name} kit: no agent process`);
-    const used = memory(pid);
-    const t4 = performance.now();
-    await session.close();
-    await kit.close();
-    await gone(used.pids, `${agent.name} kit`);
-    const t5 = performance.now();
-    [first, second].forEach((turn, index) => {
-      const quotes = turn.toolCalls.filter(
-        (call) => call.status === "success" && call.evidence === "both",
-      );
-      check(`${agent.name} kit`, index + 1, turn.response?.text, quotes.length);
-    });
-    return {
-      open: t1 - t0,
-      turn1: t2 - t1,
-      turn2: t3 - t2,
-      close: t5 - t4,
-      wall: t3 - t0 + t5 - t4,
-      agent: used.agent,
-      below: used.below,
-    };
-  } finally {
-    await kit.close();
-  }
+      pid: (kit) => kit.processes[0]?.pid,
+      process: "agent",
+    }),
+  };
 }
 
 /** One round of one side for one agent (also for bench/memory.ts and bench/warm-acp.ts). */
-export async function acpRound(side: Side, agent: BenchAcpAgent): Promise<Round> {
-  const model = await startScriptedModel(SCRIPT);
-  try {
-    return side === "kit" ? await kitRound(agent, model) : await bareRound(agent, model);
-  } finally {
-    await model.close();
-  }
+export function acpRound(side: Side, agent: BenchAcpAgent): Promise<SessionRound> {
+  return sessionRound(acpAgent(agent), side);
 }
 
-async function benchAgent(agent: BenchAcpAgent, rounds: number, title: string): Promise<void> {
-  const sides: readonly Side[] = ["bare", "kit"];
-  await acpRound("kit", agent); // warm-up: readiness, page cache (the binary, for both sides)
-  const results: Record<Side, Round[]> = { bare: [], kit: [] };
-  for (let index = 0; index < rounds; index++) {
-    const order = index % 2 === 0 ? sides : [...sides].reverse();
-    for (const side of order) results[side].push(await acpRound(side, agent));
-  }
-  const med = (side: Side, pick: (round: Round) => number) => median(results[side].map(pick));
-  const labels: Record<Side, string> = {
+function benchAgent(agent: BenchAcpAgent, rounds: number, title: string): Promise<void> {
+  const names = {
+    title,
+    session: agent.label,
+    process: agent.label,
+    verdict: `${title}, ${agent.label}`,
     bare: "bare ACP driver (SDK client)",
-    kit: "kit (agent.session)",
   };
-  const row = (side: Side, pick: (round: Round) => number, unit: string) => ({
-    label: labels[side],
-    value: med(side, pick),
-    unit,
-  });
-  printComparison(
-    `${title}: one two-turn ${agent.label} session (scripted model, shipping server), ms, median of ${rounds} rounds, lower is better`,
-    row("bare", (r) => r.wall, "ms"),
-    [row("kit", (r) => r.wall, "ms")],
-  );
-  for (const phase of ["open", "turn1", "turn2", "close"] as const) {
-    const cells = sides.map(
-      (side) =>
-        `${side} ${med(side, (r) => r[phase])
-          .toFixed(1)
-          .padStart(7)}`,
-    );
-    console.log(`    ${phase.padEnd(6)} ${cells.join("  ")} ms`);
-  }
-  printComparison(
-    `${title}: ${agent.label} peak RSS (VmHWM read before close), MB, median`,
-    row("bare", (r) => r.agent / MB, "MB"),
-    [row("kit", (r) => r.agent / MB, "MB")],
-  );
-  printComparison(
-    `${title}: ${agent.label} and everything below it (MCP server; kit: relay + server), summed peak RSS, MB, median`,
-    row("bare", (r) => (r.agent + r.below) / MB, "MB"),
-    [row("kit", (r) => (r.agent + r.below) / MB, "MB")],
-  );
-  for (const side of sides) {
-    const all = results[side].map((r) => r.wall.toFixed(0)).join(" ");
-    console.log(`  ${side.padEnd(4)} every round (ms): ${all}`);
-  }
-  sessionVerdict(
-    `${title}, ${agent.label}`,
-    { bare: med("bare", (r) => r.wall), kit: med("kit", (r) => r.wall) },
-    {
-      bare: med("bare", (r) => r.agent + r.below) / MB,
-      kit: med("kit", (r) => r.agent + r.below) / MB,
-    },
-  );
+  return benchKitVsBare(acpAgent(agent), names, rounds);
 }
 
 /**

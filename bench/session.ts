@@ -29,31 +29,27 @@
 // After every round, every process of the session (the app-server and everything below it,
 // as seen before close) must be gone, checked by pid.
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { MCPTestKit, type StdioServer } from "@jest-m3/core";
+import { MCPTestKit } from "@jest-m3/core";
 import { resolveCodexExecutable } from "@jest-m3/harness-codex";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import { BareAppServerSession } from "./app-server-driver";
+import { alive, stat } from "./process-tree";
 import { median, printComparison } from "./report";
+import {
+  checkTurn,
+  MB,
+  PROMPTS,
+  SHIPPING,
+  SHIPPING_EXPECTED,
+  SHIPPING_SCRIPT,
+  SHIPPING_SERVER,
+} from "./support";
 
-const SHIPPING = join(__dirname, "..", "examples", "shipping");
-const SCRIPT = join(SHIPPING, "model-script.json");
-const SERVER: StdioServer = {
-  name: "shipping",
-  command: process.execPath,
-  args: [join(SHIPPING, "shipping-server.mjs")],
-  cwd: SHIPPING,
-};
+const SCRIPT = SHIPPING_SCRIPT;
+const SERVER = SHIPPING_SERVER;
 const MODEL = "gpt-5.5";
-const PROMPTS = [
-  "Call shipping_quote once for weight_kg 2 in zone local.",
-  "Call shipping_quote once for weight_kg 3 in zone regional.",
-] as const;
-// 5 + 2 kg × 2 and 5 + 3 kg × 3.5: the replies must carry the amounts the server returned.
-const EXPECTED = ["9 USD", "15.5"] as const;
-const MB = 1024 * 1024;
 
 type Side = "bare" | "relay" | "kit";
 
@@ -87,17 +83,6 @@ interface Round {
 function forcedGc(): () => void {
   setFlagsFromString("--expose-gc");
   return runInNewContext("gc") as () => void;
-}
-
-function stat(pid: number): { ppid: number; comm: string; state: string } | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const close = text.lastIndexOf(")");
-    const [state, ppid] = text.slice(close + 2).split(" ");
-    return { comm: text.slice(text.indexOf("(") + 1, close), state: state!, ppid: Number(ppid) };
-  } catch {
-    return undefined;
-  }
 }
 
 function childrenOf(parent: number): number[] {
@@ -136,12 +121,6 @@ function ownAppServer(): number {
   return found[0]!;
 }
 
-/** Alive = exists and is not a zombie. */
-function alive(pid: number): boolean {
-  const state = stat(pid)?.state;
-  return state !== undefined && state !== "Z";
-}
-
 /** Waits up to 2 s for `pids` to be gone; returns how long it took, throws if they stay. */
 async function gone(pids: readonly number[], side: Side): Promise<number> {
   const started = performance.now();
@@ -157,10 +136,7 @@ async function gone(pids: readonly number[], side: Side): Promise<number> {
 }
 
 function check(side: Side, turn: number, reply: string | null | undefined, calls: number): void {
-  if (!reply?.includes(EXPECTED[turn - 1]!)) {
-    throw new Error(`${side}: turn ${turn} replied ${JSON.stringify(reply)}`);
-  }
-  if (calls !== 1) throw new Error(`${side}: turn ${turn} made ${calls} successful quote calls`);
+  checkTurn(side, turn, reply, calls, SHIPPING_EXPECTED);
 }
 
 async function kitSession(model: ScriptedModel): Promise<Omit<Round, "heapPeak" | "rssPeak">> {

@@ -4,28 +4,24 @@
 // model script and shipping server; every session's replies and the server's own call log
 // are checked. Suites alternate (bare, warm, bare, warm, ...) so noise hits both alike.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MCPTestKit } from "@jest-m3/core";
 import { resolveCodexExecutable, stopWarmAppServers } from "@jest-m3/harness-codex";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import { BareAppServerSession } from "./app-server-driver";
 import { median } from "./report";
+import {
+  checkLog,
+  PROMPTS,
+  reportWarm,
+  SHIPPING,
+  SHIPPING_EXPECTED as EXPECTED,
+  SHIPPING_SCRIPT,
+  warmSession,
+} from "./support";
 
-const SHIPPING = join(__dirname, "..", "examples", "shipping");
 const MODEL = "gpt-5.5";
-const PROMPTS = [
-  "Call shipping_quote once for weight_kg 2 in zone local.",
-  "Call shipping_quote once for weight_kg 3 in zone regional.",
-] as const;
-const EXPECTED = ["9 USD", "15.5"] as const;
-
-function checkLog(file: string, side: string): void {
-  const calls = readFileSync(file, "utf8").split("\n").filter(Boolean);
-  if (calls.length !== 2)
-    throw new Error(`${side}: the server logged ${calls.length} calls, not 2`);
-}
 
 /** Per side, each session's phases (ms): open, the two turns, close. */
 const phases: Record<"bare" | "warm", { open: number[]; turns: number[]; close: number[] }> = {
@@ -72,39 +68,26 @@ function record(side: "bare" | "warm", t0: number, t1: number, t2: number, t3: n
 }
 
 async function warm(model: ScriptedModel, log: string): Promise<void> {
-  await using kit = new MCPTestKit({ env: {} });
-  const [agent] = kit.agents([
-    { harness: "codex", models: [MODEL], provider: model.provider, options: { warm: true } },
-  ]);
-  const session = agent!.session({
-    server: {
-      name: "shipping",
-      command: process.execPath,
-      args: [join(SHIPPING, "shipping-server.mjs")],
-      env: { SHIPPING_CALL_LOG: log },
-      cwd: SHIPPING,
+  const { open, turns, close } = await warmSession(
+    {
+      what: "warm",
+      harnesses: [], // found by its name, as the kit finds it by default
+      agent: {
+        harness: "codex",
+        models: [MODEL],
+        provider: model.provider,
+        options: { warm: true },
+      },
+      timeout: 60_000,
+      expected: EXPECTED,
+      // Codex's successful calls, on the wire.
+      calls: (turn) => turn.toolCalls.filter((call) => call.status === "success").length,
     },
-    tools: ["shipping:shipping_quote"],
-    timeout: 60_000,
-  });
-  const t0 = performance.now();
-  let t1 = t0;
-  let t2 = t0;
-  {
-    await using open = await session.open();
-    t1 = performance.now();
-    for (const [index, prompt] of PROMPTS.entries()) {
-      const turn = await open.send(prompt);
-      if (!turn.response?.text.includes(EXPECTED[index]!)) {
-        throw new Error(`warm: replied ${turn.response?.text}`);
-      }
-      const wire = turn.toolCalls.filter((call) => call.status === "success");
-      if (wire.length !== 1) throw new Error(`warm: ${wire.length} calls on the wire`);
-    }
-    t2 = performance.now();
-  }
-  record("warm", t0, t1, t2, performance.now());
-  if (session.result.snapshot.outcome !== "completed") throw new Error("warm: not completed");
+    log,
+  );
+  phases.warm.open.push(open);
+  phases.warm.turns.push(turns);
+  phases.warm.close.push(close);
 }
 
 /** The shipping server's own start: spawn to its answer to `initialize`, `rounds` times. */
@@ -142,7 +125,7 @@ async function serverStart(rounds: number): Promise<number[]> {
 export async function benchWarm({ sessions = 8, suites = 2 } = {}): Promise<void> {
   const lookup = resolveCodexExecutable({}, {});
   if (!lookup.found) throw new Error(lookup.reason);
-  const model = await startScriptedModel(join(SHIPPING, "model-script.json"));
+  const model = await startScriptedModel(SHIPPING_SCRIPT);
   const dir = mkdtempSync(join(tmpdir(), "bench-warm-"));
   const totals: Record<"bare" | "warm", number[]> = { bare: [], warm: [] };
   let server: number[] = [];
@@ -175,17 +158,11 @@ export async function benchWarm({ sessions = 8, suites = 2 } = {}): Promise<void
     await model.close();
     rmSync(dir, { recursive: true, force: true });
   }
-  const ratio = median(totals.warm) / median(totals.bare);
-  console.log(
-    `\nwarm: a suite of ${sessions} two-turn seed sessions, ${suites} suites per side (alternating), ms`,
-  );
-  for (const side of ["bare", "warm"] as const) {
-    console.log(
-      `  ${side === "bare" ? "bare app-server driver" : "kit, warm app-server  "}  suite median ${median(totals[side]).toFixed(0)}  (suites: ${totals[side].map((t) => t.toFixed(0)).join(" ")}); per session median ${median(each[side]).toFixed(0)}`,
-    );
-  }
-  console.log(
-    `  warm / bare: ${ratio.toFixed(3)}×; target ≤ 0.6×: ${ratio <= 0.6 ? "met" : "NOT met"}`,
+  reportWarm(
+    "warm: ",
+    { bare: "bare app-server driver", warm: "kit, warm app-server  " },
+    { sessions, suites },
+    { totals, each },
   );
   for (const side of ["bare", "warm"] as const) {
     const of = (list: number[]) => median(list.slice(-sessions * suites)).toFixed(0);
