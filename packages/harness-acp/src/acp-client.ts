@@ -196,14 +196,8 @@ export class AcpClient {
   close(stop: StopSignal, graceMs = 2000): Promise<void> {
     this.closing ??= (async () => {
       if (this.exitDescription === undefined) {
-        if (stop === "sigterm" && this.process.pid !== undefined) {
-          try {
-            process.kill(this.process.pid, "SIGTERM");
-            // A stopped agent (SIGSTOP) acts on SIGTERM only once it runs again.
-            process.kill(this.process.pid, "SIGCONT");
-          } catch {
-            // Already gone.
-          }
+        if (stop === "sigterm") {
+          this.process.terminate();
         } else {
           this.process.child.stdin.end();
         }

@@ -166,6 +166,14 @@ export class ManagedProcess {
     return this.stopping;
   }
 
+  /**
+   * SIGTERM (with SIGCONT) to this process alone, not its group: for an agent that stops
+   * its own children when it is asked to end. Nothing once it has exited.
+   */
+  terminate(): void {
+    if (this.exit === undefined) terminate((signal) => this.child.kill(signal));
+  }
+
   private async stopNow(graceMs: number): Promise<void> {
     const pid = this.child.pid;
     if (pid === undefined) return;
@@ -178,15 +186,8 @@ export class ManagedProcess {
       await Promise.race([this.exited, delay(Math.min(100, graceMs))]);
     }
     if (alive()) {
-      // SIGCONT after SIGTERM: a stopped process (SIGSTOP, a hung agent) acts on it only
-      // once it runs again; otherwise it would sit out the whole grace before SIGKILL.
-      if (group) {
-        signalGroup(pid, "SIGTERM");
-        signalGroup(pid, "SIGCONT");
-      } else {
-        this.child.kill("SIGTERM");
-        this.child.kill("SIGCONT");
-      }
+      if (group) terminate((signal) => signalGroup(pid, signal));
+      else this.terminate();
       const deadline = Date.now() + graceMs;
       while (alive() && Date.now() < deadline) await delay(10);
     }
@@ -202,15 +203,21 @@ export class ManagedProcess {
 }
 
 /**
+ * SIGTERM, then SIGCONT: a stopped process (SIGSTOP, a hung agent) acts on SIGTERM only
+ * once it runs again; otherwise it would sit out a whole grace before SIGKILL.
+ */
+function terminate(send: (signal: NodeJS.Signals) => void): void {
+  send("SIGTERM");
+  send("SIGCONT");
+}
+
+/**
  * Stops processes the kit did not spawn itself but knows of (a relay a harness started):
  * SIGTERM (with SIGCONT), then SIGKILL after `graceMs`. Returns the ids that were still running.
  */
 export async function stopStrays(pids: readonly number[], graceMs: number): Promise<number[]> {
   const strays = pids.filter(isAlive);
-  for (const pid of strays) {
-    signalPid(pid, "SIGTERM");
-    signalPid(pid, "SIGCONT");
-  }
+  for (const pid of strays) terminate((signal) => signalPid(pid, signal));
   const deadline = Date.now() + graceMs;
   while (strays.some(isAlive) && Date.now() < deadline) await delay(10);
   for (const pid of strays.filter(isAlive)) signalPid(pid, "SIGKILL");
