@@ -6,9 +6,12 @@
  * - `gemini`: Gemini CLI (`gemini --acp`), in the `gemini` provider dialect;
  * - `opencode`: OpenCode (`opencode acp`), in the `chat-completions` dialect.
  *
- * One agent process and one ACP session per jest-m3 session (or, with `options: { warm:
- * true }` for Gemini CLI and OpenCode, one process per worker shared by sessions started
- * with the same plan, each its own ACP session), in a fresh HOME, XDG folders and TMPDIR, with the session's MCP servers given exactly as the wire capture wrapped
+ * Gemini CLI sessions are warm by default: one process per worker shared by sessions
+ * started with the same plan, each its own ACP session (`options: { warm: false }`, and a
+ * session with `builtinTools` unless it says `warm: true`, get one process per session).
+ * The other kinds start one agent process per jest-m3 session unless `warm: true` is given
+ * (`acp` never shares one). Every agent process runs in a fresh HOME, XDG
+ * folders and TMPDIR, with the session's MCP servers given exactly as the wire capture wrapped
  * them, the allow-list enforced by the agent's own permission system and at the wire, and
  * the agent's `tool_call` updates reported as evidence.
  *
@@ -61,6 +64,7 @@ export {
   PLACEHOLDERS,
   type AcpAgentOptions,
   type CommonAcpOptions,
+  type ProfileDefaults,
   type ResolvedAgentOptions,
   type ResolvedCommonOptions,
 } from "./options.js";

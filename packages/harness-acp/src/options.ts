@@ -31,16 +31,21 @@ export interface CommonAcpOptions {
   /** How long the agent gets to answer `initialize` and `session/new`, in ms (default 60 000). */
   readonly startupTimeoutMs?: number;
   /**
-   * Gemini CLI and OpenCode only: reuse one agent process per worker for sessions started
-   * with exactly the same executable, arguments, environment (credentials included) and
-   * home files (policy, configuration). Each session is still its own ACP session with its
-   * own workspace and MCP servers; a closed session's servers are stopped, the process
-   * stays (20 s idle, then stopped; always at worker exit). Default `false`: one process
-   * per session.
+   * Reuse one agent process per worker for sessions started with exactly the same
+   * executable, arguments, environment (credentials included) and home files (policy,
+   * configuration). Each session is still its own ACP session with its own workspace and
+   * MCP servers; a closed session's servers are stopped, the process stays (20 s idle,
+   * then stopped; when its test file ends; always at worker exit).
+   *
+   * Default: `true` for Gemini CLI (its fault matrix and isolation tests run warm), except
+   * a session with `builtinTools`, which is cold unless `warm: true` is given (the agent's
+   * own tools would act inside a process and home shared with other sessions); `false`
+   * (one process per session) for OpenCode, Kilo Code, GitHub Copilot CLI and Qwen Code.
+   * `warm: false` is always one process per session.
    *
    * @example
    * ```ts
-   * kit.agents([{ harness: "gemini", models: ["scripted-1"], provider, options: { warm: true } }]);
+   * kit.agents([{ harness: "gemini", models: ["scripted-1"], provider, options: { warm: false } }]);
    * ```
    */
   readonly warm?: boolean;
@@ -152,9 +157,19 @@ function reader(
   );
 }
 
+/** What a named agent's profile defaults to, for {@link resolveProfileOptions}. */
+export interface ProfileDefaults {
+  /**
+   * Whether its sessions are warm when the selection does not say (default `false`). A
+   * session with `builtinTools` is cold unless `warm: true` is given either way.
+   */
+  readonly warm?: boolean;
+}
+
 function common(
   options: Readonly<Record<string, unknown>>,
   read: OptionReader,
+  defaults: ProfileDefaults = {},
 ): ResolvedCommonOptions {
   const builtinTools = readStrings(
     read,
@@ -166,22 +181,31 @@ function common(
   return {
     exposeDisallowedTools: read.boolean("exposeDisallowedTools", false),
     startupTimeoutMs: read.milliseconds("startupTimeoutMs", 60_000),
-    warm: read.boolean("warm", false),
+    // The agent's own tools would act in a process (and home) other sessions share: a
+    // session that turns them on is warm only when it asks to be.
+    warm: read.boolean("warm", (defaults.warm ?? false) && (builtinTools ?? []).length === 0),
     builtinTools: [...new Set(builtinTools ?? [])],
   };
 }
 
 /**
- * Checks a selection's options for a named agent (`gemini`, `opencode`), which take only
- * the {@link CommonAcpOptions}, and applies the defaults.
+ * Checks a selection's options for a named agent (`gemini`, `opencode`, ...), which take
+ * only the {@link CommonAcpOptions}, and applies the defaults, the profile's own
+ * (`defaults`: `{ warm: true }` for an agent whose fault matrix runs warm) among them.
+ *
+ * @example
+ * ```ts
+ * resolveOptions: (options) => resolveProfileOptions("gemini", options, { warm: true }),
+ * ```
  *
  * @throws {@link InvalidAcpOptions} naming the option at fault.
  */
 export function resolveProfileOptions(
   harness: string,
   options: Readonly<Record<string, unknown>>,
+  defaults: ProfileDefaults = {},
 ): ResolvedCommonOptions {
-  return common(options, reader(harness, options, PROFILE));
+  return common(options, reader(harness, options, PROFILE), defaults);
 }
 
 /** Options only the named profiles take, and why the `acp` harness cannot. */

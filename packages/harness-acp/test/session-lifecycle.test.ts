@@ -81,7 +81,12 @@ test("Gemini CLI's close does not wait on the zombies it leaves; nothing of the 
   const kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
   const log = join(await kit.tempDir("m3-log-"), "shipping.jsonl");
   const [agent] = kit.agents([
-    { harness: "gemini", models: ["scripted-1"], provider: model.providerFor("gemini") },
+    {
+      harness: "gemini",
+      models: ["scripted-1"],
+      provider: model.providerFor("gemini"),
+      options: { warm: false }, // the session's own process, whose children it leaves
+    },
   ]);
   const session = agent!.session({ server: shippingServer(log), timeout: 120_000 });
   await session.open();

@@ -180,6 +180,7 @@ export class WarmAgents<C extends WarmAgentClient, S extends WarmStartSpec = War
       pid: child.pid,
       label: child.launch.label,
       command: child.launch.command,
+      folder: spec.root,
     });
     return { client: this.options.client(child), root: spec.root };
   }

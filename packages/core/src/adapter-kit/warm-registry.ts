@@ -17,6 +17,12 @@ export interface WarmProcess {
   readonly pid: number;
   readonly label: string;
   readonly command: string;
+  /**
+   * The folder the process keeps its home in (what the agent wrote for its sessions, an
+   * echoed credential too): in the run's folder ledger, so a later run's sweep removes it
+   * when this run is killed before its pools stop.
+   */
+  readonly folder?: string;
 }
 
 const pools = new Set<() => Promise<void>>();
@@ -48,10 +54,13 @@ export function announceWarmProcess(started: {
   readonly pid: number | undefined;
   readonly label: string;
   readonly command: string;
+  readonly folder?: string;
 }): void {
-  const { pid, label, command } = started;
+  const { pid, label, command, folder } = started;
   if (pid === undefined) return;
-  for (const listener of [...listeners]) listener({ pid, label, command });
+  const process: WarmProcess =
+    folder === undefined ? { pid, label, command } : { pid, label, command, folder };
+  for (const listener of [...listeners]) listener(process);
 }
 
 /**

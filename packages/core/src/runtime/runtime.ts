@@ -236,9 +236,13 @@ export class M3Runtime {
 
 let current: M3Runtime | undefined;
 
-// A warm pool's processes go into the default runtime's process ledger, as a kit's own do.
-onWarmProcess((started) =>
-  defaultRuntime().notify((observer) => observer.processStarted?.(started)),
+// A warm pool's processes go into the default runtime's process ledger, and their homes
+// into its folder ledger, as a kit's own do.
+onWarmProcess(({ folder, ...started }) =>
+  defaultRuntime().notify((observer) => {
+    observer.processStarted?.(started);
+    if (folder !== undefined) observer.tempDirCreated?.(folder);
+  }),
 );
 
 /** The runtime kits use when none is given: the one a test-runner binding installed, else a plain one. */

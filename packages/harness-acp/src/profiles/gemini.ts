@@ -133,7 +133,7 @@ export const geminiProfile: AcpProfile<ResolvedCommonOptions> = {
     reason:
       "Gemini CLI 0.61's MCP client declares only the roots capability and has no elicitation handler, so an MCP server's elicitation/create is answered with an error inside the agent and never reaches ACP",
   },
-  resolveOptions: (options) => resolveProfileOptions("gemini", options),
+  resolveOptions: (options) => resolveProfileOptions("gemini", options, { warm: true }),
   executable: profileExecutable("Gemini CLI", GEMINI_EXECUTABLE_VARIABLE, GEMINI_TESTED, "gemini"),
   credentials: keyCredentials("Gemini CLI", KEY_VARIABLE, "gemini"),
   async plan({ launch, home, options }) {

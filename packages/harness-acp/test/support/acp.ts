@@ -50,13 +50,23 @@ export {
   type TestLaunch,
 } from "@jest-m3/test-support";
 
-/** A selection of an ACP harness kind. */
+/** The kinds whose sessions are warm when a selection leaves `warm` out. */
+const WARM_BY_DEFAULT = new Set(["gemini"]);
+
+/**
+ * A selection of an ACP harness kind. Gemini CLI selections are cold (`warm: false`) unless
+ * `extra.options` says otherwise: the tests on a launch built by hand check
+ * that the session's own agent process is gone at its close (warm.test.ts and
+ * warm-default.test.ts try the warm pool).
+ */
 export function selection(
   harness: string,
   provider: ModelProvider | undefined,
   extra: Partial<SelectionSpec> = {},
 ): SelectionSpec {
-  return selectionOf(harness, "scripted-1", provider, extra);
+  if (!WARM_BY_DEFAULT.has(harness)) return selectionOf(harness, "scripted-1", provider, extra);
+  const options = { warm: false, ...extra.options };
+  return selectionOf(harness, "scripted-1", provider, { ...extra, options });
 }
 
 /**

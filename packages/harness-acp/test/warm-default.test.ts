@@ -1,0 +1,128 @@
+/**
+ * Gemini CLI is warm by default: a session whose selection leaves `warm` out
+ * runs on this worker's warm pool (two sessions one after the other on one process, none
+ * of the kit's own), except a session with built-in tools, which opens cold on a process of
+ * its own (the agent's own tools would act in a process other sessions share). `warm:
+ * false` is always cold; the other kinds (OpenCode among them) stay cold by default. Ground truth: this worker's
+ * agent children in /proc and the kit's own processes.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ExecutionOutcome, MCPTestKit } from "@jest-m3/core";
+import {
+  copilotProfile,
+  geminiHarness,
+  geminiProfile,
+  kiloProfile,
+  opencodeProfile,
+  qwenProfile,
+  stopWarmAcpAgents,
+  type AcpProfile,
+  type ResolvedCommonOptions,
+} from "@jest-m3/harness-acp";
+import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { childrenOf } from "@jest-m3/test-support";
+import { isRunning, shippingServer } from "./support/acp";
+
+jest.setTimeout(120_000);
+
+let model: ScriptedModel;
+beforeAll(async () => {
+  model = await startScriptedModel({
+    rules: [{ name: "hello", when: { user: "say hello" }, steps: [{ reply: "Hello." }] }],
+  });
+});
+afterAll(async () => {
+  await stopWarmAcpAgents();
+  await model.close();
+});
+
+/** This worker's Gemini CLI processes (the warm ones outlive their kits). */
+function geminiPids(): number[] {
+  return childrenOf(process.pid).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("gemini");
+    } catch {
+      return false;
+    }
+  });
+}
+
+const select = (options?: Record<string, unknown>) => ({
+  harness: "gemini",
+  models: ["scripted-1"],
+  provider: model.providerFor("gemini"),
+  ...(options === undefined ? {} : { options }),
+});
+
+/** The agent processes the kit started for its sessions (cold ones). */
+const kitAgents = (kit: MCPTestKit) => kit.processes.filter((child) => /gemini/.test(child.label));
+
+test("warm by default on Gemini CLI only; builtinTools or warm: false is cold", () => {
+  const resolve = (
+    profile: AcpProfile<ResolvedCommonOptions>,
+    options: Record<string, unknown>,
+  ): boolean => profile.resolveOptions(options).warm;
+  for (const harness of [geminiProfile]) {
+    expect(resolve(harness, {})).toBe(true);
+    expect(resolve(harness, { builtinTools: ["read_file"] })).toBe(false);
+    expect(resolve(harness, { builtinTools: ["read_file"], warm: true })).toBe(true);
+    expect(resolve(harness, { warm: false })).toBe(false);
+  }
+  for (const harness of [
+    opencodeProfile,
+    kiloProfile,
+    copilotProfile,
+    qwenProfile,
+  ] as AcpProfile<ResolvedCommonOptions>[]) {
+    expect(resolve(harness, {})).toBe(false);
+  }
+});
+
+test("two Gemini CLI sessions with no warm option run one after the other on one warm process, none of the kit's", async () => {
+  await stopWarmAcpAgents();
+  await using kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [geminiHarness] });
+  const dir = await kit.tempDir("m3-warm-default-");
+  const [agent] = kit.agents([select()]);
+  const server = shippingServer(join(dir, "calls.jsonl"));
+  const served: number[] = [];
+  for (let round = 0; round < 2; round++) {
+    const session = agent!.session({ server, timeout: 60_000 });
+    {
+      await using open = await session.open();
+      const pids = geminiPids();
+      expect(pids).toHaveLength(1);
+      expect(kitAgents(kit)).toEqual([]);
+      served.push(pids[0]!);
+      const turn = await open.send("Please say hello.");
+      expect(turn.response?.text).toBe("Hello.");
+    }
+    expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.COMPLETED);
+    expect(isRunning(served.at(-1)!)).toBe(true); // warm: it waits for the next session
+  }
+  expect(served[1]).toBe(served[0]);
+});
+
+test("a Gemini CLI session with warm: false is cold: its own process, which works and is gone at close", async () => {
+  await stopWarmAcpAgents();
+  await using kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [geminiHarness] });
+  const dir = await kit.tempDir("m3-warm-default-");
+  const [agent] = kit.agents([select({ warm: false })]);
+  const session = agent!.session({
+    server: shippingServer(join(dir, "calls.jsonl")),
+    timeout: 60_000,
+  });
+  let pid: number;
+  {
+    await using open = await session.open();
+    const own = kitAgents(kit);
+    expect(own).toHaveLength(1);
+    pid = own[0]!.pid;
+    expect(geminiPids()).toEqual([pid]);
+    const turn = await open.send("Please say hello.");
+    expect(turn.response?.text).toBe("Hello.");
+  }
+  expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.COMPLETED);
+  expect(isRunning(pid)).toBe(false);
+  expect(geminiPids()).toEqual([]);
+});
