@@ -4,13 +4,10 @@
  * ToolSearch, count_tokens and the HEAD probe as side requests, and every fault.
  */
 import Anthropic, { APIError } from "@anthropic-ai/sdk";
-import { startScriptedModel, type Script, type ScriptedModel } from "@jest-m3/scripted-model";
+import type { Script } from "@jest-m3/scripted-model";
+import { faultScript, modelPerTest, QUOTE } from "./scripts";
 
-let model: ScriptedModel | undefined;
-afterEach(async () => {
-  await model?.close();
-  model = undefined;
-});
+const models = modelPerTest();
 
 const QUOTE_TOOL = {
   name: "mcp__shipping__shipping_quote",
@@ -19,25 +16,11 @@ const QUOTE_TOOL = {
 };
 
 async function start(script: Script) {
-  await model?.close();
-  model = await startScriptedModel(script);
+  const model = await models.start(script);
   const provider = model.providerFor("anthropic-messages");
   const client = new Anthropic({ baseURL: provider.baseUrl, apiKey: "dummy", maxRetries: 0 });
   return { model, client };
 }
-
-const QUOTE: Script = {
-  rules: [
-    {
-      name: "quote",
-      when: { user: /quote/i },
-      steps: [
-        { call: "shipping:shipping_quote", args: { weight_kg: 2, zone: "local" } },
-        { reply: "Shipping costs {{result.amount}} {{result.currency}}." },
-      ],
-    },
-  ],
-};
 
 test("a streamed tool call, its result, and the reply that quotes it", async () => {
   const { client, model: m } = await start(QUOTE);
@@ -237,7 +220,7 @@ describe("faults", () => {
     [429, "rate_limit_error"],
     [500, "api_error"],
   ])("HTTP %d arrives as an APIError of type %s", async (status, type) => {
-    const { client } = await start({ rules: [{ steps: [{ http: status, message: "nope" }] }] });
+    const { client } = await start(faultScript({ http: status, message: "nope" }));
     const error = await ask(client).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(APIError);
     expect((error as APIError).status).toBe(status);
@@ -249,9 +232,9 @@ describe("faults", () => {
   });
 
   test("fail sends an error event mid-stream; non-streaming it is an HTTP 500", async () => {
-    const { client } = await start({ rules: [{ steps: [{ fail: "overloaded now" }] }] });
+    const { client } = await start(faultScript({ fail: "overloaded now" }));
     await expect(ask(client)).rejects.toThrow("overloaded now");
-    const { client: again } = await start({ rules: [{ steps: [{ fail: "overloaded now" }] }] });
+    const { client: again } = await start(faultScript({ fail: "overloaded now" }));
     const error = await again.messages
       .create({ model: "scripted", max_tokens: 10, messages: [{ role: "user", content: "hi" }] })
       .catch((e: unknown) => e);
@@ -259,12 +242,12 @@ describe("faults", () => {
   });
 
   test("cut ends the stream before message_stop, and the SDK fails", async () => {
-    const { client } = await start({ rules: [{ steps: [{ cut: true }] }] });
+    const { client } = await start(faultScript({ cut: true }));
     await expect(ask(client)).rejects.toThrow();
   });
 
   test("hang starts the stream and never finishes; the client gives up", async () => {
-    const { client, model: m } = await start({ rules: [{ steps: [{ hang: true }] }] });
+    const { client, model: m } = await start(faultScript({ hang: true }));
     await expect(ask(client, { signal: AbortSignal.timeout(300) })).rejects.toThrow();
     expect(m.journal.decisions.map((d) => d.kind)).toEqual(["hang"]);
   });

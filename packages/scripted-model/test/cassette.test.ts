@@ -76,6 +76,20 @@ async function quoteConversation(
   return [first, second];
 }
 
+/** The quote conversation recorded once through a fresh upstream, into `dir/<name>`. */
+async function recordQuote(name: string): Promise<{ upstream: ScriptedModel; cassette: string }> {
+  const upstream = await upstreamModel();
+  const cassette = join(dir, name);
+  const recorder = await startRecordingModel({
+    upstream: { baseUrl: upstream.provider.baseUrl },
+    cassette,
+  });
+  open.push(recorder);
+  await quoteConversation(recorder.provider.baseUrl, 1);
+  await recorder.close();
+  return { upstream, cassette };
+}
+
 const payloads = (replies: Reply[]) => replies.map((r) => r.frames.map((f) => f.data));
 
 test("record through a real upstream, then replay the cassette with the upstream stopped", async () => {
@@ -129,15 +143,7 @@ test("record through a real upstream, then replay the cassette with the upstream
 });
 
 test("a changed prompt fails replay with a message that says which request and what differed", async () => {
-  const upstream = await upstreamModel();
-  const cassette = join(dir, "quote.cassette.json");
-  const recorder = await startRecordingModel({
-    upstream: { baseUrl: upstream.provider.baseUrl },
-    cassette,
-  });
-  open.push(recorder);
-  await quoteConversation(recorder.provider.baseUrl, 1);
-  await recorder.close();
+  const { upstream, cassette } = await recordQuote("quote.cassette.json");
   await upstream.close();
 
   const replay = await startReplayModel({ cassette });
@@ -155,15 +161,7 @@ test("a changed prompt fails replay with a message that says which request and w
 });
 
 test("a request replayed twice is a mismatch that says its recording was already served", async () => {
-  const upstream = await upstreamModel();
-  const cassette = join(dir, "c.json");
-  const recorder = await startRecordingModel({
-    upstream: { baseUrl: upstream.provider.baseUrl },
-    cassette,
-  });
-  open.push(recorder);
-  await quoteConversation(recorder.provider.baseUrl, 1);
-  await recorder.close();
+  const { cassette } = await recordQuote("c.json");
   const replay = await startReplayModel({ cassette });
   open.push(replay);
   await quoteConversation(replay.provider.baseUrl, 2);

@@ -4,21 +4,13 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { AgentProcess, SHIPPING_SERVER, TempHome, agentBin } from "./agent-process";
+import type { ScriptedModel } from "@jest-m3/scripted-model";
+import { AgentProcess, SHIPPING_SERVER, agentBin, type TempHome } from "./agent-process";
+import { agentRunPerTest, expectTwoQuotes, QUOTE, quoteScript } from "./scripts";
 
 jest.setTimeout(90_000);
 
-let model: ScriptedModel | undefined;
-let home: TempHome | undefined;
-let agent: AgentProcess | undefined;
-afterEach(async () => {
-  agent?.kill();
-  await agent?.exited;
-  await model?.close();
-  home?.dispose();
-  [agent, model, home] = [undefined, undefined, undefined];
-});
+const perTest = agentRunPerTest();
 
 const userLine = (text: string) =>
   `${JSON.stringify({ type: "user", message: { role: "user", content: text }, parent_tool_use_id: null, session_id: "" })}\n`;
@@ -36,7 +28,7 @@ function launch(m: ScriptedModel, h: TempHome, tools: string[]): AgentProcess {
     },
   };
   writeFileSync(join(h.root, "mcp.json"), JSON.stringify(mcp));
-  return new AgentProcess(
+  const agent = new AgentProcess(
     agentBin("claude"),
     [
       "-p",
@@ -69,31 +61,21 @@ function launch(m: ScriptedModel, h: TempHome, tools: string[]): AgentProcess {
       },
     },
   );
+  perTest.agents.push(agent);
+  return agent;
 }
 
 const results = (events: Record<string, unknown>[]) => events.filter((e) => e.type === "result");
 
 test("Claude Code calls shipping_quote through the real MCP server on two turns", async () => {
-  model = await startScriptedModel({
-    rules: [
-      {
-        name: "quote",
-        when: { user: /quote (\d+) kg (\w+)/i },
-        steps: [
-          {
-            call: "shipping:shipping_quote",
-            args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
-          },
-          { reply: "Turn {{turn}}: shipping costs {{result.amount}} {{result.currency}}." },
-        ],
-      },
-    ],
-  });
-  home = new TempHome();
+  const model = await perTest.start(
+    quoteScript("Turn {{turn}}: shipping costs {{result.amount}} {{result.currency}}."),
+  );
+  const home = perTest.home();
   const provider = model.providerFor("anthropic-messages");
   expect(provider).toEqual({ name: "scripted", baseUrl: model.url, wireApi: "anthropic-messages" });
   // Only MCP tools: Claude Code then offers them inline.
-  agent = launch(model, home, ["--tools", ""]);
+  const agent = launch(model, home, ["--tools", ""]);
   agent.child.stdin.write(userLine("Please quote 2 kg local."));
   await agent.waitFor((events) => results(events).length >= 1, 60_000);
   agent.child.stdin.write(userLine("Now quote 3 kg regional."));
@@ -104,10 +86,7 @@ test("Claude Code calls shipping_quote through the real MCP server on two turns"
   const [first, second] = results(agent.events());
   expect(first).toMatchObject({ is_error: false, result: "Turn 1: shipping costs 9 USD." });
   expect(second).toMatchObject({ is_error: false, result: "Turn 2: shipping costs 15.5 USD." });
-  expect(home.calls()).toEqual([
-    { tool: "shipping_quote", arguments: { weight_kg: 2, zone: "local" } },
-    { tool: "shipping_quote", arguments: { weight_kg: 3, zone: "regional" } },
-  ]);
+  expectTwoQuotes(home);
   const main = model.journal.entries.filter((e) => !e.side);
   expect(main.every((e) => e.dialect === "anthropic-messages")).toBe(true);
   expect(model.journal.decisions.map((d) => d.kind)).toEqual(["call", "reply", "call", "reply"]);
@@ -116,19 +95,9 @@ test("Claude Code calls shipping_quote through the real MCP server on two turns"
 });
 
 test("with its built-in tools, Claude Code lists MCP tools as deferred: ToolSearch loads it first", async () => {
-  model = await startScriptedModel({
-    rules: [
-      {
-        when: { user: "quote" },
-        steps: [
-          { call: "shipping:shipping_quote", args: { weight_kg: 2, zone: "local" } },
-          { reply: "Shipping costs {{result.amount}} {{result.currency}}." },
-        ],
-      },
-    ],
-  });
-  home = new TempHome();
-  agent = launch(model, home, []);
+  const model = await perTest.start(QUOTE);
+  const home = perTest.home();
+  const agent = launch(model, home, []);
   agent.child.stdin.write(userLine("Please quote 2 kg local."));
   await agent.waitFor((events) => results(events).length >= 1, 60_000);
   agent.child.stdin.end();

@@ -14,9 +14,9 @@ import {
   startRecordingModel,
   startReplayModel,
   startScriptedModel,
-  type Script,
   type ScriptedModel,
 } from "@jest-m3/scripted-model";
+import { QUOTE } from "./scripts";
 
 const KEY_VARIABLE = "M3_DIALECT_CASSETTE_TEST_KEY";
 const KEY_VALUE = "test-key-value-never-stored";
@@ -34,18 +34,6 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const QUOTE: Script = {
-  rules: [
-    {
-      name: "quote",
-      when: { user: /quote/i },
-      steps: [
-        { call: "shipping:shipping_quote", args: { weight_kg: 2, zone: "local" } },
-        { reply: "Shipping costs {{result.amount}} {{result.currency}}." },
-      ],
-    },
-  ],
-};
 const TOOL = {
   name: "mcp__shipping__shipping_quote",
   input_schema: { type: "object" as const, properties: {} },

@@ -5,41 +5,16 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { AgentProcess, SHIPPING_SERVER, TempHome, agentBin } from "./agent-process";
+import { AgentProcess, SHIPPING_SERVER, agentBin } from "./agent-process";
+import { agentRunPerTest, expectTwoQuotes, expectTwoTurnJournal, quoteScript } from "./scripts";
 
 jest.setTimeout(90_000);
 
-let model: ScriptedModel | undefined;
-let home: TempHome | undefined;
-const agents: AgentProcess[] = [];
-afterEach(async () => {
-  for (const agent of agents.splice(0)) {
-    agent.kill();
-    await agent.exited;
-  }
-  await model?.close();
-  home?.dispose();
-  [model, home] = [undefined, undefined];
-});
+const perTest = agentRunPerTest();
 
 test("Gemini CLI calls shipping_quote through the real MCP server on two turns", async () => {
-  model = await startScriptedModel({
-    rules: [
-      {
-        name: "quote",
-        when: { user: /quote (\d+) kg (\w+)/i },
-        steps: [
-          {
-            call: "shipping:shipping_quote",
-            args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
-          },
-          { reply: "Turn {{turn}}: {{result}}." },
-        ],
-      },
-    ],
-  });
-  const h = (home = new TempHome());
+  const model = await perTest.start(quoteScript("Turn {{turn}}: {{result}}."));
+  const h = perTest.home();
   const settings = {
     security: { auth: { selectedType: "gemini-api-key" } },
     privacy: { usageStatisticsEnabled: false },
@@ -87,7 +62,7 @@ test("Gemini CLI calls shipping_quote through the real MCP server on two turns",
         },
       },
     );
-    agents.push(agent);
+    perTest.agents.push(agent);
     const code = await agent.finish(60_000);
     expect({ code, stderr: code === 0 ? "" : agent.stderr }).toEqual({ code: 0, stderr: "" });
     return JSON.parse(agent.stdout) as { response: string; session_id: string };
@@ -99,21 +74,14 @@ test("Gemini CLI calls shipping_quote through the real MCP server on two turns",
   expect(second.session_id).toBe(first.session_id);
   expect(second.response).toBe("Turn 2: Quote calculated.");
 
-  expect(h.calls()).toEqual([
-    { tool: "shipping_quote", arguments: { weight_kg: 2, zone: "local" } },
-    { tool: "shipping_quote", arguments: { weight_kg: 3, zone: "regional" } },
-  ]);
-  const side = model.journal.entries.filter((e) => e.side);
-  expect(side[0]).toMatchObject({
-    dialect: "gemini",
-    decision: { kind: "side", purpose: "routing" },
-    status: 200,
-  });
-  expect(model.journal.decisions.map((d) => d.kind)).toEqual(["call", "reply", "call", "reply"]);
-  const calls = model.journal.decisions.filter((d) => d.kind === "call");
-  expect(calls.map((d) => d.calls[0]?.name)).toEqual([
+  expectTwoQuotes(h);
+  expectTwoTurnJournal(
+    model,
+    {
+      dialect: "gemini",
+      decision: { kind: "side", purpose: "routing" },
+      status: 200,
+    },
     "mcp_shipping_shipping_quote",
-    "mcp_shipping_shipping_quote",
-  ]);
-  model.journal.assertNoProblems();
+  );
 });

@@ -10,13 +10,10 @@ type GoogleGenAI = GenAI.GoogleGenAI;
 // The SDK's types are ESM-only; at run time its CommonJS build is what Jest loads.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { ApiError, GoogleGenAI } = require("@google/genai") as typeof GenAI;
-import { startScriptedModel, type Script, type ScriptedModel } from "@jest-m3/scripted-model";
+import type { Script } from "@jest-m3/scripted-model";
+import { faultScript, modelPerTest, QUOTE } from "./scripts";
 
-let model: ScriptedModel | undefined;
-afterEach(async () => {
-  await model?.close();
-  model = undefined;
-});
+const models = modelPerTest();
 
 const TOOLS = [
   {
@@ -27,8 +24,7 @@ const TOOLS = [
 ];
 
 async function start(script: Script) {
-  await model?.close();
-  model = await startScriptedModel(script);
+  const model = await models.start(script);
   const provider = model.providerFor("gemini");
   const ai = new GoogleGenAI({
     apiKey: "dummy",
@@ -42,19 +38,6 @@ async function start(script: Script) {
   });
   return { model, ai };
 }
-
-const QUOTE: Script = {
-  rules: [
-    {
-      name: "quote",
-      when: { user: /quote/i },
-      steps: [
-        { call: "shipping:shipping_quote", args: { weight_kg: 2, zone: "local" } },
-        { reply: "Shipping costs {{result.amount}} {{result.currency}}." },
-      ],
-    },
-  ],
-};
 
 test("a streamed functionCall, its functionResponse, and the reply that quotes it", async () => {
   const { ai, model: m } = await start(QUOTE);
@@ -217,7 +200,7 @@ describe("faults", () => {
     [429, "RESOURCE_EXHAUSTED"],
     [500, "INTERNAL"],
   ])("HTTP %d arrives as an ApiError with status %s", async (status, name) => {
-    const { ai } = await start({ rules: [{ steps: [{ http: status, message: "nope" }] }] });
+    const { ai } = await start(faultScript({ http: status, message: "nope" }));
     const error = await ask(ai).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as GenAI.ApiError).status).toBe(status);
@@ -226,9 +209,9 @@ describe("faults", () => {
   });
 
   test("fail is an error chunk mid-stream; non-streaming it is an HTTP 500", async () => {
-    const { ai } = await start({ rules: [{ steps: [{ fail: "overloaded now" }] }] });
+    const { ai } = await start(faultScript({ fail: "overloaded now" }));
     await expect(ask(ai)).rejects.toThrow("overloaded now");
-    const { ai: again } = await start({ rules: [{ steps: [{ fail: "overloaded now" }] }] });
+    const { ai: again } = await start(faultScript({ fail: "overloaded now" }));
     const error = await again.models
       .generateContent({ model: "m", contents: "hi" })
       .catch((e: unknown) => e);
@@ -236,12 +219,12 @@ describe("faults", () => {
   });
 
   test("cut stops the stream before its last chunk, and the SDK fails", async () => {
-    const { ai } = await start({ rules: [{ steps: [{ cut: true }] }] });
+    const { ai } = await start(faultScript({ cut: true }));
     await expect(ask(ai)).rejects.toThrow();
   });
 
   test("hang never finishes; the client gives up", async () => {
-    const { ai, model: m } = await start({ rules: [{ steps: [{ hang: true }] }] });
+    const { ai, model: m } = await start(faultScript({ hang: true }));
     await expect(ask(ai, AbortSignal.timeout(300))).rejects.toThrow();
     expect(m.journal.decisions.map((d) => d.kind)).toEqual(["hang"]);
   });

@@ -4,13 +4,10 @@
  * and every fault.
  */
 import OpenAI, { APIError } from "openai";
-import { startScriptedModel, type Script, type ScriptedModel } from "@jest-m3/scripted-model";
+import type { Script } from "@jest-m3/scripted-model";
+import { faultScript, modelPerTest, QUOTE } from "./scripts";
 
-let model: ScriptedModel | undefined;
-afterEach(async () => {
-  await model?.close();
-  model = undefined;
-});
+const models = modelPerTest();
 
 const TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = [
   {
@@ -20,25 +17,11 @@ const TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = [
 ];
 
 async function start(script: Script) {
-  await model?.close();
-  model = await startScriptedModel(script);
+  const model = await models.start(script);
   const provider = model.providerFor("chat-completions");
   const client = new OpenAI({ baseURL: provider.baseUrl, apiKey: "dummy", maxRetries: 0 });
   return { model, client };
 }
-
-const QUOTE: Script = {
-  rules: [
-    {
-      name: "quote",
-      when: { user: /quote/i },
-      steps: [
-        { call: "shipping:shipping_quote", args: { weight_kg: 2, zone: "local" } },
-        { reply: "Shipping costs {{result.amount}} {{result.currency}}." },
-      ],
-    },
-  ],
-};
 
 test("streamed tool_calls deltas, the tool result, and the reply that quotes it", async () => {
   const { client, model: m } = await start(QUOTE);
@@ -144,7 +127,7 @@ describe("faults", () => {
   };
 
   test.each([400, 401, 429, 500])("HTTP %d arrives as an APIError", async (status) => {
-    const { client } = await start({ rules: [{ steps: [{ http: status, message: "nope" }] }] });
+    const { client } = await start(faultScript({ http: status, message: "nope" }));
     const error = await ask(client).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(APIError);
     expect((error as APIError).status).toBe(status);
@@ -153,9 +136,9 @@ describe("faults", () => {
   });
 
   test("fail is an error chunk mid-stream; non-streaming it is an HTTP 500", async () => {
-    const { client } = await start({ rules: [{ steps: [{ fail: "overloaded now" }] }] });
+    const { client } = await start(faultScript({ fail: "overloaded now" }));
     await expect(ask(client)).rejects.toThrow("overloaded now");
-    const { client: again } = await start({ rules: [{ steps: [{ fail: "overloaded now" }] }] });
+    const { client: again } = await start(faultScript({ fail: "overloaded now" }));
     const error = await again.chat.completions
       .create({ model: "m1", messages: [{ role: "user", content: "hi" }] })
       .catch((e: unknown) => e);
@@ -163,12 +146,12 @@ describe("faults", () => {
   });
 
   test("cut stops the stream before finish_reason and [DONE], and the SDK fails", async () => {
-    const { client } = await start({ rules: [{ steps: [{ cut: true }] }] });
+    const { client } = await start(faultScript({ cut: true }));
     await expect(ask(client)).rejects.toThrow();
   });
 
   test("hang never finishes; the client gives up (the SDK ends an aborted stream quietly)", async () => {
-    const { client, model: m } = await start({ rules: [{ steps: [{ hang: true }] }] });
+    const { client, model: m } = await start(faultScript({ hang: true }));
     const started = Date.now();
     await expect(ask(client, AbortSignal.timeout(300))).resolves.toEqual({
       text: "",

@@ -4,41 +4,16 @@
  * stdio: two turns (the second continues the session), one tool call each, and OpenCode's
  * title request answered as a side request.
  */
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { AgentProcess, SHIPPING_SERVER, TempHome, agentBin } from "./agent-process";
+import { AgentProcess, SHIPPING_SERVER, agentBin } from "./agent-process";
+import { agentRunPerTest, expectTwoQuotes, expectTwoTurnJournal, quoteScript } from "./scripts";
 
 jest.setTimeout(200_000);
 
-let model: ScriptedModel | undefined;
-let home: TempHome | undefined;
-const agents: AgentProcess[] = [];
-afterEach(async () => {
-  for (const agent of agents.splice(0)) {
-    agent.kill();
-    await agent.exited;
-  }
-  await model?.close();
-  home?.dispose();
-  [model, home] = [undefined, undefined];
-});
+const perTest = agentRunPerTest();
 
 test("OpenCode calls shipping_quote through the real MCP server on two turns", async () => {
-  model = await startScriptedModel({
-    rules: [
-      {
-        name: "quote",
-        when: { user: /quote (\d+) kg (\w+)/i },
-        steps: [
-          {
-            call: "shipping:shipping_quote",
-            args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
-          },
-          { reply: "Turn {{turn}}: {{result}}." },
-        ],
-      },
-    ],
-  });
-  const h = (home = new TempHome());
+  const model = await perTest.start(quoteScript("Turn {{turn}}: {{result}}."));
+  const h = perTest.home();
   const provider = model.providerFor("chat-completions");
   expect(provider).toEqual({
     name: "scripted",
@@ -88,7 +63,7 @@ test("OpenCode calls shipping_quote through the real MCP server on two turns", a
         },
       },
     );
-    agents.push(agent);
+    perTest.agents.push(agent);
     agent.child.stdin.end();
     const code = await agent.finish(90_000);
     expect({ code, stderr: code === 0 ? "" : agent.stderr }).toEqual({ code: 0, stderr: "" });
@@ -102,20 +77,13 @@ test("OpenCode calls shipping_quote through the real MCP server on two turns", a
   const second = await run("Now quote 3 kg regional.", ["--session", first.session]);
   expect(second.texts.join("")).toBe("Turn 2: Quote calculated.");
 
-  expect(h.calls()).toEqual([
-    { tool: "shipping_quote", arguments: { weight_kg: 2, zone: "local" } },
-    { tool: "shipping_quote", arguments: { weight_kg: 3, zone: "regional" } },
-  ]);
-  const side = model.journal.entries.filter((e) => e.side);
-  expect(side[0]).toMatchObject({
-    dialect: "chat-completions",
-    decision: { kind: "side", purpose: "title" },
-  });
-  expect(model.journal.decisions.map((d) => d.kind)).toEqual(["call", "reply", "call", "reply"]);
-  const calls = model.journal.decisions.filter((d) => d.kind === "call");
-  expect(calls.map((d) => d.calls[0]?.name)).toEqual([
+  expectTwoQuotes(h);
+  expectTwoTurnJournal(
+    model,
+    {
+      dialect: "chat-completions",
+      decision: { kind: "side", purpose: "title" },
+    },
     "shipping_shipping_quote",
-    "shipping_shipping_quote",
-  ]);
-  model.journal.assertNoProblems();
+  );
 });

@@ -2,7 +2,6 @@
  * The Responses streaming protocol as a plain HTTP/SSE client sees it: event sequences, tool
  * exposures (namespaces, flat names, tool_search), matching and templating.
  */
-import { startScriptedModel, type Script, type ScriptedModel } from "@jest-m3/scripted-model";
 import {
   BUILTIN_TOOLS,
   TOOL_SEARCH,
@@ -14,31 +13,10 @@ import {
   toolSearchOutput,
   userMessage,
 } from "./codex-requests";
+import { modelPerTest, QUOTE } from "./scripts";
 import { postResponses } from "./sse-client";
 
-const QUOTE: Script = {
-  rules: [
-    {
-      name: "quote",
-      when: { user: /quote/i },
-      steps: [
-        { call: "shipping:shipping_quote", args: { weight_kg: 2, zone: "local" } },
-        { reply: "Shipping costs {{result.amount}} {{result.currency}}." },
-      ],
-    },
-  ],
-};
-
-let model: ScriptedModel | undefined;
-afterEach(async () => {
-  await model?.close();
-  model = undefined;
-});
-
-async function start(script: Script): Promise<ScriptedModel> {
-  model = await startScriptedModel(script);
-  return model;
-}
+const { start } = modelPerTest();
 
 test("a reply streams the full message event sequence", async () => {
   const m = await start({ rules: [{ steps: [{ reply: "Hello there, friend." }] }] });

@@ -14,22 +14,25 @@ import {
 import type { Decision } from "../decision";
 import { isPlainObject } from "../script";
 import {
+  answerUsage,
   CUT_TEXT,
   eventData,
   eventFrame,
-  parseArguments,
-  type RecordedAnswer,
+  hangingJson,
   json,
+  neutralRequest,
   partialJson,
+  renderDecision,
   retryHeaders,
   sse,
+  streamedCalls,
   textChunks,
   type Dialect,
+  type RecordedAnswer,
   type RenderContext,
   type Rendered,
   type Route,
   type SideAnswer,
-  answerUsage,
 } from "./dialect";
 
 /** The name of Claude Code's tool search tool. */
@@ -119,43 +122,36 @@ export const anthropicMessages: Dialect = {
       }
     }
     const metadata = isPlainObject(body.metadata) ? body.metadata : {};
-    return {
-      dialect: "anthropic-messages",
-      items,
-      offered,
-      model: typeof body.model === "string" ? body.model : "",
-      stream: body.stream === true,
-      body,
-      conversationKey: typeof metadata.user_id === "string" ? metadata.user_id : "default",
-    };
+    const conversationKey = typeof metadata.user_id === "string" ? metadata.user_id : "default";
+    return neutralRequest("anthropic-messages", body, { items, offered, conversationKey });
   },
 
   render(decision: Decision, context: RenderContext): Rendered {
     const message = new MessageBuilder(context);
-    switch (decision.kind) {
-      case "call":
-        for (const call of decision.calls) message.toolUse(call.callId, call.name, call.arguments);
-        return message.finish("tool_use");
-      case "tool_search":
-        message.toolUse(decision.callId, context.request.offered.searchTool ?? TOOL_SEARCH, {
-          query: decision.query,
-        });
-        return message.finish("tool_use");
-      case "reply":
-      case "tool_not_offered":
-      case "unmatched":
-        message.text(decision.text);
-        return message.finish("end_turn");
-      case "fail":
-        if (!context.stream) return anthropicMessages.error(500, decision.message, "api_error");
-        return message.fail(decision.message);
-      case "cut":
-        return message.cut();
-      case "hang":
-        return message.hang();
-      default:
-        throw new Error(`decision ${decision.kind} has no Anthropic Messages answer`);
-    }
+    return renderDecision(
+      decision,
+      {
+        calls(calls) {
+          for (const call of calls) message.toolUse(call.callId, call.name, call.arguments);
+          return message.finish("tool_use");
+        },
+        toolSearch(callId, query) {
+          message.toolUse(callId, context.request.offered.searchTool ?? TOOL_SEARCH, { query });
+          return message.finish("tool_use");
+        },
+        text(text) {
+          message.text(text);
+          return message.finish("end_turn");
+        },
+        fail(failure) {
+          if (!context.stream) return anthropicMessages.error(500, failure, "api_error");
+          return message.fail(failure);
+        },
+        cut: () => message.cut(),
+        hang: () => message.hang(),
+      },
+      "Anthropic Messages",
+    );
   },
 
   renderSide(answer: SideAnswer, context: RenderContext): Rendered {
@@ -211,13 +207,9 @@ export const anthropicMessages: Dialect = {
         }
       }
     }
-    for (const input of inputs.values()) {
-      answer.calls.push({
-        namespace: null,
-        name: input.name,
-        arguments: parseArguments(input.json || "{}"),
-      });
-    }
+    answer.calls.push(
+      ...streamedCalls([...inputs.values()].map(({ name, json: args }) => ({ name, args }))),
+    );
     return answer;
   },
 
@@ -375,7 +367,7 @@ class MessageBuilder {
   }
 
   hang(): Rendered {
-    if (!this.context.stream) return { ...json(200, {}), chunks: [], then: "hang" };
+    if (!this.context.stream) return hangingJson();
     return sse(this.frames.slice(0, 1), "hang");
   }
 }

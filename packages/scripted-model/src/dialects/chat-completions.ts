@@ -7,22 +7,26 @@ import { noTools, type NeutralItem, type NeutralRequest } from "../conversation"
 import type { Decision } from "../decision";
 import { isPlainObject } from "../script";
 import {
+  answerUsage,
   CUT_TEXT,
   dataFrame,
   eventData,
-  parseArguments,
-  type RecordedAnswer,
+  hangingJson,
   json,
+  neutralRequest,
+  parseArguments,
   partialJson,
+  renderDecision,
   retryHeaders,
   sse,
+  streamedCalls,
   textChunks,
   type Dialect,
+  type RecordedAnswer,
   type RenderContext,
   type Rendered,
   type Route,
   type SideAnswer,
-  answerUsage,
 } from "./dialect";
 
 /** The Chat Completions dialect. */
@@ -80,47 +84,38 @@ export const chatCompletions: Dialect = {
           break;
       }
     }
-    const request: NeutralRequest = {
-      dialect: "chat-completions",
-      items,
-      offered,
-      model: typeof body.model === "string" ? body.model : "",
-      stream: body.stream === true,
-      body,
-      conversationKey: typeof body.user === "string" ? body.user : "default",
-    };
+    const conversationKey = typeof body.user === "string" ? body.user : "default";
+    const request = neutralRequest("chat-completions", body, { items, offered, conversationKey });
     if (offered.functions.size === 0 && /\btitle\b/i.test(system)) request.side = "title";
     return request;
   },
 
   render(decision: Decision, context: RenderContext): Rendered {
     const completion = new Completion(context);
-    switch (decision.kind) {
-      case "call":
-        return completion.finish(
-          null,
-          decision.calls.map((call) => ({
-            id: call.callId,
-            name: call.name,
-            arguments: JSON.stringify(call.arguments),
-          })),
-        );
-      case "tool_search":
-        return completion.finish(`(tool search ${decision.query} is not available here)`, []);
-      case "reply":
-      case "tool_not_offered":
-      case "unmatched":
-        return completion.finish(decision.text, []);
-      case "fail":
-        if (!context.stream) return chatCompletions.error(500, decision.message, "server_error");
-        return completion.fail(decision.message);
-      case "cut":
-        return completion.cut();
-      case "hang":
-        return completion.hang();
-      default:
-        throw new Error(`decision ${decision.kind} has no Chat Completions answer`);
-    }
+    return renderDecision(
+      decision,
+      {
+        calls: (calls) =>
+          completion.finish(
+            null,
+            calls.map((call) => ({
+              id: call.callId,
+              name: call.name,
+              arguments: JSON.stringify(call.arguments),
+            })),
+          ),
+        toolSearch: (_callId, query) =>
+          completion.finish(`(tool search ${query} is not available here)`, []),
+        text: (text) => completion.finish(text, []),
+        fail(failure) {
+          if (!context.stream) return chatCompletions.error(500, failure, "server_error");
+          return completion.fail(failure);
+        },
+        cut: () => completion.cut(),
+        hang: () => completion.hang(),
+      },
+      "Chat Completions",
+    );
   },
 
   renderSide(answer: SideAnswer, context: RenderContext): Rendered {
@@ -186,13 +181,7 @@ export const chatCompletions: Dialect = {
         calls.set(index, entry);
       }
     }
-    for (const call of calls.values()) {
-      answer.calls.push({
-        namespace: null,
-        name: call.name,
-        arguments: parseArguments(call.args || "{}"),
-      });
-    }
+    answer.calls.push(...streamedCalls(calls.values()));
     return answer;
   },
 
@@ -321,7 +310,7 @@ class Completion {
   }
 
   hang(): Rendered {
-    if (!this.context.stream) return { ...json(200, {}), chunks: [], then: "hang" };
+    if (!this.context.stream) return hangingJson();
     return sse([this.chunk({ role: "assistant", content: "" })], "hang");
   }
 }

@@ -4,7 +4,7 @@
  * knows none.
  */
 import type { ProviderDialect, SidePurpose } from "./names";
-import type { Decision } from "../decision";
+import type { DecidedCall, Decision } from "../decision";
 import type { NeutralRequest } from "../conversation";
 import type { SseEvent } from "../responses-stream";
 import type { RequestSummary } from "../cassette";
@@ -200,4 +200,81 @@ export function retryHeaders(status: number): Record<string, string> {
 export function partialJson(body: unknown): Rendered {
   const text = JSON.stringify(body);
   return { ...json(200, {}), chunks: [text.slice(0, Math.ceil(text.length / 2))], then: "destroy" };
+}
+
+/** A non-streamed answer that never comes: its status and headers, then nothing. @internal */
+export function hangingJson(): Rendered {
+  return { ...json(200, {}), chunks: [], then: "hang" };
+}
+
+/** How one dialect's answer renders each kind of decision. @internal */
+export interface DecisionAnswers {
+  calls(calls: readonly DecidedCall[]): Rendered;
+  toolSearch(callId: string, query: string): Rendered;
+  /** A reply, a tool not offered, or no rule matched: the text. */
+  text(text: string): Rendered;
+  fail(message: string): Rendered;
+  cut(): Rendered;
+  hang(): Rendered;
+}
+
+/**
+ * A decision rendered by `answers`; one with no answer in the dialect (named `dialect` in the
+ * error) throws. @internal
+ */
+export function renderDecision(
+  decision: Decision,
+  answers: DecisionAnswers,
+  dialect: string,
+): Rendered {
+  switch (decision.kind) {
+    case "call":
+      return answers.calls(decision.calls);
+    case "tool_search":
+      return answers.toolSearch(decision.callId, decision.query);
+    case "reply":
+    case "tool_not_offered":
+    case "unmatched":
+      return answers.text(decision.text);
+    case "fail":
+      return answers.fail(decision.message);
+    case "cut":
+      return answers.cut();
+    case "hang":
+      return answers.hang();
+    default:
+      throw new Error(`decision ${decision.kind} has no ${dialect} answer`);
+  }
+}
+
+/** Calls read back from their streamed argument text (`{}` when none came). @internal */
+export function streamedCalls(
+  calls: Iterable<{ readonly name: string; readonly args: string }>,
+): RecordedAnswer["calls"] {
+  return [...calls].map((call) => ({
+    namespace: null,
+    name: call.name,
+    arguments: parseArguments(call.args || "{}"),
+  }));
+}
+
+/**
+ * The neutral request of a main request: `model` and `stream` from the body unless given.
+ * @internal
+ */
+export function neutralRequest(
+  dialect: NeutralRequest["dialect"],
+  body: Record<string, unknown>,
+  read: Pick<NeutralRequest, "items" | "offered" | "conversationKey"> &
+    Partial<Pick<NeutralRequest, "model" | "stream">>,
+): NeutralRequest {
+  return {
+    dialect,
+    items: read.items,
+    offered: read.offered,
+    model: read.model ?? (typeof body.model === "string" ? body.model : ""),
+    stream: read.stream ?? body.stream === true,
+    body,
+    conversationKey: read.conversationKey,
+  };
 }

@@ -13,21 +13,24 @@ import {
 import type { Decision } from "../decision";
 import { isPlainObject } from "../script";
 import {
+  answerUsage,
   CUT_TEXT,
   dataFrame,
   eventData,
-  type RecordedAnswer,
+  hangingJson,
   json,
+  neutralRequest,
   partialJson,
+  renderDecision,
   retryHeaders,
   sse,
   textChunks,
   type Dialect,
+  type RecordedAnswer,
   type RenderContext,
   type Rendered,
   type Route,
   type SideAnswer,
-  answerUsage,
 } from "./dialect";
 
 const ROUTE =
@@ -119,15 +122,13 @@ export const gemini: Dialect = {
       if (typed.length > 0) items.push({ type: "user", text: typed.join("\n") });
     }
     const config = isPlainObject(body.generationConfig) ? body.generationConfig : {};
-    const request: NeutralRequest = {
-      dialect: "gemini",
+    const request = neutralRequest("gemini", body, {
       items,
       offered,
       model: route.model ?? "",
       stream: route.kind === "main" && route.stream === true,
-      body,
       conversationKey: "default",
-    };
+    });
     if (config.responseMimeType === "application/json") {
       request.side = "routing";
       request.schema = config.responseJsonSchema ?? config.responseSchema;
@@ -139,32 +140,29 @@ export const gemini: Dialect = {
 
   render(decision: Decision, context: RenderContext): Rendered {
     const answer = new Candidate(context);
-    switch (decision.kind) {
-      case "call":
-        return answer.finish(
-          decision.calls.map((call) => ({
-            functionCall: { id: call.callId, name: call.name, args: call.arguments },
-          })),
-        );
-      case "tool_search":
-        return answer.text(`(tool search ${decision.query} is not available here)`);
-      case "reply":
-      case "tool_not_offered":
-      case "unmatched":
-        return answer.text(decision.text);
-      case "fail":
-        if (!context.stream) return gemini.error(500, decision.message);
-        return sse([
-          dataFrame({ error: { code: 500, message: decision.message, status: "INTERNAL" } }),
-        ]);
-      case "cut":
-        if (!context.stream) return partialJson(answer.body([{ text: CUT_TEXT }], null));
-        return sse([dataFrame(answer.body([{ text: CUT_TEXT }], null))], "destroy");
-      case "hang":
-        return context.stream ? sse([], "hang") : { ...json(200, {}), chunks: [], then: "hang" };
-      default:
-        throw new Error(`decision ${decision.kind} has no Gemini answer`);
-    }
+    return renderDecision(
+      decision,
+      {
+        calls: (calls) =>
+          answer.finish(
+            calls.map((call) => ({
+              functionCall: { id: call.callId, name: call.name, args: call.arguments },
+            })),
+          ),
+        toolSearch: (_callId, query) => answer.text(`(tool search ${query} is not available here)`),
+        text: (text) => answer.text(text),
+        fail(failure) {
+          if (!context.stream) return gemini.error(500, failure);
+          return sse([dataFrame({ error: { code: 500, message: failure, status: "INTERNAL" } })]);
+        },
+        cut() {
+          if (!context.stream) return partialJson(answer.body([{ text: CUT_TEXT }], null));
+          return sse([dataFrame(answer.body([{ text: CUT_TEXT }], null))], "destroy");
+        },
+        hang: () => (context.stream ? sse([], "hang") : hangingJson()),
+      },
+      "Gemini",
+    );
   },
 
   renderSide(answer: SideAnswer, context: RenderContext): Rendered {
