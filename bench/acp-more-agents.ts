@@ -28,6 +28,17 @@ import type { CapturedServer } from "@jest-m3/core/harness";
 import { BARE_SERVER, benchAcpAgents, type BenchAcpAgent } from "./acp-session";
 
 const MODEL = "scripted-1";
+/** What the profile turns off, each `KILO_DISABLE_<name>=true`. */
+const KILO_DISABLED = [
+  "PROJECT_CONFIG",
+  "MODELS_FETCH",
+  "AUTOUPDATE",
+  "SHARE",
+  "SESSION_INGEST",
+  "DEFAULT_PLUGINS",
+  "LSP_DOWNLOAD",
+  "CLAUDE_CODE",
+];
 
 /** Kilo Code, GitHub Copilot CLI and Qwen Code, as the benchmark drives them. */
 export const MORE_ACP_AGENTS: readonly BenchAcpAgent[] = [
@@ -43,17 +54,8 @@ export const MORE_ACP_AGENTS: readonly BenchAcpAgent[] = [
         MODEL,
         kiloPermissions(policy, ["shipping"], false),
       );
-      Object.assign(env, {
-        KILO_CONFIG_CONTENT: JSON.stringify(config),
-        KILO_DISABLE_PROJECT_CONFIG: "true",
-        KILO_DISABLE_MODELS_FETCH: "true",
-        KILO_DISABLE_AUTOUPDATE: "true",
-        KILO_DISABLE_SHARE: "true",
-        KILO_DISABLE_SESSION_INGEST: "true",
-        KILO_DISABLE_DEFAULT_PLUGINS: "true",
-        KILO_DISABLE_LSP_DOWNLOAD: "true",
-        KILO_DISABLE_CLAUDE_CODE: "true",
-      });
+      env.KILO_CONFIG_CONTENT = JSON.stringify(config);
+      for (const off of KILO_DISABLED) env[`KILO_DISABLE_${off}`] = "true";
       return Promise.resolve({ args: ["acp", "--pure"], mcpServers: [BARE_SERVER] });
     },
   },

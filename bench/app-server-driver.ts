@@ -67,39 +67,18 @@ type Message = Record<string, unknown>;
 // shares no code with the kit), and checked equal by harness-codex's contract test.
 export const APP_SERVER_ARGS = [
   "app-server",
-  "-c",
-  "check_for_update_on_startup=false",
-  "-c",
-  "features.plugins=false",
-  "-c",
-  "features.apps=false",
-  "-c",
-  "analytics.enabled=false",
-  "-c",
-  'web_search="disabled"',
-  "--disable",
-  "shell_tool",
-  "--disable",
-  "multi_agent",
-  "--disable",
-  "goals",
-  "--disable",
-  "shell_snapshot",
+  ...[
+    "check_for_update_on_startup=false",
+    "features.plugins=false",
+    "features.apps=false",
+    "analytics.enabled=false",
+    'web_search="disabled"',
+  ].flatMap((setting) => ["-c", setting]),
+  ...["shell_tool", "multi_agent", "goals", "shell_snapshot"].flatMap((off) => ["--disable", off]),
 ];
 
 /** The parent variables the child gets (the rest of the parent's environment stays out). */
-const INHERITED = [
-  "PATH",
-  "USER",
-  "LOGNAME",
-  "SHELL",
-  "TERM",
-  "LANG",
-  "LC_ALL",
-  "LC_CTYPE",
-  "TMPDIR",
-  "TZ",
-];
+const INHERITED = "PATH USER LOGNAME SHELL TERM LANG LC_ALL LC_CTYPE TMPDIR TZ".split(" ");
 
 function object(value: unknown): Message {
   return typeof value === "object" && value !== null && !Array.isArray(value)

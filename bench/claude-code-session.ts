@@ -38,25 +38,22 @@ class BareClaude extends JsonLinesChild {
 
   static async open(claude: string, model: ScriptedModel): Promise<BareClaude> {
     const root = await mkdtemp(join(tmpdir(), "m3-bench-claude-"));
+    const options = {
+      "--input-format": "stream-json",
+      "--output-format": "stream-json",
+      "--setting-sources": "",
+      "--tools": "",
+      "--allowedTools": "mcp__shipping__shipping_quote",
+      "--model": MODEL,
+    };
     const child = spawn(
       claude,
       [
         "--print",
-        "--input-format",
-        "stream-json",
-        "--output-format",
-        "stream-json",
         "--verbose",
         "--strict-mcp-config",
-        "--setting-sources",
-        "",
-        "--tools",
-        "",
-        "--allowedTools",
-        "mcp__shipping__shipping_quote",
-        "--model",
-        MODEL,
         "--no-session-persistence",
+        ...Object.entries(options).flat(),
       ],
       {
         cwd: root,
