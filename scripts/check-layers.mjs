@@ -23,7 +23,15 @@ export const LAYERS = [
   ["runtime/"],
   ["agents/", "judge/"],
   ["kit/"],
-  ["index.ts", "harness.ts", "adapter-kit.ts", "runner.ts", "validation.ts", "lean.ts"],
+  [
+    "index.ts",
+    "harness.ts",
+    "adapter-kit.ts",
+    "bridge-agent.ts",
+    "runner.ts",
+    "validation.ts",
+    "lean.ts",
+  ],
   ["testing/", "testing.ts"],
 ];
 

@@ -17,6 +17,7 @@ const ENTRIES = [
   ".",
   "./harness",
   "./adapter-kit",
+  "./bridge-agent",
   "./runner",
   "./testing",
   "./lean",

@@ -10,12 +10,13 @@
  * extension, whose `session_shutdown` closes the session's clients first. It runs inside
  * Pi's process (Pi's Node).
  */
+// The narrow entry: Pi's start loads the bridge and the MCP SDK's client, not the whole kit.
 import {
   connectBridge,
   takeBridgeConfig,
   type Bridge,
   type BridgeConfig,
-} from "@jest-m3/core/adapter-kit";
+} from "@jest-m3/core/bridge-agent";
 import { BRIDGE_COMMAND, BRIDGE_CONFIG_VARIABLE, type BridgeDetails } from "../bridge-config.js";
 
 /** A content part Pi accepts in a tool result. */
