@@ -5,7 +5,7 @@
  */
 import Anthropic, { APIError } from "@anthropic-ai/sdk";
 import type { Script } from "@jest-m3/scripted-model";
-import { faultScript, modelPerTest, QUOTE } from "./scripts";
+import { faultScript, modelPerTest, parallelQuotes, QUOTE } from "./scripts";
 
 const models = modelPerTest();
 
@@ -74,20 +74,7 @@ test("a streamed tool call, its result, and the reply that quotes it", async () 
 });
 
 test("parallel calls are several tool_use blocks in one message", async () => {
-  const { client } = await start({
-    rules: [
-      {
-        steps: [
-          {
-            parallel: [
-              { call: "shipping:shipping_quote", args: { zone: "local" } },
-              { call: "shipping:shipping_quote", args: { zone: "regional" } },
-            ],
-          },
-        ],
-      },
-    ],
-  });
+  const { client } = await start(parallelQuotes());
   const message = await client.messages
     .stream({
       model: "scripted",

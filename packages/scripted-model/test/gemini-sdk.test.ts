@@ -11,7 +11,7 @@ type GoogleGenAI = GenAI.GoogleGenAI;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { ApiError, GoogleGenAI } = require("@google/genai") as typeof GenAI;
 import type { Script } from "@jest-m3/scripted-model";
-import { faultScript, modelPerTest, QUOTE } from "./scripts";
+import { faultScript, modelPerTest, parallelQuotes, QUOTE } from "./scripts";
 
 const models = modelPerTest();
 
@@ -88,21 +88,9 @@ test("a streamed functionCall, its functionResponse, and the reply that quotes i
 });
 
 test("parallel calls are several functionCall parts; results pair by name when ids are absent", async () => {
-  const { ai, model: m } = await start({
-    rules: [
-      {
-        steps: [
-          {
-            parallel: [
-              { call: "shipping:shipping_quote", args: { zone: "local" } },
-              { call: "shipping:shipping_quote", args: { zone: "regional" } },
-            ],
-          },
-          { reply: "{{results.0.amount}} and {{results.1.amount}}" },
-        ],
-      },
-    ],
-  });
+  const { ai, model: m } = await start(
+    parallelQuotes({ reply: "{{results.0.amount}} and {{results.1.amount}}" }),
+  );
   const contents: Content[] = [{ role: "user", parts: [{ text: "both" }] }];
   const first = await ai.models.generateContent({ model: "m", contents, config: { tools: TOOLS } });
   expect(first.functionCalls?.map((c) => c.args)).toEqual([

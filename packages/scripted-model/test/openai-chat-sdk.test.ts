@@ -5,7 +5,7 @@
  */
 import OpenAI, { APIError } from "openai";
 import type { Script } from "@jest-m3/scripted-model";
-import { faultScript, modelPerTest, QUOTE } from "./scripts";
+import { faultScript, modelPerTest, parallelQuotes, QUOTE } from "./scripts";
 
 const models = modelPerTest();
 
@@ -66,20 +66,7 @@ test("streamed tool_calls deltas, the tool result, and the reply that quotes it"
 });
 
 test("parallel calls stream as two indexed tool_calls", async () => {
-  const { client } = await start({
-    rules: [
-      {
-        steps: [
-          {
-            parallel: [
-              { call: "shipping:shipping_quote", args: { zone: "local" } },
-              { call: "shipping:shipping_quote", args: { zone: "regional" } },
-            ],
-          },
-        ],
-      },
-    ],
-  });
+  const { client } = await start(parallelQuotes());
   const done = await client.chat.completions
     .stream({ model: "m1", messages: [{ role: "user", content: "both" }], tools: TOOLS })
     .finalChatCompletion();

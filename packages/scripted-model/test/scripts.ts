@@ -43,6 +43,12 @@ export function quoteScript(reply: string): Script {
   };
 }
 
+/** Two quotes at once (local and regional), then the `then` steps, if any. */
+export function parallelQuotes(...then: Step[]): Script {
+  const quote = (zone: string) => ({ call: "shipping:shipping_quote", args: { zone } });
+  return { rules: [{ steps: [{ parallel: [quote("local"), quote("regional")] }, ...then] }] };
+}
+
 /** A script whose every request gets the one fault `step` (`{ http: 500 }`, `{ cut: true }`). */
 export function faultScript(step: Step): Script {
   return { rules: [{ steps: [step] }] };

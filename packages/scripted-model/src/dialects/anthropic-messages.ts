@@ -216,26 +216,20 @@ export const anthropicMessages: Dialect = {
   authHeaders: (key) => ({ "x-api-key": key }),
 };
 
+/** Anthropic's error type for an HTTP status. */
+const ERROR_TYPES: Readonly<Record<number, string>> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  529: "overloaded_error",
+};
+
 function errorType(status: number, code?: string): string {
   if (code === "api_error" || code === "overloaded_error") return code;
-  switch (status) {
-    case 400:
-      return "invalid_request_error";
-    case 401:
-      return "authentication_error";
-    case 403:
-      return "permission_error";
-    case 404:
-      return "not_found_error";
-    case 413:
-      return "request_too_large";
-    case 429:
-      return "rate_limit_error";
-    case 529:
-      return "overloaded_error";
-    default:
-      return status >= 500 ? "api_error" : "invalid_request_error";
-  }
+  return ERROR_TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error");
 }
 
 /** Builds one assistant message, as SSE events or as one JSON body. */

@@ -4,7 +4,7 @@
  * MCP tools `server_tool` and asks for a conversation title first, with no tools.
  */
 import { noTools, type NeutralItem, type NeutralRequest } from "../conversation";
-import type { Decision } from "../decision";
+import type { DecidedCall, Decision } from "../decision";
 import { isPlainObject } from "../script";
 import {
   answerUsage,
@@ -21,6 +21,7 @@ import {
   sse,
   streamedCalls,
   textChunks,
+  type DecisionAnswers,
   type Dialect,
   type RecordedAnswer,
   type RenderContext,
@@ -90,33 +91,8 @@ export const chatCompletions: Dialect = {
     return request;
   },
 
-  render(decision: Decision, context: RenderContext): Rendered {
-    const completion = new Completion(context);
-    return renderDecision(
-      decision,
-      {
-        calls: (calls) =>
-          completion.finish(
-            null,
-            calls.map((call) => ({
-              id: call.callId,
-              name: call.name,
-              arguments: JSON.stringify(call.arguments),
-            })),
-          ),
-        toolSearch: (_callId, query) =>
-          completion.finish(`(tool search ${query} is not available here)`, []),
-        text: (text) => completion.finish(text, []),
-        fail(failure) {
-          if (!context.stream) return chatCompletions.error(500, failure, "server_error");
-          return completion.fail(failure);
-        },
-        cut: () => completion.cut(),
-        hang: () => completion.hang(),
-      },
-      "Chat Completions",
-    );
-  },
+  render: (decision: Decision, context: RenderContext): Rendered =>
+    renderDecision(decision, new Completion(context), "Chat Completions"),
 
   renderSide(answer: SideAnswer, context: RenderContext): Rendered {
     if (answer.purpose === "models") {
@@ -195,7 +171,7 @@ interface Call {
 }
 
 /** Builds one chat completion, as chunks or as one JSON body. */
-class Completion {
+class Completion implements DecisionAnswers {
   private readonly id: string;
   private readonly created = Math.floor(Date.now() / 1000);
 
@@ -227,6 +203,25 @@ class Completion {
         ? {}
         : { completion_tokens_details: { reasoning_tokens: reasoning } }),
     };
+  }
+
+  calls(calls: readonly DecidedCall[]): Rendered {
+    return this.finish(
+      null,
+      calls.map((call) => ({
+        id: call.callId,
+        name: call.name,
+        arguments: JSON.stringify(call.arguments),
+      })),
+    );
+  }
+
+  toolSearch(_callId: string, query: string): Rendered {
+    return this.finish(`(tool search ${query} is not available here)`, []);
+  }
+
+  text(text: string): Rendered {
+    return this.finish(text, []);
   }
 
   finish(text: string | null, calls: Call[]): Rendered {
@@ -295,6 +290,7 @@ class Completion {
   }
 
   fail(message: string): Rendered {
+    if (!this.context.stream) return chatCompletions.error(500, message, "server_error");
     return sse([
       this.chunk({ role: "assistant", content: "" }),
       dataFrame({ error: { message, type: "server_error", code: "server_error", param: null } }),

@@ -10,7 +10,7 @@ import {
   type NeutralItem,
   type NeutralRequest,
 } from "../conversation";
-import type { Decision } from "../decision";
+import type { DecidedCall, Decision } from "../decision";
 import { isPlainObject } from "../script";
 import {
   answerUsage,
@@ -25,6 +25,7 @@ import {
   retryHeaders,
   sse,
   textChunks,
+  type DecisionAnswers,
   type Dialect,
   type RecordedAnswer,
   type RenderContext,
@@ -138,32 +139,8 @@ export const gemini: Dialect = {
     return request;
   },
 
-  render(decision: Decision, context: RenderContext): Rendered {
-    const answer = new Candidate(context);
-    return renderDecision(
-      decision,
-      {
-        calls: (calls) =>
-          answer.finish(
-            calls.map((call) => ({
-              functionCall: { id: call.callId, name: call.name, args: call.arguments },
-            })),
-          ),
-        toolSearch: (_callId, query) => answer.text(`(tool search ${query} is not available here)`),
-        text: (text) => answer.text(text),
-        fail(failure) {
-          if (!context.stream) return gemini.error(500, failure);
-          return sse([dataFrame({ error: { code: 500, message: failure, status: "INTERNAL" } })]);
-        },
-        cut() {
-          if (!context.stream) return partialJson(answer.body([{ text: CUT_TEXT }], null));
-          return sse([dataFrame(answer.body([{ text: CUT_TEXT }], null))], "destroy");
-        },
-        hang: () => (context.stream ? sse([], "hang") : hangingJson()),
-      },
-      "Gemini",
-    );
-  },
+  render: (decision: Decision, context: RenderContext): Rendered =>
+    renderDecision(decision, new Candidate(context), "Gemini"),
 
   renderSide(answer: SideAnswer, context: RenderContext): Rendered {
     if (answer.purpose === "token_count") return json(200, { totalTokens: context.inputTokens });
@@ -221,30 +198,50 @@ export const gemini: Dialect = {
   },
 };
 
+/** Gemini's status name for an HTTP status. */
+const STATUS_NAMES: Readonly<Record<number, string>> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  429: "RESOURCE_EXHAUSTED",
+  503: "UNAVAILABLE",
+  504: "DEADLINE_EXCEEDED",
+};
+
 function statusName(status: number): string {
-  switch (status) {
-    case 400:
-      return "INVALID_ARGUMENT";
-    case 401:
-      return "UNAUTHENTICATED";
-    case 403:
-      return "PERMISSION_DENIED";
-    case 404:
-      return "NOT_FOUND";
-    case 429:
-      return "RESOURCE_EXHAUSTED";
-    case 503:
-      return "UNAVAILABLE";
-    case 504:
-      return "DEADLINE_EXCEEDED";
-    default:
-      return status >= 500 ? "INTERNAL" : "FAILED_PRECONDITION";
-  }
+  return STATUS_NAMES[status] ?? (status >= 500 ? "INTERNAL" : "FAILED_PRECONDITION");
 }
 
 /** Builds one candidate, as SSE chunks or as one JSON body. */
-class Candidate {
+class Candidate implements DecisionAnswers {
   constructor(private readonly context: RenderContext) {}
+
+  calls(calls: readonly DecidedCall[]): Rendered {
+    return this.finish(
+      calls.map((call) => ({
+        functionCall: { id: call.callId, name: call.name, args: call.arguments },
+      })),
+    );
+  }
+
+  toolSearch(_callId: string, query: string): Rendered {
+    return this.text(`(tool search ${query} is not available here)`);
+  }
+
+  fail(message: string): Rendered {
+    if (!this.context.stream) return gemini.error(500, message);
+    return sse([dataFrame({ error: { code: 500, message, status: "INTERNAL" } })]);
+  }
+
+  cut(): Rendered {
+    if (!this.context.stream) return partialJson(this.body([{ text: CUT_TEXT }], null));
+    return sse([dataFrame(this.body([{ text: CUT_TEXT }], null))], "destroy");
+  }
+
+  hang(): Rendered {
+    return this.context.stream ? sse([], "hang") : hangingJson();
+  }
 
   body(parts: Part[], finishReason: string | null): Record<string, unknown> {
     const { input, output, cached, reasoning } = answerUsage(
