@@ -15,6 +15,7 @@ import { createInterface } from "node:readline";
 import { MCPTestKit, type AgentSelectionInput, type StdioServer } from "@jest-m3/core";
 import type { HarnessDefinition } from "@jest-m3/core/harness";
 import { startScriptedModel, type Script, type ScriptedModel } from "@jest-m3/scripted-model";
+import { seedRule } from "@jest-m3/test-support";
 import { gone, memory } from "./process-tree";
 import { median, printComparison, sessionVerdict } from "./report";
 
@@ -40,19 +41,7 @@ export const SHIPPING_EXPECTED = ["9 USD", "15.5"] as const;
 // carries what the model asked for, not the amount.
 /** The script of the ACP benchmarks: a quote per prompt, a reply naming the weight. */
 export const QUOTE_SCRIPT: Script = {
-  rules: [
-    {
-      name: "quote",
-      when: { user: /weight_kg (\d+) in zone (\w+)/ },
-      steps: [
-        {
-          call: "shipping:shipping_quote",
-          args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
-        },
-        { reply: "The {{match.2}} quote for {{match.1}} kg is ready." },
-      ],
-    },
-  ],
+  rules: [seedRule("The {{match.2}} quote for {{match.1}} kg is ready.")],
 };
 /** What the replies of {@link QUOTE_SCRIPT} carry. */
 export const QUOTE_EXPECTED = ["2 kg", "3 kg"] as const;
