@@ -1,9 +1,9 @@
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { TransportError } from "../errors.js";
 import type { ManagedProcess } from "../processes/managed-process.js";
 import { parseJsonRpcLine, type ParsedLine } from "../wire/json-rpc.js";
 import { LineSplitter } from "../wire/line-splitter.js";
+import type { TextTransport } from "./recording-transport.js";
 
 /**
  * True for exactly the values the SDK's `JSONRPCResultResponseSchema` accepts without a
@@ -50,10 +50,12 @@ export function parseStdioLine(line: string): ParsedLine {
  * anything itself, so the kit keeps one owner for every process, and it reports lines
  * that are not JSON-RPC through {@link ProcessTransport.onmalformed} instead of dropping them.
  */
-export class ProcessTransport implements Transport {
+export class ProcessTransport implements TextTransport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** Called instead of `onmessage` when set: each message with the line it was parsed from. */
+  onmessagetext?: (message: JSONRPCMessage, text: string) => void;
   /** Called with each stdout line that is not a JSON-RPC message. */
   onmalformed?: (raw: string, problem: string) => void;
 
@@ -72,8 +74,10 @@ export class ProcessTransport implements Transport {
       for (const line of this.lines.push(chunk)) {
         if (line.trim() === "") continue;
         const parsed = parseStdioLine(line);
-        if (parsed.ok) this.onmessage?.(parsed.message);
-        else {
+        if (parsed.ok) {
+          if (this.onmessagetext) this.onmessagetext(parsed.message, line);
+          else this.onmessage?.(parsed.message);
+        } else {
           this.onmalformed?.(line, parsed.problem);
           this.onerror?.(
             new TransportError(this.server, `wrote a line that is not JSON-RPC: ${parsed.problem}`),
@@ -86,15 +90,19 @@ export class ProcessTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
+    return this.sendText(JSON.stringify(message));
+  }
+
+  /** Writes `text` (a serialised message, no newline) and a newline to the server's stdin. */
+  async sendText(text: string): Promise<void> {
     const { stdin } = this.process.child;
     if (this.closed || stdin.destroyed || !stdin.writable) {
       throw new TransportError(this.server, "cannot send: the server process is not running", {
         stderrTail: this.process.stderrTail(),
       });
     }
-    const text = JSON.stringify(message) + "\n";
     await new Promise<void>((resolve, reject) => {
-      stdin.write(text, (error) =>
+      stdin.write(text + "\n", (error) =>
         error
           ? reject(new TransportError(this.server, `write failed: ${error.message}`))
           : resolve(),

@@ -3,7 +3,7 @@ import type {
   TransportSendOptions,
 } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
-import type { TraceRecorder } from "../evidence/recorder.js";
+import type { Observation, TraceRecorder } from "../evidence/recorder.js";
 import type { ToolCallStatus } from "../evidence/trace.js";
 
 /** Why a connection closed, and what that makes of the calls still waiting on it. */
@@ -51,6 +51,30 @@ export interface RecordingHooks {
 }
 
 /**
+ * A transport whose messages cross as JSON text it can share: it sends a message serialised
+ * by the caller and tells the line each message was parsed from. The recording keeps that
+ * text (one string per message) and parses it again only when the trace is read.
+ */
+export interface TextTransport extends Transport {
+  /** Sends a message the caller serialised with `JSON.stringify` (no newline). */
+  sendText(text: string): Promise<void>;
+  /** Set by the recording in place of `onmessage`: each message with its line. */
+  onmessagetext?: (message: JSONRPCMessage, text: string) => void;
+}
+
+function serialised(message: JSONRPCMessage): string | undefined {
+  try {
+    return JSON.stringify(message);
+  } catch {
+    return undefined;
+  }
+}
+
+function isTextTransport(transport: Transport): transport is TextTransport {
+  return typeof (transport as Partial<TextTransport>).sendText === "function";
+}
+
+/**
  * Wraps any MCP {@link Transport} and records every message that crosses it, in both
  * directions, before it is handed on. The client above and the transport below are the
  * SDK's own; nothing about their behaviour changes.
@@ -60,7 +84,9 @@ export class RecordingTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
 
-  private readonly where: { server: string; connection: string };
+  private readonly where: Observation;
+  /** The inner transport when it shares its text (stdio), else undefined. */
+  private readonly text: TextTransport | undefined;
 
   constructor(
     private readonly inner: Transport,
@@ -70,12 +96,19 @@ export class RecordingTransport implements Transport {
     private readonly closeCause: () => CloseCause,
     private readonly hooks: RecordingHooks = {},
   ) {
-    this.where = { server, connection };
-    inner.onmessage = (message, extra) => {
-      this.recorder.record("from_server", this.hooks.redact?.(message) ?? message, this.where);
-      this.hooks.incoming?.(message);
-      this.onmessage?.(message, extra);
-    };
+    this.text = isTextTransport(inner) ? inner : undefined;
+    if (this.text) {
+      const redact = hooks.redact;
+      // Kept text is parsed (and redacted, with the secrets known by then) when read.
+      const decode = redact
+        ? (text: string) => redact(JSON.parse(text) as JSONRPCMessage)
+        : (text: string) => JSON.parse(text) as JSONRPCMessage;
+      this.where = { server, connection, decode };
+      this.text.onmessagetext = (message, text) => this.received(message, text);
+    } else {
+      this.where = { server, connection };
+      inner.onmessage = (message, extra) => this.received(message, undefined, extra);
+    }
     inner.onerror = (error) => {
       this.recorder.event("transport_error", error.message, this.where);
       this.onerror?.(error);
@@ -102,12 +135,25 @@ export class RecordingTransport implements Transport {
   send(original: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const message = this.hooks.outgoing?.(original) ?? original;
     const tag = operationTag.getStore();
-    this.recorder.record(
-      "to_server",
-      this.hooks.redact?.(message) ?? message,
-      tag ? { ...this.where, tag } : this.where,
-    );
+    const where = tag ? { ...this.where, tag } : this.where;
+    const kept = this.hooks.redact?.(message) ?? message;
+    // Serialised once, for the wire and the trace; kept as text when nothing was redacted.
+    // A message that does not serialise goes the common way, whose send rejects.
+    const text = this.text ? serialised(message) : undefined;
+    if (text !== undefined) {
+      this.recorder.record("to_server", kept, where, kept === message ? text : undefined);
+      return this.text!.sendText(text);
+    }
+    this.recorder.record("to_server", kept, where);
     return this.inner.send(message, options);
+  }
+
+  private received(message: JSONRPCMessage, text?: string, extra?: MessageExtraInfo): void {
+    const kept = this.hooks.redact?.(message) ?? message;
+    // The text stands for the message only when redaction left it as it was.
+    this.recorder.record("from_server", kept, this.where, kept === message ? text : undefined);
+    this.hooks.incoming?.(message);
+    this.onmessage?.(message, extra);
   }
 
   close(): Promise<void> {

@@ -26,6 +26,178 @@ export interface Observation {
   readonly tag?: object;
   /** `policy` when the capture answered the message itself. */
   readonly origin?: "policy";
+  /**
+   * Parses the wire text given to {@link TraceRecorder.record} into the message to keep
+   * (redacted as the recorder's caller redacts). With it, a message is kept as its text and
+   * parsed when the trace is first read, once.
+   */
+  readonly decode?: (text: string) => JSONRPCMessage;
+}
+
+/**
+ * Messages kept as the text that crossed the wire, until the trace is read: each message's
+ * fields in a column of its own and its text as UTF-8 bytes in one buffer, outside the
+ * JavaScript heap. A message kept as objects costs every young-generation collection it
+ * survives a copy of each (two collections per message, about a kilobyte a call), which
+ * cost a direct call more than the rest of its recording (issue 36); a column entry is no
+ * object at all.
+ */
+class UnreadMessages {
+  private bytes = Buffer.allocUnsafe(16 * 1024);
+  private used = 0;
+  private readonly ends: number[] = [];
+  private readonly ats: number[] = [];
+  private readonly servers: string[] = [];
+  private readonly connections: string[] = [];
+  private readonly directions: Direction[] = [];
+  private readonly kinds: MessageKind[] = [];
+  private readonly turnIds: (string | null)[] = [];
+  private readonly decoders: ((text: string) => JSONRPCMessage)[] = [];
+
+  get size(): number {
+    return this.ends.length;
+  }
+
+  add(
+    direction: Direction,
+    kind: MessageKind,
+    at: number,
+    turnId: string | null,
+    where: Observation,
+    decode: (text: string) => JSONRPCMessage,
+    text: string,
+  ): void {
+    const length = Buffer.byteLength(text, "utf8");
+    if (this.used + length > this.bytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(2 * this.bytes.length, this.used + length));
+      this.bytes.copy(grown, 0, 0, this.used);
+      this.bytes = grown;
+    }
+    this.used += this.bytes.write(text, this.used, "utf8");
+    this.ends.push(this.used);
+    this.ats.push(at);
+    this.servers.push(where.server);
+    this.connections.push(where.connection);
+    this.directions.push(direction);
+    this.kinds.push(kind);
+    this.turnIds.push(turnId);
+    this.decoders.push(decode);
+  }
+
+  /** Appends every message to `into` as entries, parsed (seq from `into`'s length), and empties. */
+  readInto(into: TraceMessage[]): void {
+    let start = 0;
+    for (let index = 0; index < this.ends.length; index++) {
+      const end = this.ends[index]!;
+      // Same fields, same order as record()'s literal.
+      into.push({
+        seq: into.length,
+        server: this.servers[index]!,
+        connection: this.connections[index]!,
+        direction: this.directions[index]!,
+        at: this.ats[index]!,
+        turnId: this.turnIds[index]!,
+        kind: this.kinds[index]!,
+        message: this.decoders[index]!(this.bytes.toString("utf8", start, end)),
+      });
+      start = end;
+    }
+    this.used = 0;
+    for (const column of [
+      this.ends,
+      this.ats,
+      this.servers,
+      this.connections,
+      this.directions,
+      this.kinds,
+      this.turnIds,
+      this.decoders,
+    ]) {
+      column.length = 0;
+    }
+  }
+}
+
+/**
+ * Calls answered by an unread message, as columns (see {@link UnreadMessages}): a call's
+ * object is dropped when its answer comes, young, and built again when the trace is read.
+ */
+class UnreadCalls {
+  readonly positions: number[] = [];
+  readonly responses: number[] = [];
+  readonly statuses: ToolCallStatus[] = [];
+  readonly turnIds: (string | null)[] = [];
+  readonly servers: string[] = [];
+  readonly connections: string[] = [];
+  readonly tools: string[] = [];
+  readonly args: ToolCall["arguments"][] = [];
+  readonly jsonrpcIds: ToolCall["jsonrpcId"][] = [];
+  readonly starts: number[] = [];
+  readonly ends: number[] = [];
+
+  get size(): number {
+    return this.positions.length;
+  }
+
+  /** Keeps what `call` holds (answered at `at` by message `response`); returns its index. */
+  add(position: number, call: ToolCall, status: ToolCallStatus, response: number, at: number) {
+    this.positions.push(position);
+    this.responses.push(response);
+    this.statuses.push(status);
+    this.turnIds.push(call.turnId);
+    this.servers.push(call.server);
+    this.connections.push(call.connection);
+    this.tools.push(call.tool);
+    this.args.push(call.arguments);
+    this.jsonrpcIds.push(call.jsonrpcId);
+    this.starts.push(call.startedAt as number);
+    this.ends.push(at);
+    return this.positions.length - 1;
+  }
+
+  /** Builds every call into its position of `calls`, results from `messages`, and empties. */
+  readInto(calls: (Mutable<ToolCall> | number)[], messages: readonly TraceMessage[]): void {
+    for (let index = 0; index < this.positions.length; index++) {
+      const message = messages[this.responses[index]!]!.message as { result?: unknown };
+      const startedAt = this.starts[index]!;
+      const endedAt = this.ends[index]!;
+      const position = this.positions[index]!;
+      // Same fields, same order as observeRequestSide()'s literal.
+      calls[position] = {
+        id: `call-${position + 1}`,
+        turnId: this.turnIds[index]!,
+        server: this.servers[index]!,
+        connection: this.connections[index]!,
+        tool: this.tools[index]!,
+        arguments: this.args[index]!,
+        result: isRecord(message.result)
+          ? message.result
+          : unavailable("the response carried no result object"),
+        error: null,
+        status: this.statuses[index]!,
+        evidence: "wire",
+        jsonrpcId: this.jsonrpcIds[index]!,
+        startedAt,
+        endedAt,
+        latencyMs: endedAt - startedAt,
+      };
+    }
+    for (const column of [
+      this.positions,
+      this.responses,
+      this.statuses,
+      this.turnIds,
+      this.servers,
+      this.connections,
+      this.tools,
+      this.args,
+      this.jsonrpcIds,
+      this.starts,
+      this.ends,
+    ]) {
+      column.length = 0;
+    }
+  }
 }
 
 function kindOf(message: JSONRPCMessage): MessageKind {
@@ -37,6 +209,9 @@ function kindOf(message: JSONRPCMessage): MessageKind {
 // frozen objects per call were a measurable part of a direct call's cost, issue 36).
 const NO_RESPONSE_YET = unavailable("no response observed yet");
 const NOT_ENDED = unavailable("the call has not ended");
+// The result of a call answered by a message kept as text, until the trace is read (no
+// reader sees it: every way out of the recorder reads the unread messages first).
+const NOT_READ_YET = unavailable("the response has not been read yet");
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -50,7 +225,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  */
 export class TraceRecorder {
   private readonly messages: TraceMessage[] = [];
-  private readonly calls: Mutable<ToolCall>[] = [];
+  /** Messages after {@link TraceRecorder.messages}, kept as text until the trace is read. */
+  private readonly unread = new UnreadMessages();
+  /** Calls answered by an unread message, until the trace is read. */
+  private readonly unreadCalls = new UnreadCalls();
+  /** Every call in order; a number stands for an entry of {@link TraceRecorder.unreadCalls}. */
+  private readonly calls: (Mutable<ToolCall> | number)[] = [];
   private readonly events: TraceEvent[] = [];
   private readonly gaps: EvidenceGap[] = [];
   private turn: string | null = null;
@@ -85,10 +265,28 @@ export class TraceRecorder {
     }
   }
 
-  /** Records a parsed message and updates tool-call records. */
-  record(direction: Direction, message: JSONRPCMessage, where: Observation): void {
-    // Built in one literal (same fields, same order as push()): this runs for every message.
+  /**
+   * Records a parsed message and updates tool-call records. With `text`, the exact text the
+   * message was parsed from or serialised to, and `where.decode`, the trace keeps the text
+   * and parses it when first read: `message` must then be what `decode(text)` gives (so
+   * nothing to redact in it), and is not kept.
+   */
+  record(direction: Direction, message: JSONRPCMessage, where: Observation, text?: string): void {
     const at = where.at ?? monotonicNow();
+    if (
+      text !== undefined &&
+      where.decode !== undefined &&
+      where.origin === undefined &&
+      this.callWatchers.size === 0
+    ) {
+      const seq = this.messages.length + this.unread.size;
+      this.unread.add(direction, kindOf(message), at, this.turn, where, where.decode, text);
+      if (direction === "to_server") this.observeRequestSide(message, where, at);
+      else this.observeResponseSide(message, where, at, seq);
+      return;
+    }
+    this.readUnread(); // the unread messages come first
+    // Built in one literal (same fields, same order as push()): this runs for every message.
     const entry: Mutable<TraceMessage> = {
       seq: this.messages.length,
       server: where.server,
@@ -112,6 +310,7 @@ export class TraceRecorder {
     content: Pick<TraceMessage, "kind" | "message" | "raw" | "problem" | "origin">,
   ): number {
     const at = where.at ?? monotonicNow();
+    this.readUnread(); // the unread messages come first
     this.messages.push({
       seq: this.messages.length,
       server: where.server,
@@ -231,7 +430,11 @@ export class TraceRecorder {
 
   /** The call sent under `tag`, if a `tools/call` was recorded with it. */
   callFor(tag: object): ToolCall | undefined {
-    return this.tagged.get(tag);
+    const call = this.tagged.get(tag);
+    if (call?.result !== NOT_READ_YET) return call;
+    // Answered and kept as columns: the call as the trace now holds it.
+    this.readUnread();
+    return this.calls[Number(call.id.slice("call-".length)) - 1] as ToolCall;
   }
 
   /** Forgets the tag of an operation that has ended (the call stays recorded). */
@@ -259,12 +462,21 @@ export class TraceRecorder {
 
   /** A copy of everything recorded so far. Calls without a response stay `incomplete`. */
   snapshot(): Trace {
+    this.readUnread();
     return {
       messages: this.messages.slice(),
-      toolCalls: this.calls.map((call) => ({ ...call })),
+      toolCalls: (this.calls as Mutable<ToolCall>[]).map((call) => ({ ...call })),
       events: this.events.slice(),
       gaps: this.gaps.slice(),
     };
+  }
+
+  /** Parses every message still kept as text (each once) and the results they carry. */
+  private readUnread(): void {
+    if (this.unread.size === 0 && this.unreadCalls.size === 0) return;
+    const messages = this.messages;
+    this.unread.readInto(messages);
+    this.unreadCalls.readInto(this.calls, messages);
   }
 
   private observeRequestSide(message: JSONRPCMessage, where: Observation, at: number): void {
@@ -315,7 +527,13 @@ export class TraceRecorder {
     }
   }
 
-  private observeResponseSide(message: JSONRPCMessage, where: Observation, at: number): void {
+  /** `unread`: the seq of the message when it is kept as text, else -1. */
+  private observeResponseSide(
+    message: JSONRPCMessage,
+    where: Observation,
+    at: number,
+    unread = -1,
+  ): void {
     if ("method" in message || !("id" in message)) return;
     const id = message.id;
     if (typeof id !== "string" && typeof id !== "number") return;
@@ -348,7 +566,18 @@ export class TraceRecorder {
       this.end(call, "protocol_error", at, unavailable("the response carried no result object"));
       return;
     }
-    this.end(call, result.isError === true ? "tool_error" : "success", at, result);
+    const status = result.isError === true ? "tool_error" : "success";
+    if (unread < 0) {
+      this.end(call, status, at, result);
+      return;
+    }
+    // Kept as columns and built again, its result from the kept text, when the trace is
+    // read; no watcher is waiting on it (record() keeps text only while no one watches
+    // calls). The object stays only as its operation's tag until released: ended.
+    const position = Number(call.id.slice("call-".length)) - 1;
+    this.calls[position] = this.unreadCalls.add(position, call, status, unread, at);
+    call.status = status;
+    call.result = NOT_READ_YET;
   }
 
   private end(
