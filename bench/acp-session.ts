@@ -270,7 +270,13 @@ function acpAgent(agent: BenchAcpAgent): KitVsBare {
     bare: (model) => BareAcp.open(agent, model),
     kit: (model) => ({
       harness: agent.harness,
-      agent: { harness: agent.name, models: [MODEL], provider: model.providerFor(agent.dialect) },
+      agent: {
+        harness: agent.name,
+        models: [MODEL],
+        provider: model.providerFor(agent.dialect),
+        // A cold session, as the bare driver's (Gemini CLI's sessions are warm by default).
+        options: { warm: false },
+      },
       timeout: 120_000,
       pid: (kit) => kit.processes[0]?.pid,
       process: "agent",

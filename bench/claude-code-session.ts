@@ -127,6 +127,8 @@ function claudeCode(claude: string): KitVsBare {
         harness: "claude-code",
         models: [MODEL],
         provider: model.providerFor("anthropic-messages"),
+        // A cold session, as the bare driver's (Claude Code sessions are warm by default).
+        options: { warm: false },
       },
       timeout: 60_000,
       pid: (kit) => kit.processes.find((child) => stat(child.pid)?.comm.startsWith("claude"))?.pid,

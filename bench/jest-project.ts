@@ -13,6 +13,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { treeRss } from "./process-tree";
 
 export const REPO = join(__dirname, "..");
 export const SHIPPING = join(REPO, "examples", "shipping");
@@ -118,50 +119,6 @@ export function expectPassed(run: JestRun, passed: number, what: string): void {
   if (run.status !== 0 || !run.output.includes(`${passed} passed, ${passed} total`)) {
     throw new Error(`${what}: expected ${passed} passing tests:\n${run.output.slice(-3000)}`);
   }
-}
-
-function parentOf(pid: number): number | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return Number(text.slice(text.lastIndexOf(")") + 2).split(" ")[1]);
-  } catch {
-    return undefined;
-  }
-}
-
-/** `pid` and every process below it, now. */
-export function processTree(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    const parent = parentOf(Number(name));
-    if (parent === undefined) continue;
-    const list = children.get(parent) ?? [];
-    list.push(Number(name));
-    children.set(parent, list);
-  }
-  const tree: number[] = [];
-  for (let queue = [pid]; queue.length > 0;) {
-    const next = queue.shift()!;
-    tree.push(next);
-    queue.push(...(children.get(next) ?? []));
-  }
-  return tree;
-}
-
-/** The resident memory of one process now, bytes (0 when it is gone). */
-export function rssOf(pid: number): number {
-  try {
-    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return match ? Number(match[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-/** The summed resident memory of `pid` and every process below it, bytes. */
-export function treeRss(pid: number): number {
-  return processTree(pid).reduce((sum, one) => sum + rssOf(one), 0);
 }
 
 /** The run folders (`.m3/runs/*`) of the project at `dir`. */

@@ -16,7 +16,8 @@ import { resolveCodexExecutable } from "@jest-m3/harness-codex";
 import { acpRound, ACP_AGENTS } from "./acp-session";
 import { claudeCodeRound } from "./claude-code-session";
 import { readFileSync } from "node:fs";
-import { MB, processTree, rssOf, treeRss } from "./jest-project";
+import { MB } from "./jest-project";
+import { rssOf, tree as processTree, treeRss } from "./process-tree";
 import { median } from "./report";
 import { codexRound, forcedGc } from "./session";
 

@@ -1,6 +1,6 @@
 /**
- * What the session benchmarks (ACP, Pi, Claude Code) read of an agent's process tree on Linux: each process's
- * parent and state from /proc, a tree's peak memory (VmHWM), and a wait that fails when a
+ * What the benchmarks read of a process tree on Linux: each process's parent and state from
+ * /proc, a tree's peak (VmHWM) and current (VmRSS) memory, and a wait that fails when a
  * session's processes outlive it.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -17,26 +17,47 @@ export function stat(pid: number): { ppid: number; comm: string; state: string }
   }
 }
 
-/** `root` and every process below it. */
+/** `root` and every process below it, now, root first (one pass over /proc). */
 export function tree(root: number): number[] {
-  const all = readdirSync("/proc")
-    .filter((name) => /^\d+$/.test(name))
-    .map(Number);
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const parent = stat(Number(name))?.ppid;
+    if (parent === undefined) continue;
+    children.set(parent, [...(children.get(parent) ?? []), Number(name)]);
+  }
   const found = [root];
   for (let index = 0; index < found.length; index++) {
-    for (const pid of all) if (stat(pid)?.ppid === found[index]) found.push(pid);
+    found.push(...(children.get(found[index]!) ?? []));
   }
   return found;
 }
 
-/** A process's peak resident memory (VmHWM), bytes; 0 once it is gone. */
-export function vmHwm(pid: number): number {
+/** A memory figure of a process's /proc status (`VmHWM`, `VmRSS`), bytes; 0 once it is gone. */
+function statusBytes(pid: number, field: "VmHWM" | "VmRSS"): number {
   try {
-    const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(
+      readFileSync(`/proc/${pid}/status`, "utf8"),
+    );
     return match ? Number(match[1]) * 1024 : 0;
   } catch {
     return 0;
   }
+}
+
+/** A process's peak resident memory (VmHWM), bytes; 0 once it is gone. */
+export function vmHwm(pid: number): number {
+  return statusBytes(pid, "VmHWM");
+}
+
+/** The resident memory of one process now, bytes (0 when it is gone). */
+export function rssOf(pid: number): number {
+  return statusBytes(pid, "VmRSS");
+}
+
+/** The summed resident memory of `pid` and every process below it, bytes. */
+export function treeRss(pid: number): number {
+  return tree(pid).reduce((sum, one) => sum + rssOf(one), 0);
 }
 
 /** True while the process runs (a zombie counts as gone). */
