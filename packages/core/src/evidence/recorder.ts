@@ -67,9 +67,10 @@ class UnreadMessages {
     decode: (text: string) => JSONRPCMessage,
     text: string,
   ): void {
-    const length = Buffer.byteLength(text, "utf8");
-    if (this.used + length > this.bytes.length) {
-      const grown = Buffer.allocUnsafe(Math.max(2 * this.bytes.length, this.used + length));
+    // At most 3 bytes of UTF-8 per UTF-16 unit: room without measuring the text first.
+    const room = 3 * text.length;
+    if (this.used + room > this.bytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(2 * this.bytes.length, this.used + room));
       this.bytes.copy(grown, 0, 0, this.used);
       this.bytes = grown;
     }
