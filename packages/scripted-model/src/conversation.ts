@@ -297,7 +297,11 @@ export function messageRole(item: Record<string, unknown>): string | undefined {
 
 /** The text of a message item: its text parts joined by newlines. */
 export function messageText(item: Record<string, unknown>): string {
-  const content = item.content;
+  return contentText(item.content);
+}
+
+/** A message's content as text: a string as it is, else its text parts joined by newlines. */
+export function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content

@@ -203,6 +203,15 @@ export function encodeSse(event: SseEvent): string {
 
 /** An OpenAI-style error body for an HTTP error status. */
 export function errorBody(status: number, message: string, code?: string): string {
+  return JSON.stringify(openAiError(status, message, code));
+}
+
+/** The OpenAI-style error object for an HTTP error status (Responses and Chat Completions). */
+export function openAiError(
+  status: number,
+  message: string,
+  code?: string,
+): { error: { message: string; type: string; code: string; param: null } } {
   const type =
     status === 401
       ? "invalid_request_error"
@@ -211,7 +220,7 @@ export function errorBody(status: number, message: string, code?: string): strin
         : status >= 500
           ? "server_error"
           : "invalid_request_error";
-  return JSON.stringify({ error: { message, type, code: code ?? type, param: null } });
+  return { error: { message, type, code: code ?? type, param: null } };
 }
 
 /**

@@ -9,8 +9,9 @@ type Content = GenAI.Content;
 type GoogleGenAI = GenAI.GoogleGenAI;
 // The SDK's types are ESM-only; at run time its CommonJS build is what Jest loads.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ApiError, GoogleGenAI } = require("@google/genai") as typeof GenAI;
+const { ApiError } = require("@google/genai") as typeof GenAI;
 import type { Script } from "@jest-m3/scripted-model";
+import { geminiClient } from "./gemini-client";
 import { faultScript, modelPerTest, parallelQuotes, QUOTE } from "./scripts";
 
 const models = modelPerTest();
@@ -25,18 +26,7 @@ const TOOLS = [
 
 async function start(script: Script) {
   const model = await models.start(script);
-  const provider = model.providerFor("gemini");
-  const ai = new GoogleGenAI({
-    apiKey: "dummy",
-    httpOptions: {
-      baseUrl: provider.baseUrl,
-      apiVersion: "v1beta",
-      retryOptions: { attempts: 1 },
-      // The SDK's own undici dispatcher is not reachable from Jest's sandbox; node's fetch is.
-      fetch: (url, init) => fetch(url, init),
-    },
-  });
-  return { model, ai };
+  return { model, ai: geminiClient(model) };
 }
 
 test("a streamed functionCall, its functionResponse, and the reply that quotes it", async () => {

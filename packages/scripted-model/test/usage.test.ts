@@ -5,7 +5,6 @@
  * malformed usage is refused before anything listens.
  */
 import Anthropic from "@anthropic-ai/sdk";
-import type * as GenAI from "@google/genai" with { "resolution-mode": "import" };
 import OpenAI from "openai";
 import {
   InvalidScript,
@@ -14,9 +13,7 @@ import {
   type ScriptedModel,
   type ScriptedUsage,
 } from "@jest-m3/scripted-model";
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { GoogleGenAI } = require("@google/genai") as typeof GenAI;
+import { geminiClient } from "./gemini-client";
 
 const STEP: ScriptedUsage = {
   inputTokens: 1234,
@@ -100,16 +97,7 @@ test.each([false, true])(
 );
 
 test.each([false, true])("Gemini (stream %s): candidates + thoughts, cached", async (stream) => {
-  const provider = model.providerFor("gemini");
-  const ai = new GoogleGenAI({
-    apiKey: "dummy",
-    httpOptions: {
-      baseUrl: provider.baseUrl,
-      apiVersion: "v1beta",
-      retryOptions: { attempts: 1 },
-      fetch: (url, init) => fetch(url, init),
-    },
-  });
+  const ai = geminiClient(model);
   const request = { model: "scripted-1", contents: [{ role: "user", parts: [{ text: "set" }] }] };
   let usage;
   if (stream) {

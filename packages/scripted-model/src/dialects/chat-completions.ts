@@ -3,8 +3,9 @@
  * (SSE chunks with `tool_calls` deltas, or one JSON body) and `GET /v1/models`. OpenCode names
  * MCP tools `server_tool` and asks for a conversation title first, with no tools.
  */
-import { noTools, type NeutralItem, type NeutralRequest } from "../conversation";
+import { contentText, noTools, type NeutralItem, type NeutralRequest } from "../conversation";
 import type { DecidedCall, Decision } from "../decision";
+import { openAiError } from "../responses-stream";
 import { isPlainObject } from "../script";
 import {
   answerUsage,
@@ -106,21 +107,8 @@ export const chatCompletions: Dialect = {
     return new Completion(context).finish(answer.text, []);
   },
 
-  error(status, message, code): Rendered {
-    const type =
-      status === 401
-        ? "invalid_request_error"
-        : status === 429
-          ? "rate_limit_exceeded"
-          : status >= 500
-            ? "server_error"
-            : "invalid_request_error";
-    return json(
-      status,
-      { error: { message, type, code: code ?? type, param: null } },
-      retryHeaders(status),
-    );
-  },
+  error: (status, message, code): Rendered =>
+    json(status, openAiError(status, message, code), retryHeaders(status)),
 
   isTerminal: (event) => event.data === "[DONE]" || isPlainObject(eventData(event).error),
 
@@ -309,14 +297,4 @@ class Completion implements DecisionAnswers {
     if (!this.context.stream) return hangingJson();
     return sse([this.chunk({ role: "assistant", content: "" })], "hang");
   }
-}
-
-function contentText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .filter(isPlainObject)
-    .map((part) => (typeof part.text === "string" ? part.text : ""))
-    .filter((text) => text.length > 0)
-    .join("\n");
 }

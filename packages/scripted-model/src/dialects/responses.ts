@@ -87,12 +87,7 @@ export const responses: Dialect = {
   },
 
   render(decision: Decision, context: RenderContext): Rendered {
-    const builder = new ResponseBuilder(
-      `resp_m3_${context.serial}`,
-      context.model,
-      context.inputTokens,
-      context.usage,
-    ).start();
+    const builder = responseFor(context);
     const frames = (events: SseEvent[], then: Rendered["then"] = "end") =>
       sse(events.map(encodeSse), then);
     switch (decision.kind) {
@@ -129,12 +124,7 @@ export const responses: Dialect = {
   },
 
   renderSide(answer: SideAnswer, context: RenderContext): Rendered {
-    const builder = new ResponseBuilder(
-      `resp_m3_${context.serial}`,
-      context.model,
-      context.inputTokens,
-      context.usage,
-    ).start();
+    const builder = responseFor(context);
     return sse(builder.item({ type: "message", text: answer.text }).complete().map(encodeSse));
   },
 
@@ -196,4 +186,14 @@ function addTools(offered: OfferedTools, tools: unknown) {
       offered.namespaces.set(tool.name, names);
     }
   }
+}
+
+/** The response of one answer, started (its `response.created` and `in_progress`). */
+function responseFor(context: RenderContext): ResponseBuilder {
+  return new ResponseBuilder(
+    `resp_m3_${context.serial}`,
+    context.model,
+    context.inputTokens,
+    context.usage,
+  ).start();
 }
