@@ -41,6 +41,32 @@ export function throwUsage(
   );
 }
 
+/** The expected and received lists of the list matchers: `  1. line` a line, `  (none)` for none. */
+export function numberedList(lines: readonly string[]): string {
+  return lines.length === 0
+    ? "  (none)"
+    : lines.map((line, index) => `  ${index + 1}. ${line}`).join("\n");
+}
+
+/**
+ * `First difference at call 3: expected …, received …` of a strict list matcher, after a blank
+ * line. `expected` and `received` describe the entries at `index`; undefined past a list's end
+ * (`no more calls`, `no call`). `noun` is the singular of what is listed.
+ */
+export function firstDifferenceSection(
+  context: Context,
+  noun: string,
+  index: number,
+  expected: string | undefined,
+  received: string | undefined,
+): string {
+  const utils = context.utils;
+  return (
+    `\n\nFirst difference at ${noun} ${index + 1}: expected ${expected === undefined ? `no more ${noun}s` : utils.EXPECTED_COLOR(expected)}, ` +
+    `received ${received === undefined ? `no ${noun}` : utils.RECEIVED_COLOR(received)}`
+  );
+}
+
 /** A {@link QueryError} from core's engine becomes a usage error; anything else is rethrown. */
 export function rethrowQueryError(context: Context, matcher: string, error: unknown): never {
   if (error instanceof QueryError) throwUsage(context, matcher, error.message);

@@ -4,7 +4,7 @@ import {
   type ChangedFileStep,
   type ChangedFilesMode,
 } from "@jest-m3/core/runner";
-import { throwUsage } from "../format/messages.js";
+import { firstDifferenceSection, numberedList, throwUsage } from "../format/messages.js";
 import { checkOptions, type M3MatcherContext, type MatcherResult } from "./context.js";
 import { describeChange, diffSection, workspaceSubject } from "./workspace-subject.js";
 
@@ -60,10 +60,6 @@ export function toHaveChangedFiles(
   }
   const mode = outcome.mode;
   const utils = this.utils;
-  const list = (lines: readonly string[]): string =>
-    lines.length === 0
-      ? "  (none)"
-      : lines.map((line, index) => `  ${index + 1}. ${line}`).join("\n");
   const detail = (): string => {
     if (this.isNot) return "";
     let out = "";
@@ -71,9 +67,13 @@ export function toHaveChangedFiles(
       const index = outcome.firstDifference;
       const step = expected[index];
       const change = outcome.observed[index];
-      out +=
-        `\n\nFirst difference at file ${index + 1}: expected ${step === undefined ? "no more files" : utils.EXPECTED_COLOR(describeStep(step))}, ` +
-        `received ${change === undefined ? "no file" : utils.RECEIVED_COLOR(describeChange(change))}`;
+      out += firstDifferenceSection(
+        this,
+        "file",
+        index,
+        step === undefined ? undefined : describeStep(step),
+        change === undefined ? undefined : describeChange(change),
+      );
     }
     if (mode !== "superset" && outcome.missing.length > 0) {
       out += `\n\nMissing (${outcome.missing.length}):\n${outcome.missing.map((miss) => `  ${miss.index + 1}. ${describeStep(miss.step)}`).join("\n")}`;
@@ -87,8 +87,8 @@ export function toHaveChangedFiles(
     pass: outcome.pass,
     message: () =>
       `${utils.matcherHint(name, undefined, "expected", { isNot: this.isNot, secondArgument: "options" })}\n\n` +
-      `Expected (${mode}: ${MODE_WORDS[mode]})${this.isNot ? ", not" : ""}:\n${list(expected.map(describeStep))}\n` +
-      `Received (${workspace.kind} workspace of ${workspace.source}):\n${list(outcome.observed.map(describeChange))}` +
+      `Expected (${mode}: ${MODE_WORDS[mode]})${this.isNot ? ", not" : ""}:\n${numberedList(expected.map(describeStep))}\n` +
+      `Received (${workspace.kind} workspace of ${workspace.source}):\n${numberedList(outcome.observed.map(describeChange))}` +
       detail() +
       diffSection(outcome.observed),
   };

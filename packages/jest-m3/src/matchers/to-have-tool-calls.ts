@@ -7,7 +7,9 @@ import {
 } from "@jest-m3/core/runner";
 import { turnLabel } from "../format/call-table.js";
 import {
+  firstDifferenceSection,
   nearMissSection,
+  numberedList,
   observedSection,
   rethrowQueryError,
   throwUsage,
@@ -95,10 +97,6 @@ export function toHaveToolCalls(
     options.turn !== undefined ? `turn ${describeTurn(options.turn)}` : "whole session",
   ].join(", ");
   const utils = this.utils;
-  const list = (lines: readonly string[]): string =>
-    lines.length === 0
-      ? "  (none)"
-      : lines.map((line, index) => `  ${index + 1}. ${line}`).join("\n");
   const detail = (): string => {
     if (this.isNot) return "";
     let out = "";
@@ -106,9 +104,13 @@ export function toHaveToolCalls(
       const index = outcome.firstDifference;
       const step = expected[index];
       const call = outcome.observed[index];
-      out +=
-        `\n\nFirst difference at call ${index + 1}: expected ${step === undefined ? "no more calls" : utils.EXPECTED_COLOR(describeStep(step))}, ` +
-        `received ${call === undefined ? "no call" : utils.RECEIVED_COLOR(`${call.tool} ${shortValue(call.arguments)}`)}`;
+      out += firstDifferenceSection(
+        this,
+        "call",
+        index,
+        step === undefined ? undefined : describeStep(step),
+        call === undefined ? undefined : `${call.tool} ${shortValue(call.arguments)}`,
+      );
     }
     const counts = mode !== "superset";
     if (counts && outcome.missing.length > 0) {
@@ -143,8 +145,8 @@ export function toHaveToolCalls(
     pass: outcome.pass,
     message: () =>
       `${utils.matcherHint(name, undefined, "expected", { isNot: this.isNot, secondArgument: "options" })}\n\n` +
-      `Expected (${scope})${this.isNot ? ", not" : ""}:\n${list(expected.map(describeStep))}\n` +
-      `Received (${evidence} evidence):\n${list(outcome.observed.map((call) => `${call.tool} ${shortValue(call.arguments)}`))}` +
+      `Expected (${scope})${this.isNot ? ", not" : ""}:\n${numberedList(expected.map(describeStep))}\n` +
+      `Received (${evidence} evidence):\n${numberedList(outcome.observed.map((call) => `${call.tool} ${shortValue(call.arguments)}`))}` +
       detail() +
       observedSection(subject.calls, outcome.observed, outcome.notCounted, evidence),
   };
