@@ -4,8 +4,8 @@
  * self-contained HTML file (`<resultsDir>/history.html` by default), prints its path and
  * opens it, or serves it and the runs' reports on 127.0.0.1.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { existsSync, writeFileSync } from "node:fs";
+import type { Server } from "node:http";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { M3Error } from "@jest-m3/core";
 import { readHistory, HISTORY_FILE } from "../store/history.js";
@@ -15,8 +15,7 @@ import {
   renderHistoryHtml,
 } from "../report/history-page.js";
 import type { CliIo } from "./io.js";
-import { markServing } from "../main/run-retention.js";
-import { loopbackHosts, openInBrowser, runsFolder } from "./show-report.js";
+import { openInBrowser, runsFolder, serveLoopback } from "./show-report.js";
 
 /** The options of `jest-m3 show-history`. */
 export interface ShowHistoryArgs {
@@ -74,33 +73,17 @@ function serveHistory(
   root: string,
   port: number,
 ): Promise<{ server: Server; url: string }> {
-  let allowed: ReadonlySet<string> = new Set();
-  const server = createServer((request, response) => {
-    if (!allowed.has((request.headers.host ?? "").toLowerCase())) {
-      response.writeHead(421, { "content-type": "text/plain" }).end("not served to this Host\n");
-      return;
-    }
-    const url = request.url ?? "/";
-    const report = /^\/runs\/([A-Za-z0-9._-]+)\/report\.html$/.exec(url);
-    const file = url === "/" ? page : report ? join(root, "runs", report[1]!, "report.html") : null;
-    if (request.method !== "GET" || !file || !existsSync(file)) {
-      response.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
-      return;
-    }
-    response
-      .writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" })
-      .end(readFileSync(file));
-  });
-  return new Promise((done, fail) => {
-    server.once("error", fail);
-    server.listen(port, "127.0.0.1", () => {
-      const address = server.address();
-      const actual = typeof address === "object" && address ? address.port : port;
-      allowed = loopbackHosts(actual);
-      // The page links every run: no run folder is pruned while it is served.
-      server.once("close", markServing(join(root, "runs")));
-      done({ server, url: `http://127.0.0.1:${actual}/` });
-    });
+  return serveLoopback(port, {
+    fileFor: (path) => {
+      const url = path ?? "/";
+      const report = /^\/runs\/([A-Za-z0-9._-]+)\/report\.html$/.exec(url);
+      const file =
+        url === "/" ? page : report ? join(root, "runs", report[1]!, "report.html") : null;
+      return file && existsSync(file) ? file : null;
+    },
+    refused: () => "not served to this Host\n",
+    // The page links every run: no run folder is pruned while it is served.
+    serving: join(root, "runs"),
   });
 }
 

@@ -90,24 +90,34 @@ export function loopbackHosts(port: number): ReadonlySet<string> {
   return new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
 }
 
+/** What {@link serveLoopback} serves, and how it answers a Host it does not serve. */
+export interface LoopbackSite {
+  /** The file to send for a GET of `path` (the request's URL); null: 404. */
+  readonly fileFor: (path: string | undefined) => string | null;
+  /** The text of the 421 answer to `host` (lower case), given the Host headers served. */
+  readonly refused: (host: string, allowed: ReadonlySet<string>) => string;
+  /** The folder kept from pruning while the site is served. */
+  readonly serving: string;
+}
+
 /**
- * Serves `file` (and only it) on 127.0.0.1; resolves once listening. Only requests whose
- * Host header names the loopback address and port it bound to are answered (see
- * {@link loopbackHosts}); any other gets 421.
+ * Serves `site` on 127.0.0.1:`port` (0: a free port) as HTML, uncached; resolves once
+ * listening. Only requests whose Host header names the loopback address and port it bound to
+ * are answered (see {@link loopbackHosts}); any other gets 421.
  */
-export function serveReport(file: string, port = 0): Promise<{ server: Server; url: string }> {
+export function serveLoopback(
+  port: number,
+  site: LoopbackSite,
+): Promise<{ server: Server; url: string }> {
   let allowed: ReadonlySet<string> = new Set();
   const server = createServer((request, response) => {
     const host = (request.headers.host ?? "").toLowerCase();
     if (!allowed.has(host)) {
-      response
-        .writeHead(421, { "content-type": "text/plain" })
-        .end(
-          `not served to Host ${JSON.stringify(host)}: open ${[...allowed][0] ?? "the address printed"} itself\n`,
-        );
+      response.writeHead(421, { "content-type": "text/plain" }).end(site.refused(host, allowed));
       return;
     }
-    if (request.method !== "GET" || !["/", "/report.html"].includes(request.url ?? "")) {
+    const file = request.method === "GET" ? site.fileFor(request.url) : null;
+    if (!file) {
       response.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
       return;
     }
@@ -121,9 +131,23 @@ export function serveReport(file: string, port = 0): Promise<{ server: Server; u
       const address = server.address();
       const actual = typeof address === "object" && address ? address.port : port;
       allowed = loopbackHosts(actual);
-      // Its run folder is not pruned while it is served.
-      server.once("close", markServing(dirname(file)));
+      server.once("close", markServing(site.serving));
       done({ server, url: `http://127.0.0.1:${actual}/` });
     });
+  });
+}
+
+/**
+ * Serves `file` (and only it) on 127.0.0.1; resolves once listening. Only requests whose
+ * Host header names the loopback address and port it bound to are answered (see
+ * {@link loopbackHosts}); any other gets 421.
+ */
+export function serveReport(file: string, port = 0): Promise<{ server: Server; url: string }> {
+  return serveLoopback(port, {
+    fileFor: (path) => (["/", "/report.html"].includes(path ?? "") ? file : null),
+    refused: (host, allowed) =>
+      `not served to Host ${JSON.stringify(host)}: open ${[...allowed][0] ?? "the address printed"} itself\n`,
+    // Its run folder is not pruned while it is served.
+    serving: dirname(file),
   });
 }
