@@ -140,10 +140,36 @@ export function historyPageData(db: SqlDatabase, limit = DEFAULT_HISTORY_RUNS): 
     test.verdicts[at] = String(row.verdict);
     test.durations[at] = typeof row.duration_ms === "number" ? row.duration_ms : null;
   }
-  const series = new Map<
-    string,
-    PassSeries & { points: ({ passed: number; run: number } | null)[] }
-  >();
+  /** A series being filled in, run by run. */
+  type Line<P> = {
+    testId: string;
+    file: string;
+    test: string;
+    agent: string;
+    points: (P | null)[];
+  };
+  /** The points of `testId` on `agent` in `lines`: a line with no points yet at its first row. */
+  const pointsOf = <P>(
+    lines: Map<string, Line<P>>,
+    testId: string,
+    agent: string,
+  ): (P | null)[] => {
+    const key = JSON.stringify([testId, agent]);
+    let line = lines.get(key);
+    if (!line) {
+      const test = tests.get(testId);
+      line = {
+        testId,
+        file: test?.file ?? "",
+        test: test?.name ?? testId,
+        agent,
+        points: runs.map(() => null),
+      };
+      lines.set(key, line);
+    }
+    return line.points;
+  };
+  const series = new Map<string, Line<{ passed: number; run: number }>>();
   for (const row of queryRows(
     db,
     "SELECT trials.run_id, test_id, harness, model, version, trials.run, trials.passed FROM trials JOIN runs ON runs.id = trials.run_id WHERE runs.seq >= ? ORDER BY runs.seq",
@@ -152,26 +178,12 @@ export function historyPageData(db: SqlDatabase, limit = DEFAULT_HISTORY_RUNS): 
     const at = index.get(String(row.run_id));
     if (at === undefined) continue;
     const agent = `${String(row.harness)}${row.version ? ` ${String(row.version)}` : ""} · ${String(row.model)}`;
-    const testId = String(row.test_id);
-    const key = JSON.stringify([testId, agent]);
-    let entry = series.get(key);
-    if (!entry) {
-      const test = tests.get(testId);
-      entry = {
-        testId,
-        file: test?.file ?? "",
-        test: test?.name ?? testId,
-        agent,
-        points: runs.map(() => null),
-      };
-      series.set(key, entry);
-    }
-    entry.points[at] = { passed: Number(row.passed), run: Number(row.run) };
+    pointsOf(series, String(row.test_id), agent)[at] = {
+      passed: Number(row.passed),
+      run: Number(row.run),
+    };
   }
-  const tokens = new Map<
-    string,
-    TokenSeries & { points: ({ input: number; output: number; sessions: number } | null)[] }
-  >();
+  const tokens = new Map<string, Line<{ input: number; output: number; sessions: number }>>();
   for (const row of queryRows(
     db,
     `SELECT s.run_id, s.test_id, s.harness, s.model, SUM(s.input_tokens) AS input,
@@ -183,21 +195,7 @@ export function historyPageData(db: SqlDatabase, limit = DEFAULT_HISTORY_RUNS): 
     const at = index.get(String(row.run_id));
     if (at === undefined) continue;
     const agent = `${String(row.harness)} · ${String(row.model)}`;
-    const testId = String(row.test_id);
-    const key = JSON.stringify([testId, agent]);
-    let entry = tokens.get(key);
-    if (!entry) {
-      const test = tests.get(testId);
-      entry = {
-        testId,
-        file: test?.file ?? "",
-        test: test?.name ?? testId,
-        agent,
-        points: runs.map(() => null),
-      };
-      tokens.set(key, entry);
-    }
-    entry.points[at] = {
+    pointsOf(tokens, String(row.test_id), agent)[at] = {
       input: Number(row.input),
       output: Number(row.output),
       sessions: Number(row.n),
