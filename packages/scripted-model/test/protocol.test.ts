@@ -18,6 +18,18 @@ import { postResponses } from "./sse-client";
 
 const { start } = modelPerTest();
 
+/** The event types of a streamed response of one output item, `itemEvents` between its added and done. */
+function oneItemStream(...itemEvents: string[]): string[] {
+  return [
+    "response.created",
+    "response.in_progress",
+    "response.output_item.added",
+    ...itemEvents,
+    "response.output_item.done",
+    "response.completed",
+  ];
+}
+
 test("a reply streams the full message event sequence", async () => {
   const m = await start({ rules: [{ steps: [{ reply: "Hello there, friend." }] }] });
   const reply = await postResponses(
@@ -29,17 +41,14 @@ test("a reply streams the full message event sequence", async () => {
   expect(reply.headers.get("content-type")).toContain("text/event-stream");
   const deltas = reply.types.filter((t) => t === "response.output_text.delta").length;
   expect(deltas).toBeGreaterThan(1);
-  expect(reply.types).toEqual([
-    "response.created",
-    "response.in_progress",
-    "response.output_item.added",
-    "response.content_part.added",
-    ...Array(deltas).fill("response.output_text.delta"),
-    "response.output_text.done",
-    "response.content_part.done",
-    "response.output_item.done",
-    "response.completed",
-  ]);
+  expect(reply.types).toEqual(
+    oneItemStream(
+      "response.content_part.added",
+      ...Array<string>(deltas).fill("response.output_text.delta"),
+      "response.output_text.done",
+      "response.content_part.done",
+    ),
+  );
   for (const frame of reply.frames) expect(frame.event).toBe(frame.data.type);
   const sequence = reply.frames.map((f) => f.data.sequence_number);
   expect(sequence).toEqual([...sequence].sort((a, b) => a - b));
@@ -67,15 +76,12 @@ test("a call step streams a namespaced function_call, and the tool result feeds 
   const input = [...preamble(), userMessage("Please quote 2 kg local")];
   const first = await postResponses(m.provider.baseUrl, requestBody({ input, conversation: "c1" }));
 
-  expect(first.types).toEqual([
-    "response.created",
-    "response.in_progress",
-    "response.output_item.added",
-    "response.function_call_arguments.delta",
-    "response.function_call_arguments.done",
-    "response.output_item.done",
-    "response.completed",
-  ]);
+  expect(first.types).toEqual(
+    oneItemStream(
+      "response.function_call_arguments.delta",
+      "response.function_call_arguments.done",
+    ),
+  );
   const [call] = outputItems(first.frames);
   expect(call).toMatchObject({
     type: "function_call",
@@ -185,13 +191,7 @@ test("tool_search first: search, then the namespaced call, then the reply", asyn
     m.provider.baseUrl,
     requestBody({ input, tools, model: "gpt-5.5" }),
   );
-  expect(first.types).toEqual([
-    "response.created",
-    "response.in_progress",
-    "response.output_item.added",
-    "response.output_item.done",
-    "response.completed",
-  ]);
+  expect(first.types).toEqual(oneItemStream());
   const [search] = outputItems(first.frames);
   expect(search).toMatchObject({
     type: "tool_search_call",
