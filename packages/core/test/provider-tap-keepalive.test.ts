@@ -2,9 +2,9 @@
 // idle kept-alive connection just as the tap reuses it (the request fails with ECONNRESET
 // before any answer) must not cost the agent a 502: the tap sends that request again, once,
 // on a new connection. The vendor here drops every second request on a reused connection.
-import { createServer, request, type IncomingMessage } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
-import { ProviderTap } from "@jest-m3/core";
+import { request, type IncomingMessage, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { throughTap } from "./support/provider-vendor";
 
 function post(baseUrl: string, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
@@ -26,32 +26,19 @@ function post(baseUrl: string, body: string): Promise<{ status: number; text: st
 test("a request on a connection the provider dropped is sent again on a new one", async () => {
   const served = new WeakMap<Socket, number>();
   const seen: string[] = [];
-  const vendor = createServer((req, res) => {
+  const vendor = (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
     const count = (served.get(req.socket) ?? 0) + 1;
     served.set(req.socket, count);
-    let body = "";
-    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
-    req.on("end", () => {
-      seen.push(`${count}:${body}`);
-      // A reused connection is dropped before it answers: the race of an idle close.
-      if (count > 1) {
-        req.socket.destroy();
-        return;
-      }
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(
-        JSON.stringify({ id: "r", output: [], usage: { input_tokens: 1, output_tokens: 1 } }),
-      );
-    });
-  });
-  await new Promise<void>((resolve) => vendor.listen(0, "127.0.0.1", resolve));
-  const { port } = vendor.address() as AddressInfo;
-  const tap = await ProviderTap.start({
-    name: "vendor",
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    wireApi: "responses",
-  });
-  try {
+    seen.push(`${count}:${body.toString()}`);
+    // A reused connection is dropped before it answers: the race of an idle close.
+    if (count > 1) {
+      req.socket.destroy();
+      return;
+    }
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ id: "r", output: [], usage: { input_tokens: 1, output_tokens: 1 } }));
+  };
+  await throughTap(vendor, async (tap) => {
     const first = await post(tap.provider.baseUrl, '{"model":"m","input":"one"}');
     const second = await post(tap.provider.baseUrl, '{"model":"m","input":"two"}');
     expect([first.status, second.status]).toEqual([200, 200]);
@@ -62,8 +49,5 @@ test("a request on a connection the provider dropped is sent again on a new one"
       '2:{"model":"m","input":"two"}',
       '1:{"model":"m","input":"two"}',
     ]);
-  } finally {
-    await tap.close();
-    await new Promise<void>((resolve) => vendor.close(() => resolve()));
-  }
+  });
 });

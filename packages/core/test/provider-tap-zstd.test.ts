@@ -3,15 +3,14 @@
 // zlib) the record says "not decoded (zstd)" and its usage is Unavailable saying so; where
 // zlib has zstd, the tap reads the answer's usage. Real zstd frames (made by the zstd tool).
 import {
-  createServer,
   request,
   type IncomingHttpHeaders,
   type IncomingMessage,
   type ServerResponse,
 } from "node:http";
-import type { AddressInfo } from "node:net";
 import * as zlib from "node:zlib";
-import { ProviderTap, isUnavailable } from "@jest-m3/core";
+import { isUnavailable } from "@jest-m3/core";
+import { throughTap } from "./support/provider-vendor";
 
 // {"model":"m1","input":[{"role":"user","content":"hi"}],"stream":false}
 const REQUEST = Buffer.from(
@@ -25,31 +24,6 @@ const ANSWER = Buffer.from(
 );
 const hasZstd =
   typeof (zlib as unknown as { zstdDecompressSync?: unknown }).zstdDecompressSync === "function";
-
-/** A loopback vendor answering with `answer`, and a tap in front of it, for `use`. */
-async function throughTap(
-  answer: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void,
-  use: (tap: ProviderTap) => Promise<void>,
-): Promise<void> {
-  const vendor = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => answer(req, res, Buffer.concat(chunks)));
-  });
-  await new Promise<void>((resolve) => vendor.listen(0, "127.0.0.1", resolve));
-  const { port } = vendor.address() as AddressInfo;
-  const tap = await ProviderTap.start({
-    name: "vendor",
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    wireApi: "responses",
-  });
-  try {
-    await use(tap);
-  } finally {
-    await tap.close();
-    await new Promise<void>((resolve) => vendor.close(() => resolve()));
-  }
-}
 
 test("zstd request and answer: forwarded byte for byte; decoded where Node can, else noted", async () => {
   const received: { body: Buffer; headers: IncomingHttpHeaders }[] = [];
