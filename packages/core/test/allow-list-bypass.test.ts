@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { MCPTestKit, type ToolCall } from "@jest-m3/core";
-import { shippingScript } from "./support/servers";
+import { INITIALIZE, shippingScript } from "./support/servers";
 
 const call = (id: unknown, extra: Record<string, unknown> = {}) =>
   JSON.stringify({
@@ -17,16 +17,6 @@ const call = (id: unknown, extra: Record<string, unknown> = {}) =>
     params: { name: "shipping_quote", arguments: { weight_kg: 1, zone: "local" } },
     ...extra,
   });
-const initialize = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-06-18",
-    capabilities: {},
-    clientInfo: { name: "t", version: "1" },
-  },
-});
 const initialized = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" });
 
 let dir: string;
@@ -67,7 +57,7 @@ test("stdio relay: lines it cannot vouch for never reach the server, and each re
     new Promise<void>((resolve) => (replies.has(id) ? resolve() : waiting.set(id, resolve)));
   const write = (data: string | Buffer) => child.stdin!.write(data);
 
-  write(initialize + "\n");
+  write(INITIALIZE + "\n");
   await answered(1);
   write(initialized + "\n");
   // A bare CR: Node's readline and Python's line readers split here.
@@ -137,7 +127,7 @@ test("HTTP proxy: bodies it cannot decode as the server would are refused and re
         },
         body,
       });
-    const init = await post(initialize);
+    const init = await post(INITIALIZE);
     const session = init.headers.get("mcp-session-id") ?? "";
     const withSession = { "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" };
     await post(initialized, withSession);

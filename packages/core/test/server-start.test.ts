@@ -7,7 +7,7 @@ import { HarnessStartError, MCPTestKit } from "@jest-m3/core";
 import { defineHarness, type HarnessLaunch, type HarnessSession } from "@jest-m3/core/harness";
 import { testHarness } from "@jest-m3/core/testing";
 import { shippingServer } from "@jest-m3/test-support";
-import { faultServer, spawnCapturedServer } from "./support/servers";
+import { faultServer, INITIALIZE, spawnCapturedServer } from "./support/servers";
 
 /** A session that has nothing to say: the adapter under test only opens. */
 function idleSession(): HarnessSession {
@@ -29,18 +29,7 @@ function idleSession(): HarnessSession {
 /** Starts the captured server the way an agent would, and says "initialize" to it. */
 function startServer(launch: HarnessLaunch) {
   const child = spawnCapturedServer(launch);
-  child.child.stdin.write(
-    `${JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "t", version: "1" },
-      },
-    })}\n`,
-  );
+  child.child.stdin.write(`${INITIALIZE}\n`);
   return child;
 }
 
