@@ -6,7 +6,6 @@
  * false` is always cold; the other kinds (OpenCode among them) stay cold by default. Ground truth: this worker's
  * agent children in /proc and the kit's own processes.
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit } from "@jest-m3/core";
 import {
@@ -20,38 +19,20 @@ import {
   type AcpProfile,
   type ResolvedCommonOptions,
 } from "@jest-m3/harness-acp";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { childrenOf } from "@jest-m3/test-support";
+import { childrenRunning, helloModel } from "@jest-m3/test-support";
 import { isRunning, shippingServer } from "./support/acp";
 
 jest.setTimeout(120_000);
 
-let model: ScriptedModel;
-beforeAll(async () => {
-  model = await startScriptedModel({
-    rules: [{ name: "hello", when: { user: "say hello" }, steps: [{ reply: "Hello." }] }],
-  });
-});
-afterAll(async () => {
-  await stopWarmAcpAgents();
-  await model.close();
-});
+const hello = helloModel(stopWarmAcpAgents);
 
 /** This worker's Gemini CLI processes (the warm ones outlive their kits). */
-function geminiPids(): number[] {
-  return childrenOf(process.pid).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("gemini");
-    } catch {
-      return false;
-    }
-  });
-}
+const geminiPids = (): number[] => childrenRunning(process.pid, "gemini");
 
 const select = (options?: Record<string, unknown>) => ({
   harness: "gemini",
   models: ["scripted-1"],
-  provider: model.providerFor("gemini"),
+  provider: hello.model.providerFor("gemini"),
   ...(options === undefined ? {} : { options }),
 });
 

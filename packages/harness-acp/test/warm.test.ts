@@ -11,20 +11,12 @@ import type { ProviderDialect } from "@jest-m3/core/harness";
 import { geminiHarness, opencodeHarness, stopWarmAcpAgents } from "@jest-m3/harness-acp";
 import { startScriptedModel, type ScriptedModel, type Script } from "@jest-m3/scripted-model";
 import { callLog, isRunning, ledgerServer, shippingServer, waitFor } from "./support/acp";
-import { childrenOf } from "@jest-m3/test-support";
+import { childrenOf, childrenRunning } from "@jest-m3/test-support";
 
 jest.setTimeout(120_000);
 
 /** This worker's agent processes of `harness` (the warm ones outlive their kits). */
-function agentPids(harness: string): number[] {
-  return childrenOf(process.pid).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(harness);
-    } catch {
-      return false;
-    }
-  });
-}
+const agentPids = (harness: string): number[] => childrenRunning(process.pid, harness);
 
 const SCRIPT: Script = {
   rules: [

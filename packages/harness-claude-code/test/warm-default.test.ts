@@ -14,26 +14,17 @@ import claudeCodeHarness, {
   stopWarmClaudeCode,
   warmClaudeCodePids,
 } from "@jest-m3/harness-claude-code";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { helloModel } from "@jest-m3/test-support";
 import { claudePids, isRunning, shippingServer } from "./support/claude";
 
 jest.setTimeout(60_000);
 
-let model: ScriptedModel;
-beforeAll(async () => {
-  model = await startScriptedModel({
-    rules: [{ name: "hello", when: { user: "say hello" }, steps: [{ reply: "Hello." }] }],
-  });
-});
-afterAll(async () => {
-  await stopWarmClaudeCode();
-  await model.close();
-});
+const hello = helloModel(stopWarmClaudeCode);
 
 const select = (options?: Record<string, unknown>) => ({
   harness: "claude-code",
   models: ["scripted-model"],
-  provider: model.providerFor("anthropic-messages"),
+  provider: hello.model.providerFor("anthropic-messages"),
   ...(options === undefined ? {} : { options }),
 });
 
@@ -101,7 +92,7 @@ test("a session with builtinTools and no warm option is cold: its own process, w
     const turn = await open.send("Please say hello.");
     expect(turn.response?.text).toBe("Hello.");
     // Claude Code offered the model its Read tool beside the server's: the option held.
-    const offered = model.journal.entries.flatMap(
+    const offered = hello.model.journal.entries.flatMap(
       (entry) =>
         (entry.body as { tools?: { name?: string }[] }).tools?.map((tool) => tool.name) ?? [],
     );

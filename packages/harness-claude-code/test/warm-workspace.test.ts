@@ -15,21 +15,12 @@ import claudeCodeHarness, {
   stopWarmClaudeCode,
   warmClaudeCodePids,
 } from "@jest-m3/harness-claude-code";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { helloModel } from "@jest-m3/test-support";
 import { claudePids, shippingServer } from "./support/claude";
 
 jest.setTimeout(120_000);
 
-let model: ScriptedModel;
-beforeAll(async () => {
-  model = await startScriptedModel({
-    rules: [{ name: "hello", when: { user: "say hello" }, steps: [{ reply: "Hello." }] }],
-  });
-});
-afterAll(async () => {
-  await stopWarmClaudeCode();
-  await model.close();
-});
+const hello = helloModel(stopWarmClaudeCode);
 
 test("a warm Claude Code refuses a session with a workspace before it starts, naming the option and the fix", async () => {
   await using kit = new MCPTestKit({ env: {}, harnesses: [claudeCodeHarness] });
@@ -41,7 +32,7 @@ test("a warm Claude Code refuses a session with a workspace before it starts, na
     {
       harness: "claude-code",
       models: ["claude-sonnet-5-5"],
-      provider: model.providerFor("anthropic-messages"),
+      provider: hello.model.providerFor("anthropic-messages"),
       options: { warm: true },
     },
   ]);
@@ -83,7 +74,7 @@ test("with warm left out, a workspace session is cold: its own Claude Code, work
     {
       harness: "claude-code",
       models: ["claude-sonnet-5-5"],
-      provider: model.providerFor("anthropic-messages"),
+      provider: hello.model.providerFor("anthropic-messages"),
     },
   ]);
   const server = shippingServer(join(root, "calls.jsonl"));

@@ -5,7 +5,12 @@
  * file or for each test.
  */
 import { MCPTestKit, type MCPTestKitOptions, type WireCapture } from "@jest-m3/core";
-import { startScriptedModel, type Script, type ScriptedModel } from "@jest-m3/scripted-model";
+import {
+  startScriptedModel,
+  type Rule,
+  type Script,
+  type ScriptedModel,
+} from "@jest-m3/scripted-model";
 import { closeAndExpectNoProcessLeft, knownPids } from "./processes";
 
 /** What {@link perTestKit} keeps for the running test. */
@@ -89,6 +94,35 @@ export function perTestKit(options: PerTestOptions = {}): PerTest {
     },
     get pids() {
       return pids;
+    },
+  };
+}
+
+/** The scripted model's rule for a prompt saying "say hello": the reply "Hello.", no tool call. */
+export const HELLO_RULE: Rule = {
+  name: "hello",
+  when: { user: "say hello" },
+  steps: [{ reply: "Hello." }],
+};
+
+/**
+ * Registers the hooks (at a file's top level) of a scripted model that answers
+ * {@link HELLO_RULE}, started once for the file; after the file, `after` runs (stopping the
+ * warm agents the file left) before the model closes. Read `model` inside a test.
+ */
+export function helloModel(after?: () => Promise<void>): { readonly model: ScriptedModel } {
+  let model: ScriptedModel | undefined;
+  beforeAll(async () => {
+    model = await startScriptedModel({ rules: [HELLO_RULE] });
+  });
+  afterAll(async () => {
+    await after?.();
+    await model?.close();
+  });
+  return {
+    get model() {
+      if (!model) throw new Error("helloModel: the model exists only inside a test");
+      return model;
     },
   };
 }
