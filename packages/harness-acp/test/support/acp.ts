@@ -9,9 +9,16 @@ import type { MCPTestKit, ModelProvider, ServerSpec, StdioServer } from "@jest-m
 import type { HarnessDefinition, SelectionSpec } from "@jest-m3/core/harness";
 import {
   AcpClient,
+  copilotProfile,
+  geminiProfile,
   INITIALIZE_PARAMS,
+  kiloProfile,
+  opencodeProfile,
+  qwenProfile,
   ToolNameCollision,
+  type AcpProfile,
   type AcpSession,
+  type ResolvedCommonOptions,
 } from "@jest-m3/harness-acp";
 import type { Rule } from "@jest-m3/scripted-model";
 import {
@@ -50,12 +57,22 @@ export {
   type TestLaunch,
 } from "@jest-m3/test-support";
 
-/** The kinds whose sessions are warm when a selection leaves `warm` out. */
-const WARM_BY_DEFAULT = new Set(["gemini"]);
+/** The named agents' profiles (the `acp` kind needs a command, and is never warm by default). */
+const NAMED_PROFILES: readonly AcpProfile<ResolvedCommonOptions>[] = [
+  geminiProfile,
+  opencodeProfile,
+  kiloProfile,
+  copilotProfile,
+  qwenProfile,
+];
+
+/** True when the kind's sessions are warm if a selection leaves `warm` out, as its profile says. */
+const warmByDefault = (harness: string): boolean =>
+  NAMED_PROFILES.some((profile) => profile.name === harness && profile.resolveOptions({}).warm);
 
 /**
- * A selection of an ACP harness kind. Gemini CLI selections are cold (`warm: false`) unless
- * `extra.options` says otherwise: the tests on a launch built by hand check
+ * A selection of an ACP harness kind. Selections of a kind warm by default (Gemini CLI) are
+ * cold (`warm: false`) unless `extra.options` says otherwise: the tests on a launch built by hand check
  * that the session's own agent process is gone at its close (warm.test.ts and
  * warm-default.test.ts try the warm pool).
  */
@@ -64,7 +81,7 @@ export function selection(
   provider: ModelProvider | undefined,
   extra: Partial<SelectionSpec> = {},
 ): SelectionSpec {
-  if (!WARM_BY_DEFAULT.has(harness)) return selectionOf(harness, "scripted-1", provider, extra);
+  if (!warmByDefault(harness)) return selectionOf(harness, "scripted-1", provider, extra);
   const options = { warm: false, ...extra.options };
   return selectionOf(harness, "scripted-1", provider, { ...extra, options });
 }
