@@ -71,32 +71,22 @@ describe("direct client: OAuth", () => {
     process.env.M3_TEST_OAUTH_WRONG = "wrong-s3cr3t-value";
     try {
       await using kit = new MCPTestKit({ env: {} });
-      const client = kit.direct(
-        { name: "vault", url: vault.url },
-        {
-          auth: {
-            oauth: {
-              clientId: { env: "M3_TEST_OAUTH_ID" },
-              clientSecret: { env: "M3_TEST_OAUTH_SECRET" },
+      // The registered client's id, and its secret from the variable `secret` names.
+      const registeredClient = (secret: string) =>
+        kit.direct(
+          { name: "vault", url: vault.url },
+          {
+            auth: {
+              oauth: { clientId: { env: "M3_TEST_OAUTH_ID" }, clientSecret: { env: secret } },
             },
           },
-        },
-      );
+        );
+      const client = registeredClient("M3_TEST_OAUTH_SECRET");
       const result = await client.callTool("whoami");
       expect(result.content).toEqual([{ type: "text", text: "client m3-registered" }]);
       expect(vault.requests.map((request) => request.path)).not.toContain("/register");
 
-      const wrong = kit.direct(
-        { name: "vault", url: vault.url },
-        {
-          auth: {
-            oauth: {
-              clientId: { env: "M3_TEST_OAUTH_ID" },
-              clientSecret: { env: "M3_TEST_OAUTH_WRONG" },
-            },
-          },
-        },
-      );
+      const wrong = registeredClient("M3_TEST_OAUTH_WRONG");
       const failure = await wrong.callTool("whoami").catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(ServerStartError);
       expect((failure as Error).message).toMatch(/OAuth authorization failed: .*[Ii]nvalid client/);
