@@ -285,13 +285,18 @@ describe("agent selections", () => {
     expect(() => kit.agents(selections as never)).toThrow(message);
   });
 
-  test("an unknown harness lists the registered ones and the packages tried", () => {
-    let error: UnknownHarness | undefined;
+  /** What `select` throws, as an UnknownHarness (undefined when it throws nothing). */
+  const selectionError = (select: () => unknown): UnknownHarness | undefined => {
     try {
-      kit.agents([{ harness: "nope", models: ["m"] }]);
+      select();
     } catch (caught) {
-      error = caught as UnknownHarness;
+      return caught as UnknownHarness;
     }
+    return undefined;
+  };
+
+  test("an unknown harness lists the registered ones and the packages tried", () => {
+    const error = selectionError(() => kit.agents([{ harness: "nope", models: ["m"] }]));
     expect(error).toBeInstanceOf(UnknownHarness);
     expect(error?.registered).toEqual(["test"]);
     expect(error?.tried).toEqual(["@jest-m3/harness-nope", "jest-m3-harness-nope"]);
@@ -300,12 +305,7 @@ describe("agent selections", () => {
   });
 
   test("a misspelt harness gets a did-you-mean among installed harnesses, never an install command for the typo", () => {
-    let error: UnknownHarness | undefined;
-    try {
-      kit.agents([{ harness: "codx", models: ["m"] }]);
-    } catch (caught) {
-      error = caught as UnknownHarness;
-    }
+    const error = selectionError(() => kit.agents([{ harness: "codx", models: ["m"] }]));
     expect(error).toBeInstanceOf(UnknownHarness);
     // This repository's workspace installs the published harness packages.
     expect(error?.available).toEqual(expect.arrayContaining(["codex", "claude", "gemini", "test"]));
