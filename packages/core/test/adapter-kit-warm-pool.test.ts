@@ -30,11 +30,13 @@ afterAll(() => stopListening());
 function pool(
   lease: "shared" | "exclusive",
   idleMs = 60_000,
+  maxSessions?: number,
 ): { pool: WarmPool<string, Warm>; starts: string[] } {
   const starts: string[] = [];
   const made = new WarmPool<string, Warm>({
     lease,
     idleMs,
+    ...(maxSessions === undefined ? {} : { maxSessions }),
     start: async (spec) => {
       starts.push(spec);
       const child = new ManagedProcess({
@@ -77,6 +79,34 @@ test("shared: sessions of one key use one process at once; it stays until the la
   expect(announced.map((each) => each.pid)).toEqual(
     expect.arrayContaining([a.warm.agent.pid, other.warm.agent.pid]),
   );
+});
+
+test("shared with maxSessions: a process serves at most that many sessions at once; the next gets a process of its own", async () => {
+  const { pool: capped, starts } = pool("shared", 60_000, 3);
+  // Seven sessions at once, all waiting on starts: 3 + 3 + 1.
+  const leases = await Promise.all(
+    Array.from({ length: 7 }, (_, index) => capped.acquire("k", `s${index}`)),
+  );
+  const processes = [...new Set(leases.map((lease) => lease.warm))];
+  expect(starts).toEqual(["s0", "s3", "s6"]);
+  expect(processes.map((warm) => leases.filter((lease) => lease.warm === warm).length)).toEqual([
+    3, 3, 1,
+  ]);
+  expect(leases.filter((lease) => lease.started)).toHaveLength(3);
+  // Running processes below their limit take the next sessions (one place free on the
+  // first, two on the last); only then does a session start another.
+  await leases[0]!.release();
+  const more = await Promise.all(["x", "y", "z"].map((spec) => capped.acquire("k", spec)));
+  expect(starts).toHaveLength(3);
+  const held = [...leases.slice(1), ...more];
+  expect(processes.map((warm) => held.filter((lease) => lease.warm === warm).length)).toEqual([
+    3, 3, 3,
+  ]);
+  const fourth = await capped.acquire("k", "w");
+  expect(processes).not.toContain(fourth.warm);
+  expect(starts).toEqual(["s0", "s3", "s6", "w"]);
+  for (const warm of processes) expect(isProcessAlive(warm.agent.pid!)).toBe(true);
+  expect(() => pool("shared", 60_000, 0)).toThrow(/maxSessions must be a whole number ≥ 1, got 0/);
 });
 
 test("shared: a process a session found unresponsive (release(false)) is stopped, the next session gets a new one", async () => {

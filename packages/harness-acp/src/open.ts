@@ -235,6 +235,7 @@ async function startWarm<O extends ResolvedCommonOptions>(
     env: plan.env,
     home,
     stop: profile.stop(options),
+    ...(profile.warmSessions === undefined ? {} : { maxSessions: profile.warmSessions }),
   };
   const lease = await acquireWarmAgent(start, options.startupTimeoutMs).catch((error: unknown) => {
     throw new HarnessStartError(

@@ -34,6 +34,8 @@ export interface WarmStart {
   /** The fresh home the profile planned into; the pool owns it from here on. */
   readonly home: AgentHome;
   readonly stop: StopSignal;
+  /** The profile's limit of sessions on one process at once (its `warmSessions`). */
+  readonly maxSessions?: number;
 }
 
 /** A warm agent: its ACP client, and its answer to `initialize` once it gave it. */
@@ -45,7 +47,10 @@ interface WarmAcp {
 
 type Start = WarmStart & { readonly root: string; readonly extra: readonly unknown[] };
 
-/** One pool per harness kind (its processes' label names it); sessions of a key share a process. */
+/**
+ * One pool per harness kind (its processes' label names it, its profile its limit of
+ * sessions per process); sessions of a key share a process.
+ */
 const pools = new Map<string, WarmAgents<WarmAcp, Start & { readonly timeoutMs: number }>>();
 
 function poolOf(spec: WarmStart): WarmAgents<WarmAcp, Start & { readonly timeoutMs: number }> {
@@ -54,6 +59,7 @@ function poolOf(spec: WarmStart): WarmAgents<WarmAcp, Start & { readonly timeout
     pool = new WarmAgents({
       label: `${spec.agent} (${spec.harness}, warm)`,
       lease: "shared",
+      ...(spec.maxSessions === undefined ? {} : { maxSessions: spec.maxSessions }),
       client: (child): WarmAcp => {
         const client = new AcpClient(spec.agent, child);
         return { agent: client.agentProcess, client };

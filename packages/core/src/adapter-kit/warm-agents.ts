@@ -38,6 +38,8 @@ export interface WarmAgentsOptions<C extends WarmAgentClient, S extends WarmStar
   readonly label: string;
   /** Default `exclusive`: one session at a time. */
   readonly lease?: WarmLeaseKind;
+  /** A `shared` lease's limit of sessions on one process at once (default: none). */
+  readonly maxSessions?: number;
   /** How long an unused process stays up (default 20 s). */
   readonly idleMs?: number;
   /** How long a process gets to exit once its stdin closed, when stopped (default 1 s). */
@@ -95,6 +97,7 @@ export class WarmAgents<C extends WarmAgentClient, S extends WarmStartSpec = War
     };
     this.pool = new WarmPool<S, Warm<C>>({
       lease: options.lease ?? "exclusive",
+      ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
       idleMs: options.idleMs ?? 20_000,
       start: async (spec) => {
         const warm = await this.spawn(spec);

@@ -22,6 +22,12 @@ export type WarmLeaseKind = "shared" | "exclusive";
 /** What a pool needs from its adapter, for processes `W` started from specs `S`. */
 export interface WarmPoolOptions<S, W> {
   readonly lease: WarmLeaseKind;
+  /**
+   * A `shared` lease's limit: how many sessions one process serves at once (default: no
+   * limit). The next session of the key past it gets a process of its own, as a second
+   * session does under an `exclusive` lease (whose limit is 1).
+   */
+  readonly maxSessions?: number;
   /** How long an unused process stays up. */
   readonly idleMs: number;
   /** Starts a process (and whatever handshake makes it usable); cleans up itself on failure. */
@@ -60,10 +66,18 @@ interface Entry<W> {
 /** Agent processes kept for the next session; see the module's description. */
 export class WarmPool<S, W> {
   private readonly entries = new Set<Entry<W>>();
-  private readonly starting = new Map<string, Promise<Entry<W>>>();
+  /** A shared key's process being started, with the sessions waiting on it (the starter too). */
+  private readonly starting = new Map<string, { entry: Promise<Entry<W>>; sessions: number }>();
+  /** Sessions one process serves at once. */
+  private readonly limit: number;
   private exitHook = false;
 
   constructor(private readonly options: WarmPoolOptions<S, W>) {
+    const { lease, maxSessions } = options;
+    if (maxSessions !== undefined && !(Number.isInteger(maxSessions) && maxSessions >= 1)) {
+      throw new RangeError(`WarmPool: maxSessions must be a whole number ≥ 1, got ${maxSessions}`);
+    }
+    this.limit = lease === "exclusive" ? 1 : (maxSessions ?? Infinity);
     // Stopped by the runner when the pool can serve no later session (a test file's end).
     registerWarmPool(() => this.stopAll());
   }
@@ -73,20 +87,26 @@ export class WarmPool<S, W> {
     return [...this.entries].map((entry) => entry.warm);
   }
 
-  /** A process for `key`: an idle (exclusive) or running (shared) one, else one started from `spec`. */
+  /**
+   * A process for `key`: an idle (exclusive) or running (shared, below its limit) one, else
+   * one started from `spec`.
+   */
   async acquire(key: string, spec: S): Promise<WarmLease<W>> {
     const { lease, alive } = this.options;
     for (const entry of [...this.entries].reverse()) {
-      if (entry.key !== key || (lease === "exclusive" && entry.users > 0)) continue;
+      if (entry.key !== key || entry.users >= this.limit) continue;
       if (alive(entry.warm)) return this.lease(entry, false);
       await this.discard(entry.warm);
     }
     const pending = lease === "shared" ? this.starting.get(key) : undefined;
-    if (pending) return this.lease(await pending, false);
-    const start = this.start(key, spec);
+    if (pending && pending.sessions < this.limit) {
+      pending.sessions++;
+      return this.lease(await pending.entry, false);
+    }
+    const start = { entry: this.start(key, spec), sessions: 1 };
     if (lease === "shared") this.starting.set(key, start);
     try {
-      return this.lease(await start, true);
+      return this.lease(await start.entry, true);
     } finally {
       if (this.starting.get(key) === start) this.starting.delete(key);
     }

@@ -137,6 +137,9 @@ export const opencodeProfile: AcpProfile<ResolvedCommonOptions> = {
     reason:
       "OpenCode 1.18's MCP client declares only the roots capability and has no elicitation handler, so an MCP server's elicitation/create is answered with an error inside the agent and never reaches ACP",
   },
+  // Eight sessions opened at once on one process left a session/new unanswered after 60 s
+  // on a loaded two-core machine; three per process pass the fault matrix's load cell.
+  warmSessions: 3,
   resolveOptions: (options) => resolveProfileOptions("opencode", options),
   executable: profileExecutable(
     "OpenCode",

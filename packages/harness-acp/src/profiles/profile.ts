@@ -74,6 +74,13 @@ export interface AcpProfile<O extends ResolvedCommonOptions = ResolvedCommonOpti
    * answer it: readiness reports it as the `elicitation` capability.
    */
   readonly elicitation: Capability;
+  /**
+   * How many sessions one warm process serves at once (default: no limit): the next warm
+   * session of the same key past it gets a process of its own. For an agent that answers
+   * many ACP sessions on one process slowly (each `session/new` starting that session's
+   * MCP servers in turn).
+   */
+  readonly warmSessions?: number;
   /** Checks and completes the selection's options; throws on a malformed one. */
   resolveOptions(options: Readonly<Record<string, unknown>>): O;
   /** Finds the executable. */
