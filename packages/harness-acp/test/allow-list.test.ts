@@ -15,18 +15,14 @@ import {
   selection,
   shippingServer,
 } from "./support/acp";
-import { perTestKit } from "@jest-m3/test-support";
+import { ERASE_RULE, perTestKit } from "@jest-m3/test-support";
 
 jest.setTimeout(120_000);
 
 const t = perTestKit({
   script: {
     rules: [
-      {
-        name: "erase",
-        when: { user: "erase" },
-        steps: [{ call: "ledger:erase_ledger", args: {} }, { reply: "Erased, I hope." }],
-      },
+      ERASE_RULE,
       {
         name: "quote",
         when: { user: "quote" },

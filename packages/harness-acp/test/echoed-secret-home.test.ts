@@ -134,8 +134,10 @@ test("gemini, warm (the default): the warm home holds the echo until its pool st
 /** The `m3-` folders under the system temp folder changed since `started`. */
 function recentKitDirs(started: number): string[] {
   return readdirSync(tmpdir())
+    .filter((name) => name.startsWith("m3-"))
     .map((name) => join(tmpdir(), name))
-    .filter((path) => /^m3-/.test(path.slice(tmpdir().length + 1)))
-    .filter((path) => statSync(path, { throwIfNoEntry: false })?.isDirectory())
-    .filter((path) => (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0) >= started);
+    .filter((path) => {
+      const stat = statSync(path, { throwIfNoEntry: false });
+      return stat !== undefined && stat.isDirectory() && stat.mtimeMs >= started;
+    });
 }

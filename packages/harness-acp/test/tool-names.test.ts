@@ -7,7 +7,7 @@
  * truth: the servers' own call logs and the wire capture.
  */
 import { join } from "node:path";
-import { correlateTurn, parseToolPolicy } from "@jest-m3/core/testing";
+import { parseToolPolicy } from "@jest-m3/core/testing";
 import { type HarnessDefinition } from "@jest-m3/core/harness";
 import {
   assertDistinctToolNames,
@@ -24,6 +24,7 @@ import {
   type AcpSession,
 } from "@jest-m3/harness-acp";
 import {
+  expectOneCallBothWays,
   namedCallLog as calls,
   namedToolsServer as namedServer,
   perTestKit,
@@ -260,19 +261,7 @@ describe("live", () => {
       expect(calls(log)).toEqual([
         { server: "ship.v2", tool: "get.quote", arguments: { note: "one" } },
       ]);
-      expect(turn.toolCalls.map((call) => [call.server, call.tool, call.status])).toEqual([
-        ["ship.v2", "get.quote", "success"],
-      ]);
-      let reported = 0;
-      const records = correlateTurn(
-        capture.trace.toolCalls,
-        turn.toolCalls,
-        "turn-1",
-        () => `r${++reported}`,
-      );
-      expect(records.map((call) => [call.server, call.tool, call.evidence])).toEqual([
-        ["ship.v2", "get.quote", "both"],
-      ]);
+      expectOneCallBothWays(turn, capture, "turn-1", "ship.v2", "get.quote");
     },
   );
 });

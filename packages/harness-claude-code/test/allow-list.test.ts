@@ -14,7 +14,7 @@ import {
   shippingServer,
   turn,
 } from "./support/claude";
-import { perTestKit } from "@jest-m3/test-support";
+import { ERASE_RULE, perTestKit } from "@jest-m3/test-support";
 
 jest.setTimeout(60_000);
 
@@ -31,11 +31,7 @@ describe("the allow-list with Claude Code", () => {
             { reply: "Done: {{results.0}}" },
           ],
         },
-        {
-          name: "erase",
-          when: { user: "erase" },
-          steps: [{ call: "ledger:erase_ledger", args: {} }, { reply: "Erased." }],
-        },
+        ERASE_RULE,
       ],
     },
     model: "each",

@@ -8,7 +8,6 @@
 import { chmodSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { MCPTestKit, type StdioServer, type WireCapture } from "@jest-m3/core";
-import { correlateTurn } from "@jest-m3/core/testing";
 import { nameCollisions, serverPrefixOverlaps, ToolNameCollision } from "@jest-m3/core/adapter-kit";
 import { HarnessStartError } from "@jest-m3/core/harness";
 import claudeCodeHarness, {
@@ -16,7 +15,11 @@ import claudeCodeHarness, {
   type ClaudeCodeSession,
 } from "@jest-m3/harness-claude-code";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { namedCallLog as calls, namedToolsServer as namedServer } from "@jest-m3/test-support";
+import {
+  expectOneCallBothWays,
+  namedCallLog as calls,
+  namedToolsServer as namedServer,
+} from "@jest-m3/test-support";
 import {
   claudeLaunch,
   claudeSelection,
@@ -159,18 +162,6 @@ describe("Claude Code sessions", () => {
 
     expect(result.outcome).toBe("completed");
     expect(calls(log)).toEqual([{ server: "a.b", tool: "c", arguments: { note: "one" } }]);
-    expect(result.toolCalls.map((call) => [call.server, call.tool, call.status])).toEqual([
-      ["a.b", "c", "success"],
-    ]);
-    let reported = 0;
-    const records = correlateTurn(
-      capture.trace.toolCalls,
-      result.toolCalls,
-      "turn-1",
-      () => `r${++reported}`,
-    );
-    expect(records.map((call) => [call.server, call.tool, call.evidence])).toEqual([
-      ["a.b", "c", "both"],
-    ]);
+    expectOneCallBothWays(result, capture, "turn-1", "a.b", "c");
   });
 });

@@ -15,7 +15,7 @@ import {
   shippingServer,
   turnRequest,
 } from "./support/codex";
-import { perTestKit } from "@jest-m3/test-support";
+import { ERASE_RULE, perTestKit } from "@jest-m3/test-support";
 
 describe("the allow-list with Codex", () => {
   const t = perTestKit({
@@ -31,11 +31,7 @@ describe("the allow-list with Codex", () => {
             { reply: "Done: {{results.0}}" },
           ],
         },
-        {
-          name: "erase",
-          when: { user: "erase" },
-          steps: [{ call: "ledger:erase_ledger", args: {} }, { reply: "Erased." }],
-        },
+        ERASE_RULE,
       ],
     },
     model: "each",

@@ -9,10 +9,10 @@
  */
 import { join } from "node:path";
 import { type StdioServer, type WireCapture } from "@jest-m3/core";
-import { correlateTurn } from "@jest-m3/core/testing";
 import codexHarness from "@jest-m3/harness-codex";
 import { type ScriptedModel } from "@jest-m3/scripted-model";
 import {
+  expectOneCallBothWays,
   namedCallLog as calls,
   namedToolsServer as namedServer,
   perTestKit,
@@ -83,19 +83,7 @@ describe("Codex's namespaced tool names", () => {
       ["mcp__a__b", ["c"]],
     ]);
     expect(calls(log)).toEqual([{ server: "a__b", tool: "c", arguments: { note: "one" } }]);
-    expect(turn.toolCalls.map((call) => [call.server, call.tool, call.status])).toEqual([
-      ["a__b", "c", "success"],
-    ]);
-    let reported = 0;
-    const records = correlateTurn(
-      capture.trace.toolCalls,
-      turn.toolCalls,
-      "turn-1",
-      () => `r${++reported}`,
-    );
-    expect(records.map((call) => [call.server, call.tool, call.evidence])).toEqual([
-      ["a__b", "c", "both"],
-    ]);
+    expectOneCallBothWays(turn, capture, "turn-1", "a__b", "c");
   });
 
   test("servers a.b and a_b, and tools y.z and y_z, open under names Codex keeps distinct", async () => {

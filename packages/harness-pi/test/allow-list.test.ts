@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MCPTestKit, TurnOutcome, expect } from "jest-m3";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { ERASE_RULE } from "@jest-m3/test-support";
 import { callLog, isRunning, ledgerServer, processTree } from "./support/pi";
 
 jest.setTimeout(120_000);
@@ -20,11 +21,7 @@ beforeEach(async () => {
   logs = mkdtempSync(join(tmpdir(), "m3-pi-allow-"));
   model = await startScriptedModel({
     rules: [
-      {
-        name: "erase",
-        when: { user: "erase" },
-        steps: [{ call: "ledger:erase_ledger", args: {} }, { reply: "Erased, I hope." }],
-      },
+      ERASE_RULE,
       {
         name: "record",
         when: { user: "record" },

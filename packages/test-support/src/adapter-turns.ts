@@ -11,6 +11,7 @@ import type {
   HarnessSession,
   SelectionSpec,
 } from "@jest-m3/core/harness";
+import { correlateTurn } from "@jest-m3/core/testing";
 import type { Rule, Script, ScriptedModel } from "@jest-m3/scripted-model";
 import { runTurn, testLaunch, turnRequest } from "./launch";
 import type { PerTest } from "./per-test";
@@ -193,4 +194,31 @@ export async function openOnShipping<S extends HarnessSession = HarnessSession>(
   const session = (await harness.open(launch)) as S;
   t.pids.push((session as { pid?: number }).pid as number);
   return { log, capture, events, session };
+}
+
+/**
+ * `turn` made one successful call of `server`'s `tool`, reported by the agent, and the
+ * capture's wire call of turn `turnId` pairs with it (evidence `both`): a tool name the
+ * agent rewrote was read back to the server's own names.
+ */
+export function expectOneCallBothWays(
+  turn: Pick<AdapterTurn, "toolCalls">,
+  capture: WireCapture,
+  turnId: string,
+  server: string,
+  tool: string,
+): void {
+  expect(turn.toolCalls.map((call) => [call.server, call.tool, call.status])).toEqual([
+    [server, tool, "success"],
+  ]);
+  let reported = 0;
+  const records = correlateTurn(
+    capture.trace.toolCalls,
+    turn.toolCalls,
+    turnId,
+    () => `r${++reported}`,
+  );
+  expect(records.map((call) => [call.server, call.tool, call.evidence])).toEqual([
+    [server, tool, "both"],
+  ]);
 }
