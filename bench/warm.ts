@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveCodexExecutable, stopWarmAppServers } from "@jest-m3/harness-codex";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { INITIALIZE } from "@jest-m3/test-support";
 import { BareAppServerSession } from "./app-server-driver";
 import { median } from "./report";
 import {
@@ -102,18 +103,7 @@ async function serverStart(rounds: number): Promise<number[]> {
     await new Promise<void>((resolve, reject) => {
       child.once("error", reject);
       child.stdout.once("data", () => resolve());
-      child.stdin.write(
-        `${JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "initialize",
-          params: {
-            protocolVersion: "2025-06-18",
-            capabilities: {},
-            clientInfo: { name: "bench", version: "1" },
-          },
-        })}\n`,
-      );
+      child.stdin.write(`${INITIALIZE}\n`);
     });
     times.push(performance.now() - started);
     child.kill();

@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { MCPTestKit, type ToolCall } from "@jest-m3/core";
-import { INITIALIZE, shippingScript } from "./support/servers";
+import { INITIALIZE } from "@jest-m3/test-support";
+import { shippingScript } from "./support/servers";
 
 const call = (id: unknown, extra: Record<string, unknown> = {}) =>
   JSON.stringify({

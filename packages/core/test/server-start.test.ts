@@ -7,7 +7,8 @@ import { HarnessStartError, MCPTestKit } from "@jest-m3/core";
 import { defineHarness, type HarnessLaunch, type HarnessSession } from "@jest-m3/core/harness";
 import { testHarness } from "@jest-m3/core/testing";
 import { shippingServer } from "@jest-m3/test-support";
-import { faultServer, INITIALIZE, spawnCapturedServer } from "./support/servers";
+import { INITIALIZE } from "@jest-m3/test-support";
+import { faultServer, spawnCapturedServer } from "./support/servers";
 
 /** A session that has nothing to say: the adapter under test only opens. */
 function idleSession(): HarnessSession {

@@ -8,6 +8,21 @@ import { join } from "node:path";
 import type { StdioServer } from "@jest-m3/core";
 import { fixturePath, REPO_ROOT, SHIPPING_SCRIPT } from "./paths";
 
+/**
+ * The `initialize` request (id 1) a test's or a benchmark's own client sends a server first,
+ * as JSON text (no newline).
+ */
+export const INITIALIZE = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "t", version: "1" },
+  },
+});
+
 /** One line of a call log: the tool a server was called with and its arguments. */
 export interface LoggedCall {
   readonly tool: string;

@@ -24,15 +24,3 @@ export function spawnCapturedServer(launch: HarnessLaunch) {
     cwd: server.cwd,
   });
 }
-
-/** The `initialize` request (id 1) a test's own client sends a server first, as JSON text. */
-export const INITIALIZE = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-06-18",
-    capabilities: {},
-    clientInfo: { name: "t", version: "1" },
-  },
-});
