@@ -1,18 +1,20 @@
 /**
- * Gemini CLI is warm by default: a session whose selection leaves `warm` out
+ * Gemini CLI and OpenCode are warm by default: a session whose selection leaves `warm` out
  * runs on this worker's warm pool (two sessions one after the other on one process, none
  * of the kit's own), except a session with built-in tools, which opens cold on a process of
  * its own (the agent's own tools would act in a process other sessions share). `warm:
- * false` is always cold; the other kinds (OpenCode among them) stay cold by default. Ground truth: this worker's
- * agent children in /proc and the kit's own processes.
+ * false` is always cold; the other kinds (Kilo Code, Copilot CLI, Qwen Code) stay cold by
+ * default. Ground truth: this worker's agent children in /proc and the kit's own processes.
  */
 import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit } from "@jest-m3/core";
+import type { HarnessDefinition, ProviderDialect } from "@jest-m3/core/harness";
 import {
   copilotProfile,
   geminiHarness,
   geminiProfile,
   kiloProfile,
+  opencodeHarness,
   opencodeProfile,
   qwenProfile,
   stopWarmAcpAgents,
@@ -26,32 +28,21 @@ jest.setTimeout(120_000);
 
 const hello = helloModel(stopWarmAcpAgents);
 
-/** This worker's Gemini CLI processes (the warm ones outlive their kits). */
-const geminiPids = (): number[] => childrenRunning(process.pid, "gemini");
-
-const select = (options?: Record<string, unknown>) => ({
-  harness: "gemini",
-  models: ["scripted-1"],
-  provider: hello.model.providerFor("gemini"),
-  ...(options === undefined ? {} : { options }),
-});
-
-/** The agent processes the kit started for its sessions (cold ones). */
-const kitAgents = (kit: MCPTestKit) => kit.processes.filter((child) => /gemini/.test(child.label));
-
-test("warm by default on Gemini CLI only; builtinTools or warm: false is cold", () => {
+test("warm by default on Gemini CLI and OpenCode only; builtinTools or warm: false is cold", () => {
   const resolve = (
     profile: AcpProfile<ResolvedCommonOptions>,
     options: Record<string, unknown>,
   ): boolean => profile.resolveOptions(options).warm;
-  for (const harness of [geminiProfile]) {
+  for (const [harness, tool] of [
+    [geminiProfile, "read_file"],
+    [opencodeProfile, "read"],
+  ] as const) {
     expect(resolve(harness, {})).toBe(true);
-    expect(resolve(harness, { builtinTools: ["read_file"] })).toBe(false);
-    expect(resolve(harness, { builtinTools: ["read_file"], warm: true })).toBe(true);
+    expect(resolve(harness, { builtinTools: [tool] })).toBe(false);
+    expect(resolve(harness, { builtinTools: [tool], warm: true })).toBe(true);
     expect(resolve(harness, { warm: false })).toBe(false);
   }
   for (const harness of [
-    opencodeProfile,
     kiloProfile,
     copilotProfile,
     qwenProfile,
@@ -60,50 +51,72 @@ test("warm by default on Gemini CLI only; builtinTools or warm: false is cold", 
   }
 });
 
-test("two Gemini CLI sessions with no warm option run one after the other on one warm process, none of the kit's", async () => {
-  await stopWarmAcpAgents();
-  await using kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [geminiHarness] });
-  const dir = await kit.tempDir("m3-warm-default-");
-  const [agent] = kit.agents([select()]);
-  const server = shippingServer(join(dir, "calls.jsonl"));
-  const served: number[] = [];
-  for (let round = 0; round < 2; round++) {
-    const session = agent!.session({ server, timeout: 60_000 });
-    {
-      await using open = await session.open();
-      const pids = geminiPids();
-      expect(pids).toHaveLength(1);
-      expect(kitAgents(kit)).toEqual([]);
-      served.push(pids[0]!);
-      const turn = await open.send("Please say hello.");
-      expect(turn.response?.text).toBe("Hello.");
-    }
-    expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.COMPLETED);
-    expect(isRunning(served.at(-1)!)).toBe(true); // warm: it waits for the next session
-  }
-  expect(served[1]).toBe(served[0]);
-});
+describe.each([
+  ["Gemini CLI", geminiHarness, "gemini", "gemini"],
+  ["OpenCode", opencodeHarness, "opencode", "chat-completions"],
+] as [string, HarnessDefinition, string, ProviderDialect][])(
+  "%s",
+  (agentName, harness, command, dialect) => {
+    /** This worker's agent processes (the warm ones outlive their kits). */
+    const agentPids = (): number[] => childrenRunning(process.pid, command);
 
-test("a Gemini CLI session with warm: false is cold: its own process, which works and is gone at close", async () => {
-  await stopWarmAcpAgents();
-  await using kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [geminiHarness] });
-  const dir = await kit.tempDir("m3-warm-default-");
-  const [agent] = kit.agents([select({ warm: false })]);
-  const session = agent!.session({
-    server: shippingServer(join(dir, "calls.jsonl")),
-    timeout: 60_000,
-  });
-  let pid: number;
-  {
-    await using open = await session.open();
-    const own = kitAgents(kit);
-    expect(own).toHaveLength(1);
-    pid = own[0]!.pid;
-    expect(geminiPids()).toEqual([pid]);
-    const turn = await open.send("Please say hello.");
-    expect(turn.response?.text).toBe("Hello.");
-  }
-  expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.COMPLETED);
-  expect(isRunning(pid)).toBe(false);
-  expect(geminiPids()).toEqual([]);
-});
+    const select = (options?: Record<string, unknown>) => ({
+      harness: harness.name,
+      models: ["scripted-1"],
+      provider: hello.model.providerFor(dialect),
+      ...(options === undefined ? {} : { options }),
+    });
+
+    /** The agent processes the kit started for its sessions (cold ones). */
+    const kitAgents = (kit: MCPTestKit) =>
+      kit.processes.filter((child) => child.label === `${agentName} (${harness.name})`);
+
+    test("two sessions with no warm option run one after the other on one warm process, none of the kit's", async () => {
+      await stopWarmAcpAgents();
+      await using kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [harness] });
+      const dir = await kit.tempDir("m3-warm-default-");
+      const [agent] = kit.agents([select()]);
+      const server = shippingServer(join(dir, "calls.jsonl"));
+      const served: number[] = [];
+      for (let round = 0; round < 2; round++) {
+        const session = agent!.session({ server, timeout: 60_000 });
+        {
+          await using open = await session.open();
+          const pids = agentPids();
+          expect(pids).toHaveLength(1);
+          expect(kitAgents(kit)).toEqual([]);
+          served.push(pids[0]!);
+          const turn = await open.send("Please say hello.");
+          expect(turn.response?.text).toBe("Hello.");
+        }
+        expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.COMPLETED);
+        expect(isRunning(served.at(-1)!)).toBe(true); // warm: it waits for the next session
+      }
+      expect(served[1]).toBe(served[0]);
+    });
+
+    test("a session with warm: false is cold: its own process, which works and is gone at close", async () => {
+      await stopWarmAcpAgents();
+      await using kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [harness] });
+      const dir = await kit.tempDir("m3-warm-default-");
+      const [agent] = kit.agents([select({ warm: false })]);
+      const session = agent!.session({
+        server: shippingServer(join(dir, "calls.jsonl")),
+        timeout: 60_000,
+      });
+      let pid: number;
+      {
+        await using open = await session.open();
+        const own = kitAgents(kit);
+        expect(own).toHaveLength(1);
+        pid = own[0]!.pid;
+        expect(agentPids()).toEqual([pid]);
+        const turn = await open.send("Please say hello.");
+        expect(turn.response?.text).toBe("Hello.");
+      }
+      expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.COMPLETED);
+      expect(isRunning(pid)).toBe(false);
+      expect(agentPids()).toEqual([]);
+    });
+  },
+);

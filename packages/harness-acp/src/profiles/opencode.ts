@@ -140,7 +140,8 @@ export const opencodeProfile: AcpProfile<ResolvedCommonOptions> = {
   // Eight sessions opened at once on one process left a session/new unanswered after 60 s
   // on a loaded two-core machine; three per process pass the fault matrix's load cell.
   warmSessions: 3,
-  resolveOptions: (options) => resolveProfileOptions("opencode", options),
+  // Warm by default: its fault matrix passes every cell warm (three sessions a process).
+  resolveOptions: (options) => resolveProfileOptions("opencode", options, { warm: true }),
   executable: profileExecutable(
     "OpenCode",
     OPENCODE_EXECUTABLE_VARIABLE,
