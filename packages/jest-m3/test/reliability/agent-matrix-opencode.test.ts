@@ -1,4 +1,12 @@
-/** The reliability matrix (agent-matrix.ts) on opencode. */
+/**
+ * The reliability matrix (agent-matrix.ts) on opencode, cold (`warm: false`): only the
+ * cells about the agent process a session owns (killed, stopped, one per session under
+ * load, its home in the kit's folders). OpenCode's sessions are warm by default, and
+ * agent-matrix-opencode-warm.test.ts runs every cell on them.
+ */
 import { describeAgentMatrix } from "./agent-matrix";
 
-describeAgentMatrix("opencode");
+describeAgentMatrix("opencode", {
+  warm: false,
+  cells: /agent killed|agent hanging|sessions at once|planted key/,
+});
