@@ -143,6 +143,66 @@ describe("direct client: messages kept as wire text, parsed when the trace is re
     expect(recorder.snapshot().toolCalls[0]!.status).toBe("success");
   });
 
+  test("an answer recorded soon is recorded at the time it came, in its turn, as kept, before what follows", () => {
+    const recorder = new TraceRecorder();
+    recorder.setTurn("turn-1");
+    recorder.record(
+      "to_server",
+      call(1, { text: "hush" }) as JSONRPCMessage,
+      { ...asText, at: 10 },
+      JSON.stringify(call(1, { text: "hush" })),
+    );
+    const answered = answer(1, { content: [{ type: "text", text: "hush" }] }) as JSONRPCMessage;
+    const hush = (message: JSONRPCMessage) =>
+      JSON.parse(JSON.stringify(message).replaceAll("hush", "[redacted]")) as JSONRPCMessage;
+    recorder.recordSoon(
+      "from_server",
+      answered,
+      { ...asText, at: 12 },
+      JSON.stringify(answered),
+      hush,
+    );
+    // The turn changes before anything reads: the answer still belongs to the first turn.
+    recorder.setTurn("turn-2");
+    recorder.record(
+      "to_server",
+      call(2, { text: "two" }) as JSONRPCMessage,
+      { ...asText, at: 20 },
+      JSON.stringify(call(2, { text: "two" })),
+    );
+    const trace = recorder.snapshot();
+    expect(
+      trace.messages.map((entry) => [entry.seq, entry.direction, entry.at, entry.turnId]),
+    ).toEqual([
+      [0, "to_server", 10, "turn-1"],
+      [1, "from_server", 12, "turn-1"],
+      [2, "to_server", 20, "turn-2"],
+    ]);
+    expect(JSON.stringify(trace.messages[1]!.message)).not.toContain("hush");
+    expect(trace.toolCalls[0]).toMatchObject({ status: "success", endedAt: 12, turnId: "turn-1" });
+    expect(JSON.stringify(trace.toolCalls[0]!.result)).not.toContain("hush");
+  });
+
+  test("a real stdio client records a call at the times its request left and its answer came", async () => {
+    const kit = new MCPTestKit({ env: {} });
+    try {
+      const client = kit.direct(faultServer("--garbage"));
+      await client.initialize();
+      const before = performance.timeOrigin + performance.now();
+      await client.callTool("echo", { text: "timed" });
+      const after = performance.timeOrigin + performance.now();
+      // Read well after the call: the times are the wire's, not the reading's.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const recorded = client.trace.toolCalls.find((entry) => entry.tool === "echo")!;
+      expect(recorded.status).toBe("success");
+      expect(recorded.startedAt as number).toBeGreaterThanOrEqual(before);
+      expect(recorded.endedAt as number).toBeGreaterThanOrEqual(recorded.startedAt as number);
+      expect(recorded.endedAt as number).toBeLessThanOrEqual(after);
+    } finally {
+      await closeAndExpectNoProcessLeft(kit);
+    }
+  });
+
   test("a real stdio client: every call and message in order, read mid-way and at the end", async () => {
     const kit = new MCPTestKit({ env: {} });
     try {

@@ -5,6 +5,7 @@ import type {
 import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
 import type { Observation, TraceRecorder } from "../evidence/recorder.js";
 import type { ToolCallStatus } from "../evidence/trace.js";
+import { monotonicNow } from "../evidence/clock.js";
 
 /** Why a connection closed, and what that makes of the calls still waiting on it. */
 export interface CloseCause {
@@ -135,23 +136,33 @@ export class RecordingTransport implements Transport {
   send(original: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const message = this.hooks.outgoing?.(original) ?? original;
     const tag = operationTag.getStore();
-    const where = tag ? { ...this.where, tag } : this.where;
-    const kept = this.hooks.redact?.(message) ?? message;
     // Serialised once, for the wire and the trace; kept as text when nothing was redacted.
     // A message that does not serialise goes the common way, whose send rejects.
     const text = this.text ? serialised(message) : undefined;
     if (text !== undefined) {
+      // Written first (the write is issued before sendText returns), recorded at the time it
+      // was sent: the server works on it while it is recorded (issue 36).
+      const at = monotonicNow();
+      const sent = this.text!.sendText(text);
+      const kept = this.hooks.redact?.(message) ?? message;
+      const where = tag ? { ...this.where, tag, at } : { ...this.where, at };
       this.recorder.record("to_server", kept, where, kept === message ? text : undefined);
-      return this.text!.sendText(text);
+      return sent;
     }
-    this.recorder.record("to_server", kept, where);
+    const where = tag ? { ...this.where, tag } : this.where;
+    this.recorder.record("to_server", this.hooks.redact?.(message) ?? message, where);
     return this.inner.send(message, options);
   }
 
   private received(message: JSONRPCMessage, text?: string, extra?: MessageExtraInfo): void {
-    const kept = this.hooks.redact?.(message) ?? message;
-    // The text stands for the message only when redaction left it as it was.
-    this.recorder.record("from_server", kept, this.where, kept === message ? text : undefined);
+    if (text !== undefined) {
+      // Recorded when the recorder is next used (the next request sent, or any read), with
+      // the time it came: the answer goes on to the client first (issue 36).
+      this.recorder.recordSoon("from_server", message, this.where, text, this.hooks.redact);
+    } else {
+      const kept = this.hooks.redact?.(message) ?? message;
+      this.recorder.record("from_server", kept, this.where);
+    }
     this.hooks.incoming?.(message);
     this.onmessage?.(message, extra);
   }

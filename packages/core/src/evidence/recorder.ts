@@ -201,6 +201,16 @@ class UnreadCalls {
   }
 }
 
+/** A message {@link TraceRecorder.recordSoon} keeps until it is recorded. */
+interface Soon {
+  readonly direction: Direction;
+  readonly message: JSONRPCMessage;
+  readonly where: Observation;
+  readonly text: string;
+  readonly keep: ((message: JSONRPCMessage) => JSONRPCMessage) | undefined;
+  readonly at: number;
+}
+
 function kindOf(message: JSONRPCMessage): MessageKind {
   if ("method" in message) return "id" in message ? "request" : "notification";
   return "error" in message ? "error" : "response";
@@ -244,6 +254,11 @@ export class TraceRecorder {
    */
   private readonly tagged = new Map<object, Mutable<ToolCall>>();
   private nextCall = 1;
+  /**
+   * Messages received and not recorded yet (see {@link TraceRecorder.recordSoon}): recorded,
+   * in order and in the turn they arrived in, before anything else this recorder does.
+   */
+  private readonly soon: Soon[] = [];
   private readonly callWatchers = new Set<(call: ToolCall, phase: "started" | "ended") => void>();
 
   /**
@@ -252,6 +267,7 @@ export class TraceRecorder {
    * Returns a function that stops watching.
    */
   watchCalls(watcher: (call: ToolCall, phase: "started" | "ended") => void): () => void {
+    this.recordNow();
     this.callWatchers.add(watcher);
     return () => this.callWatchers.delete(watcher);
   }
@@ -273,7 +289,56 @@ export class TraceRecorder {
    * nothing to redact in it), and is not kept.
    */
   record(direction: Direction, message: JSONRPCMessage, where: Observation, text?: string): void {
+    this.recordNow();
+    this.recordAt(direction, message, where, text, where.at ?? monotonicNow());
+  }
+
+  /**
+   * {@link TraceRecorder.record} for a message received, at the time it arrived, but done
+   * when the recorder is next used (any of its methods, a read of the trace included)
+   * rather than now: a direct client hands the answer on first, so recording it overlaps
+   * with the server's work on the next request instead of delaying it (issue 36). `keep`,
+   * if given, gives what is recorded instead of `message` (secrets redacted), and is called
+   * then; `text` stands for the message only when `keep` returns `message` itself.
+   * With call watchers, or without `text` and `where.decode`, it records at once.
+   */
+  recordSoon(
+    direction: Direction,
+    message: JSONRPCMessage,
+    where: Observation,
+    text: string,
+    keep?: (message: JSONRPCMessage) => JSONRPCMessage,
+  ): void {
     const at = where.at ?? monotonicNow();
+    if (where.decode === undefined || where.origin !== undefined || this.callWatchers.size > 0) {
+      this.recordNow();
+      const kept = keep?.(message) ?? message;
+      this.recordAt(direction, kept, where, kept === message ? text : undefined, at);
+      return;
+    }
+    this.soon.push({ direction, message, where, text, keep, at });
+  }
+
+  /** Records every message {@link TraceRecorder.recordSoon} left for later, in order. */
+  private recordNow(): void {
+    const soon = this.soon;
+    if (soon.length === 0) return;
+    // Nothing changed the turn since they came: setTurn() records them first.
+    for (let index = 0; index < soon.length; index++) {
+      const { direction, message, where, text, keep, at } = soon[index]!;
+      const kept = keep?.(message) ?? message;
+      this.recordAt(direction, kept, where, kept === message ? text : undefined, at);
+    }
+    soon.length = 0;
+  }
+
+  private recordAt(
+    direction: Direction,
+    message: JSONRPCMessage,
+    where: Observation,
+    text: string | undefined,
+    at: number,
+  ): void {
     if (
       text !== undefined &&
       where.decode !== undefined &&
@@ -329,11 +394,13 @@ export class TraceRecorder {
    * now on belong to it.
    */
   setTurn(turnId: string | null): void {
+    this.recordNow();
     this.turn = turnId;
   }
 
   /** Records that observation of a connection failed from now on. */
   gap(where: Observation, reason: string): void {
+    this.recordNow();
     const at = where.at ?? monotonicNow();
     this.gaps.push({ server: where.server, connection: where.connection, at, reason });
     this.event("channel_lost", reason, where);
@@ -341,12 +408,14 @@ export class TraceRecorder {
 
   /** Records a line that was not valid JSON-RPC. It is kept verbatim and never dropped. */
   recordMalformed(direction: Direction, raw: string, problem: string, where: Observation): void {
+    this.recordNow();
     this.push(direction, where, { kind: "malformed", raw, problem });
     this.event("malformed", `${direction} line is not JSON-RPC: ${problem}`, where);
   }
 
   /** Records a connection or process event. */
   event(kind: TraceEvent["kind"], detail: string, where: Observation): void {
+    this.recordNow();
     this.events.push({
       at: where.at ?? monotonicNow(),
       server: where.server,
@@ -365,6 +434,7 @@ export class TraceRecorder {
     reason: string,
     status: ToolCallStatus = "transport_error",
   ): void {
+    this.recordNow();
     const at = where.at ?? monotonicNow();
     const waiting = this.pending.get(where.connection);
     if (waiting) {
@@ -386,6 +456,7 @@ export class TraceRecorder {
     status: ToolCallStatus,
     reason: string,
   ): void {
+    this.recordNow();
     const waiting = this.pending.get(connection);
     if (!waiting) return;
     const at = monotonicNow();
@@ -403,6 +474,7 @@ export class TraceRecorder {
    * what was asked as far as it could be read.
    */
   refused(call: { tool: string; arguments?: unknown }, reason: string, where: Observation): void {
+    this.recordNow();
     const at = where.at ?? monotonicNow();
     const args = call.arguments;
     this.calls.push({
@@ -431,6 +503,7 @@ export class TraceRecorder {
 
   /** The call sent under `tag`, if a `tools/call` was recorded with it. */
   callFor(tag: object): ToolCall | undefined {
+    this.recordNow();
     const call = this.tagged.get(tag);
     if (call?.result !== NOT_READ_YET) return call;
     // Answered and kept as columns: the call as the trace now holds it.
@@ -440,6 +513,7 @@ export class TraceRecorder {
 
   /** Forgets the tag of an operation that has ended (the call stays recorded). */
   release(tag: object): void {
+    this.recordNow();
     this.tagged.delete(tag);
   }
 
@@ -448,6 +522,7 @@ export class TraceRecorder {
    * decided on). Calls that already ended keep their status.
    */
   settleTagged(tag: object, status: ToolCallStatus, reason: string): void {
+    this.recordNow();
     const call = this.tagged.get(tag);
     if (!call) return;
     if (call.status === "cancelled") {
@@ -463,6 +538,7 @@ export class TraceRecorder {
 
   /** A copy of everything recorded so far. Calls without a response stay `incomplete`. */
   snapshot(): Trace {
+    this.recordNow();
     this.readUnread();
     return {
       messages: this.messages.slice(),
