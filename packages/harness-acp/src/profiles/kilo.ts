@@ -59,7 +59,7 @@ export function kiloPermissions(
  * The configuration is OpenCode's (the provider as an OpenAI-compatible one whose key is
  * referenced as `{env:NAME}`, never its value; the allow-list as the permission map),
  * given inline in `KILO_CONFIG_CONTENT`, project configuration, model fetches, updates,
- * sharing, session ingest and default plugins off; stopped by closing stdin.
+ * sharing, session ingest, telemetry and default plugins off; stopped by closing stdin.
  *
  * @example
  * ```ts
@@ -111,6 +111,9 @@ export const kiloProfile: AcpProfile<ResolvedCommonOptions> = {
         KILO_DISABLE_DEFAULT_PLUGINS: "true",
         KILO_DISABLE_LSP_DOWNLOAD: "true",
         KILO_DISABLE_CLAUDE_CODE: "true",
+        // Telemetry on, Kilo Code waits 2 s at exit for PostHog (offline: a timeout) before
+        // it ends; off, it exits at once after stdin closes.
+        KILO_TELEMETRY_LEVEL: "off",
       }),
     });
   },
