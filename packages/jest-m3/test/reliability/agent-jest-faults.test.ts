@@ -24,6 +24,7 @@ import {
   waitUntil,
   type RunningJest,
 } from "../support/user-project";
+import { startTogether } from "../support/started-together";
 
 const FIXTURE = join(__dirname, "..", "fixtures", "faults");
 const SESSION = JSON.stringify(join(FIXTURE, "fault-session"));
@@ -55,21 +56,18 @@ interface Report {
   }[];
 }
 
-describe.each(AGENTS)("Jest faults around an open %s session", (harness, model, jestTimeoutMs) => {
+/**
+ * One agent's scenario: the user's project run, the worker killed, and what the run left
+ * checked. It cleans up after itself (what a failed scenario may have left: processes by pid
+ * and start time, the Jest run, the folders).
+ */
+async function scenario(harness: string, model: string, jestTimeoutMs: number): Promise<void> {
   let dir: string | undefined;
   let out: string | undefined;
   let jest: RunningJest | undefined;
-  let leftovers: { pid: number; ticks: string | null }[] = [];
+  const leftovers: { pid: number; ticks: string | null }[] = [];
   let leftoverDirs: string[] = [];
-
-  afterEach(async () => {
-    await cleanUpChildRun({ jest, leftovers, folders: [...leftoverDirs, dir, out] });
-    jest = undefined;
-    leftovers = [];
-    leftoverDirs = [];
-  });
-
-  test("Jest's timeout while a turn runs, and a worker killed mid-call: both named, the calls kept, nothing left", async () => {
+  try {
     dir = makeUserProject({
       "m3.config.json": JSON.stringify({
         harnesses: [harness],
@@ -151,5 +149,29 @@ describe.each(AGENTS)("Jest faults around an open %s session", (harness, model, 
     const recorded = timedOut[0]!.turns.flatMap((turn) => turn.toolCalls);
     expect(recorded.map((call) => [call.tool, call.arguments])).toEqual(received);
     expect(recorded.filter((call) => call.status === "success")).toEqual([]);
+  } finally {
+    await cleanUpChildRun({ jest, leftovers, folders: [...leftoverDirs, dir, out] });
+  }
+}
+
+// Each scenario mostly waits (for the agent to reach its call, for Jest's timeout to fire),
+// so two run at once, the longest Jest timeout first: the file takes about its longest lane
+// (OpenCode in one; Gemini CLI, then Codex and Claude Code in the other) instead of the four
+// in a row.
+const scenarios = startTogether(
+  2,
+  Object.fromEntries(
+    [...AGENTS]
+      .sort((a, b) => b[2] - a[2])
+      .map(([harness, model, jestTimeoutMs]) => [
+        harness,
+        () => scenario(harness, model, jestTimeoutMs),
+      ]),
+  ) as Record<(typeof AGENTS)[number][0], () => Promise<void>>,
+);
+
+describe.each(AGENTS)("Jest faults around an open %s session", (harness) => {
+  test("Jest's timeout while a turn runs, and a worker killed mid-call: both named, the calls kept, nothing left", async () => {
+    await scenarios.run(harness);
   }, 180_000);
 });
