@@ -39,6 +39,7 @@ import {
   waitUntil,
   type RunningJest,
 } from "../support/user-project";
+import { startTogether } from "../support/started-together";
 
 const FIXTURE = join(__dirname, "..", "fixtures", "faults");
 const SESSION = JSON.stringify(join(FIXTURE, "fault-session"));
@@ -77,94 +78,110 @@ function goneFromProc(pid: number): boolean {
   }
 }
 
-describe.each(AGENTS)(
-  "an in-band run of %s, signalled in the middle of a tool call",
-  (harness, model) => {
-    let dir: string | undefined;
-    let out: string | undefined;
-    let jest: RunningJest | undefined;
-    let leftovers: { pid: number; ticks: string | null }[] = [];
-    let leftoverDirs: string[] = [];
+type Signal = "SIGINT" | "SIGTERM";
 
-    afterEach(async () => {
-      // A failed scenario may leave processes and folders: stop them by pid and start time.
-      await cleanUpChildRun({ jest, leftovers, folders: [...leftoverDirs, dir, out] });
-      jest = undefined;
-      leftovers = [];
-      leftoverDirs = [];
+/**
+ * One agent's run signalled mid-call, and what it left checked. It cleans up after itself
+ * (what a failed scenario may have left: processes by pid and start time, the Jest run, the
+ * folders).
+ */
+async function scenario(harness: string, model: string, signal: Signal): Promise<void> {
+  let dir: string | undefined;
+  let out: string | undefined;
+  let jest: RunningJest | undefined;
+  const leftovers: { pid: number; ticks: string | null }[] = [];
+  let leftoverDirs: string[] = [];
+  try {
+    dir = makeUserProject({
+      "m3.config.json": config(harness),
+      "signalled.test.ts": MID_TURN_TEST,
     });
-
-    test.each(["SIGINT", "SIGTERM"] as const)(
-      "%s: Jest ends by the signal; the stubborn server, the agent and the relay are gone; the kit's temporary folders are removed",
-      async (signal) => {
-        dir = makeUserProject({
-          "m3.config.json": config(harness),
-          "signalled.test.ts": MID_TURN_TEST,
-        });
-        out = mkdtempSync(join(tmpdir(), "m3-signal-out-"));
-        jest = startJest(dir, {
-          env: { M3_FAULT_OUT: out, M3_FAULT_AGENT: `${harness}:${model}`, M3_FAULT_STUBBORN: "1" },
-          timeoutMs: 120_000,
-        });
-        const serverPids = (): number[] =>
-          existsSync(join(out!, "server.pids"))
-            ? readFileSync(join(out!, "server.pids"), "utf8")
-                .split("\n")
-                .filter(Boolean)
-                .map(Number)
-            : [];
-        const midCall = await waitUntil(
-          () => jsonLines(join(out!, "calls.jsonl")).length >= 1 && serverPids().length >= 1,
-          90_000,
-        );
-        if (!midCall) throw new Error(`the turn never reached the tool call:\n${jest.output()}`);
-        const folder = runFolder(dir);
-        // Everything the kit started, and the server as it reported itself: the test's own view.
-        const started = ledgerProcesses(folder);
-        const server = serverPids().map((pid) => ({ pid, label: "stubborn server" }));
-        for (const child of [...started, ...server])
-          leftovers.push({ pid: child.pid, ticks: startTicks(child.pid) });
-        const kitDirs = jsonLines<{ path: string }>(join(folder, "dirs", `${jest.pid}.jsonl`)).map(
-          (entry) => entry.path,
-        );
-        leftoverDirs = kitDirs;
-        expect(started.map((child) => child.label)).toEqual(
-          expect.arrayContaining(["relay for shipping", "server shipping"]),
-        );
-        expect(server.map((child) => child.pid)).toEqual(
-          started.filter((child) => child.label === "server shipping").map((child) => child.pid),
-        );
-        // The agent's home, its workspace, the wire sockets: all there before the signal.
-        expect(kitDirs.length).toBeGreaterThanOrEqual(2);
-        expect(kitDirs.filter((path) => !existsSync(path))).toEqual([]);
-
-        process.kill(jest.pid, signal);
-        const run = await jest.done;
-
-        const everyone = [...started, ...server];
-        expect(
-          everyone.filter((child) => isRunning(child.pid) || !goneFromProc(child.pid)),
-        ).toEqual([]);
-        expect(kitDirs.filter((path) => existsSync(path))).toEqual([]);
-        // Jest ends as the signal ends it, after the guard cleaned up, and says what it did.
-        expect([run.status, run.signal]).toEqual([null, signal]);
-        expect(run.output).toMatch(
-          new RegExp(
-            `jest-m3: ${signal}: stopped \\d+ process\\(es\\) the run's kits started and removed ${kitDirs.length} temporary folder\\(s\\)`,
-          ),
-        );
-        // Evidence kept: the ledger, the server's own log, and a note of what the signal did.
-        expect(jsonLines(join(out, "calls.jsonl"))).toEqual([
-          { tool: "shipping_wait", arguments: { seconds: 600 } },
-        ]);
-        expect(JSON.parse(readFileSync(join(folder, "interrupted.json"), "utf8"))).toEqual(
-          expect.objectContaining({ signal, removed: kitDirs }),
-        );
-      },
-      150_000,
+    out = mkdtempSync(join(tmpdir(), "m3-signal-out-"));
+    jest = startJest(dir, {
+      env: { M3_FAULT_OUT: out, M3_FAULT_AGENT: `${harness}:${model}`, M3_FAULT_STUBBORN: "1" },
+      timeoutMs: 120_000,
+    });
+    const serverPids = (): number[] =>
+      existsSync(join(out!, "server.pids"))
+        ? readFileSync(join(out!, "server.pids"), "utf8").split("\n").filter(Boolean).map(Number)
+        : [];
+    const midCall = await waitUntil(
+      () => jsonLines(join(out!, "calls.jsonl")).length >= 1 && serverPids().length >= 1,
+      90_000,
     );
-  },
+    if (!midCall) throw new Error(`the turn never reached the tool call:\n${jest.output()}`);
+    const folder = runFolder(dir);
+    // Everything the kit started, and the server as it reported itself: the test's own view.
+    const started = ledgerProcesses(folder);
+    const server = serverPids().map((pid) => ({ pid, label: "stubborn server" }));
+    for (const child of [...started, ...server])
+      leftovers.push({ pid: child.pid, ticks: startTicks(child.pid) });
+    const kitDirs = jsonLines<{ path: string }>(join(folder, "dirs", `${jest.pid}.jsonl`)).map(
+      (entry) => entry.path,
+    );
+    leftoverDirs = kitDirs;
+    expect(started.map((child) => child.label)).toEqual(
+      expect.arrayContaining(["relay for shipping", "server shipping"]),
+    );
+    expect(server.map((child) => child.pid)).toEqual(
+      started.filter((child) => child.label === "server shipping").map((child) => child.pid),
+    );
+    // The agent's home, its workspace, the wire sockets: all there before the signal.
+    expect(kitDirs.length).toBeGreaterThanOrEqual(2);
+    expect(kitDirs.filter((path) => !existsSync(path))).toEqual([]);
+
+    process.kill(jest.pid, signal);
+    const run = await jest.done;
+
+    const everyone = [...started, ...server];
+    expect(everyone.filter((child) => isRunning(child.pid) || !goneFromProc(child.pid))).toEqual(
+      [],
+    );
+    expect(kitDirs.filter((path) => existsSync(path))).toEqual([]);
+    // Jest ends as the signal ends it, after the guard cleaned up, and says what it did.
+    expect([run.status, run.signal]).toEqual([null, signal]);
+    expect(run.output).toMatch(
+      new RegExp(
+        `jest-m3: ${signal}: stopped \\d+ process\\(es\\) the run's kits started and removed ${kitDirs.length} temporary folder\\(s\\)`,
+      ),
+    );
+    // Evidence kept: the ledger, the server's own log, and a note of what the signal did.
+    expect(jsonLines(join(out, "calls.jsonl"))).toEqual([
+      { tool: "shipping_wait", arguments: { seconds: 600 } },
+    ]);
+    expect(JSON.parse(readFileSync(join(folder, "interrupted.json"), "utf8"))).toEqual(
+      expect.objectContaining({ signal, removed: kitDirs }),
+    );
+  } finally {
+    await cleanUpChildRun({ jest, leftovers, folders: [...leftoverDirs, dir, out] });
+  }
+}
+
+const SIGNALS = ["SIGINT", "SIGTERM"] as const;
+
+// Each scenario mostly waits (for its agent to reach the call, for the signalled run to wind
+// down), so two run at once, the slowest agents first: the file takes about its longest lane
+// instead of the eight in a row.
+const scenarios = startTogether(
+  2,
+  Object.fromEntries(
+    [...AGENTS]
+      .reverse()
+      .flatMap(([harness, model]) =>
+        SIGNALS.map((signal) => [`${harness} ${signal}`, () => scenario(harness, model, signal)]),
+      ),
+  ) as Record<string, () => Promise<void>>,
 );
+
+describe.each(AGENTS)("an in-band run of %s, signalled in the middle of a tool call", (harness) => {
+  test.each(SIGNALS)(
+    "%s: Jest ends by the signal; the stubborn server, the agent and the relay are gone; the kit's temporary folders are removed",
+    async (signal) => {
+      await scenarios.run(`${harness} ${signal}`);
+    },
+    150_000,
+  );
+});
 
 describe("the sweep of earlier runs at the start of a run", () => {
   let dir: string | undefined;
