@@ -39,6 +39,12 @@ interface Rate {
   readonly cpuMicros: number;
 }
 
+interface Round {
+  readonly rates: Map<string, Rate>;
+  /** Each client's wall time per chunk, in the order the chunks ran. */
+  readonly chunks: Map<string, number[]>;
+}
+
 /**
  * One round: `calls` calls per client, made in chunks of `chunk` that alternate between the
  * clients (the order reversed every other chunk), so that a burst of load on the machine
@@ -48,26 +54,48 @@ async function round(
   clients: ReadonlyArray<readonly [string, Call]>,
   calls: number,
   chunk: number,
-): Promise<Map<string, Rate>> {
+): Promise<Round> {
   const time = new Map(clients.map(([name]) => [name, 0]));
   const cpu = new Map(clients.map(([name]) => [name, 0]));
+  const chunks = new Map<string, number[]>(clients.map(([name]) => [name, []]));
   for (let done = 0, turn = 0; done < calls; done += chunk, turn++) {
     const order = turn % 2 === 0 ? clients : [...clients].reverse();
     for (const [name, call] of order) {
       const usage = process.cpuUsage();
       const started = performance.now();
       for (let index = 0; index < chunk; index++) await call();
-      time.set(name, time.get(name)! + performance.now() - started);
+      const took = performance.now() - started;
+      time.set(name, time.get(name)! + took);
+      chunks.get(name)!.push(took);
       const used = process.cpuUsage(usage);
       cpu.set(name, cpu.get(name)! + used.user + used.system);
     }
   }
-  return new Map(
+  const rates = new Map(
     clients.map(([name]) => [
       name,
       { callsPerSecond: calls / (time.get(name)! / 1000), cpuMicros: cpu.get(name)! / calls },
     ]),
   );
+  return { rates, chunks };
+}
+
+/**
+ * The median of `values` and a distribution-free 95% interval for it: the order statistics
+ * whose ranks a Binomial(n, 1/2) count puts the median between with 95% probability
+ * (normal approximation), whatever the shape of the noise.
+ */
+function medianWithInterval(values: readonly number[]): {
+  median: number;
+  low: number;
+  high: number;
+} {
+  const sorted = [...values].sort((a, b) => a - b);
+  const n = sorted.length;
+  const half = (1.96 * Math.sqrt(n)) / 2;
+  const low = Math.max(0, Math.floor(n / 2 - half) - 1);
+  const high = Math.min(n - 1, Math.ceil(n / 2 + half));
+  return { median: median(sorted), low: sorted[low]!, high: sorted[high]! };
 }
 
 /** The SDK's stdio framing over a child started in a session of its own (as the kit does). */
@@ -140,25 +168,33 @@ export async function benchDirect({ calls = 1000, rounds = 15, chunk = 50 } = {}
     ["own-session", () => ownSession.callTool({ name: "shipping_quote", arguments: args })],
   ];
   const rates = new Map<string, Rate[]>(clients.map(([name]) => [name, []]));
+  const chunkTimes = new Map<string, number[]>(clients.map(([name]) => [name, []]));
   const load = loadavg()[0]!;
   try {
     await round(clients, 300, 50); // warm-up: JIT and the servers
     for (let index = 0; index < rounds; index++) {
       const measured = await round(clients, calls, chunk);
-      for (const [name] of clients) rates.get(name)!.push(measured.get(name)!);
+      for (const [name] of clients) {
+        rates.get(name)!.push(measured.rates.get(name)!);
+        chunkTimes.get(name)!.push(...measured.chunks.get(name)!);
+      }
     }
     // Every call of every round, in the one trace the kit keeps until it closes.
     const recorded = direct.trace.toolCalls.length;
     if (recorded !== 300 + rounds * calls) {
       throw new Error(`the kit recorded ${recorded} calls, expected ${300 + rounds * calls}`);
     }
-    const ratios = (name: string): number[] =>
-      rates
-        .get(name)!
-        .map((rate, index) => rate.callsPerSecond / rates.get("bare")![index]!.callsPerSecond);
-    const kitRatios = ratios("kit");
-    const kitRatio = median(kitRatios);
-    const ownRatio = median(ratios("own-session"));
+    // The verdict compares each chunk of a client with the bare client's chunk of the same
+    // turn, which ran next to it: a burst of load falls on both, and the median of those
+    // paired ratios is not moved by the few chunks a burst hit harder on one side.
+    const paired = (name: string): number[] =>
+      chunkTimes.get(name)!.map((took, index) => chunkTimes.get("bare")![index]! / took);
+    const kitPaired = medianWithInterval(paired("kit"));
+    const kitRatio = kitPaired.median;
+    const ownRatio = median(paired("own-session"));
+    const kitRatios = rates
+      .get("kit")!
+      .map((rate, index) => rate.callsPerSecond / rates.get("bare")![index]!.callsPerSecond);
     console.log(
       `\ndirect: ${calls} sequential tools/call × ${rounds} rounds (in interleaved chunks of ${chunk}), shipping server over stdio (load average ${load.toFixed(2)} → ${loadavg()[0]!.toFixed(2)})`,
     );
@@ -177,9 +213,13 @@ export async function benchDirect({ calls = 1000, rounds = 15, chunk = 50 } = {}
       `  kit.direct ÷ bare per round: ${kitRatios.map((ratio) => ratio.toFixed(3)).join(" ")}`,
     );
     console.log(`  spread of the ${rounds} rounds: ${spread(kitRatios)}`);
+    const pairs = chunkTimes.get("kit")!.length;
+    console.log(
+      `  paired chunks (${pairs} pairs of ${chunk} calls, each kit chunk over the bare chunk beside it): median ${kitRatio.toFixed(3)}, 95% interval ${kitPaired.low.toFixed(3)}–${kitPaired.high.toFixed(3)} (distribution-free, from the ranks)`,
+    );
     console.log(`  every call recorded: ${recorded} tool-call records`);
     const verdict = kitRatio >= TARGET ? "met" : kitRatio >= FLOOR ? "not met" : "FAILED";
-    const line = `  direct: kit.direct at ${kitRatio.toFixed(3)}× the bare SDK client (median of ${rounds} rounds); target ≥ ${TARGET}×, floor ${FLOOR}×: ${verdict}`;
+    const line = `  direct: kit.direct at ${kitRatio.toFixed(3)}× the bare SDK client (median of ${pairs} paired chunks, 95% interval ${kitPaired.low.toFixed(3)}–${kitPaired.high.toFixed(3)}); target ≥ ${TARGET}×, floor ${FLOOR}×: ${verdict}`;
     if (kitRatio < FLOOR) {
       console.error(`${line} (below the floor: the benchmark fails)`);
       process.exitCode = 1;

@@ -36,16 +36,15 @@ export interface Observation {
 
 /**
  * Messages kept as the text that crossed the wire, until the trace is read: each message's
- * fields in a column of its own and its text as UTF-8 bytes in one buffer, outside the
- * JavaScript heap. A message kept as objects costs every young-generation collection it
- * survives a copy of each (two collections per message, about a kilobyte a call), which
- * cost a direct call more than the rest of its recording (issue 36); a column entry is no
- * object at all.
+ * fields in a column of its own and its text as the one string it already was. A message
+ * kept as objects costs every young-generation collection it survives a copy of each (two
+ * collections per message, about a kilobyte a call), which cost a direct call more than the
+ * rest of its recording (issue 36); a column entry is no object at all, and a flat string
+ * is one copy. (Copying each text into one UTF-8 buffer outside the heap instead cost a call
+ * about 3 µs more CPU than keeping the string: `npm run bench -- direct`, issue 36.)
  */
 class UnreadMessages {
-  private bytes = Buffer.allocUnsafe(16 * 1024);
-  private used = 0;
-  private readonly ends: number[] = [];
+  private readonly texts: string[] = [];
   private readonly ats: number[] = [];
   private readonly servers: string[] = [];
   private readonly connections: string[] = [];
@@ -55,7 +54,7 @@ class UnreadMessages {
   private readonly decoders: ((text: string) => JSONRPCMessage)[] = [];
 
   get size(): number {
-    return this.ends.length;
+    return this.texts.length;
   }
 
   add(
@@ -67,15 +66,7 @@ class UnreadMessages {
     decode: (text: string) => JSONRPCMessage,
     text: string,
   ): void {
-    // At most 3 bytes of UTF-8 per UTF-16 unit: room without measuring the text first.
-    const room = 3 * text.length;
-    if (this.used + room > this.bytes.length) {
-      const grown = Buffer.allocUnsafe(Math.max(2 * this.bytes.length, this.used + room));
-      this.bytes.copy(grown, 0, 0, this.used);
-      this.bytes = grown;
-    }
-    this.used += this.bytes.write(text, this.used, "utf8");
-    this.ends.push(this.used);
+    this.texts.push(text);
     this.ats.push(at);
     this.servers.push(where.server);
     this.connections.push(where.connection);
@@ -87,9 +78,7 @@ class UnreadMessages {
 
   /** Appends every message to `into` as entries, parsed (seq from `into`'s length), and empties. */
   readInto(into: TraceMessage[]): void {
-    let start = 0;
-    for (let index = 0; index < this.ends.length; index++) {
-      const end = this.ends[index]!;
+    for (let index = 0; index < this.texts.length; index++) {
       // Same fields, same order as record()'s literal.
       into.push({
         seq: into.length,
@@ -99,13 +88,11 @@ class UnreadMessages {
         at: this.ats[index]!,
         turnId: this.turnIds[index]!,
         kind: this.kinds[index]!,
-        message: this.decoders[index]!(this.bytes.toString("utf8", start, end)),
+        message: this.decoders[index]!(this.texts[index]!),
       });
-      start = end;
     }
-    this.used = 0;
     for (const column of [
-      this.ends,
+      this.texts,
       this.ats,
       this.servers,
       this.connections,
