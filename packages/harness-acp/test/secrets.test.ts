@@ -10,7 +10,13 @@
 import { MCPTestKit } from "jest-m3";
 import type { ProviderDialect } from "@jest-m3/core/harness";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { bothQuotesRule, expectNoValues, expectSecretsKept } from "@jest-m3/test-support";
+import { basename } from "node:path";
+import {
+  bothQuotesRule,
+  expectNoValues,
+  expectSecretsKept,
+  kitTempDirs,
+} from "@jest-m3/test-support";
 
 jest.setTimeout(120_000);
 
@@ -32,8 +38,20 @@ test.each([
     try {
       const seen = await expectSecretsKept({
         kit,
-        agent: { harness, models: ["scripted-1"], provider: model.providerFor(dialect) },
+        agent: {
+          harness,
+          models: ["scripted-1"],
+          provider: model.providerFor(dialect),
+          // Cold: the agent's own HOME, XDG folders and TMPDIR are then among the kit's
+          // folders the scan reads (a warm agent's home is its pool's, outside the kit).
+          options: { warm: false },
+        },
         tag: "acp",
+        // The agent's own home is one of the folders scanned.
+        whileOpen: () =>
+          expect(kitTempDirs(kit).map((dir) => basename(dir))).toContainEqual(
+            expect.stringMatching(new RegExp(`^m3-${harness}-(?!warm-)`)),
+          ),
         reported: ["GEMINI_API_KEY", "SCRIPTED_API_KEY"],
         prompt: "quote please",
       });
