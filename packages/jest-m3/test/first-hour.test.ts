@@ -37,12 +37,21 @@ test("watch mode runs once and waits: the results folder never triggers a run", 
   const runs = (): number =>
     existsSync(join(dir, ".m3", "runs")) ? readdirSync(join(dir, ".m3", "runs")).length : 0;
   const jest = startJest(dir, { args: ["--watchAll"], timeoutMs: 90_000 });
+  // How long nothing may run after the first run's report (its last write to the results
+  // folder): longer than the watcher takes to start a run for a real change (checked below).
+  const quietMs = 8_000;
   try {
-    // The first run ends with its report; then nothing changes for 15 s.
+    // The first run ends with its report; then nothing changes for quietMs.
     expect(await waitUntil(() => /report written to/.test(jest.output()), 60_000)).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 15_000));
+    await new Promise((resolve) => setTimeout(resolve, quietMs));
     expect(jest.output()).toContain("1 passed");
     expect(runs()).toBe(1);
+    // The watcher is live and quick: a changed test file starts a run (its run folder) well
+    // within quietMs, so a run the results folder had triggered would have shown by now.
+    const touched = Date.now();
+    writeFileSync(join(dir, "quote.test.ts"), `${directTest}\n`);
+    expect(await waitUntil(() => runs() === 2, 60_000)).toBe(true);
+    expect(Date.now() - touched).toBeLessThan(quietMs);
   } finally {
     if (!jest.exited) process.kill(jest.pid, "SIGKILL");
     await jest.done;
@@ -113,12 +122,12 @@ test("hangs with its kit in use", async () => {
   await using kit = new MCPTestKit({ env: {} });
   await kit.direct(${serverSpec}).ping();
   await new Promise(() => undefined);
-}, 3_000);
+}, 1_500);
 `,
   });
   const run = runJest(dir, { timeoutMs: 120_000 });
   expect(run.status).toBe(1);
-  expect(run.output).toContain("Exceeded timeout of 3000 ms");
+  expect(run.output).toContain("Exceeded timeout of 1500 ms");
   expect(run.output).toContain(
     "exceeded Jest's test timeout while 1 MCPTestKit(s) were still in use",
   );
