@@ -31,6 +31,8 @@ function pool(
   lease: "shared" | "exclusive",
   idleMs = 60_000,
   maxSessions?: number,
+  /** Holds each start after its process is up (`up` called) until `opened` resolves. */
+  gate?: { readonly opened: Promise<void>; readonly up: () => void },
 ): { pool: WarmPool<string, Warm>; starts: string[] } {
   const starts: string[] = [];
   const made = new WarmPool<string, Warm>({
@@ -51,6 +53,8 @@ function pool(
         command: child.launch.command,
       });
       await child.spawned;
+      gate?.up();
+      await gate?.opened;
       return { agent: new AgentProcess(child), spec };
     },
     alive: (warm) => warm.agent.exitDescription === undefined,
@@ -107,6 +111,30 @@ test("shared with maxSessions: a process serves at most that many sessions at on
   expect(starts).toEqual(["s0", "s3", "s6", "w"]);
   for (const warm of processes) expect(isProcessAlive(warm.agent.pid!)).toBe(true);
   expect(() => pool("shared", 60_000, 0)).toThrow(/maxSessions must be a whole number ≥ 1, got 0/);
+});
+
+test("shared with maxSessions: a session that comes as a start ends never finds the process with free places its waiting sessions hold", async () => {
+  // Two sessions wait on one start at a limit of 2; a third comes 0 to 6 microtask steps
+  // after the start's process is up, when the waiting two may not have their leases yet.
+  for (let steps = 0; steps <= 6; steps++) {
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    let up!: () => void;
+    const started = new Promise<void>((resolve) => (up = resolve));
+    const { pool: capped, starts } = pool("shared", 60_000, 2, { opened, up });
+    const first = [capped.acquire("k", "a"), capped.acquire("k", "b")];
+    await started; // the process is up; its start returns when the gate opens
+    const late = opened.then(async () => {
+      for (let step = 0; step < steps; step++) await null;
+      return capped.acquire("k", "c");
+    });
+    open();
+    const [a, b, c] = await Promise.all([...first, late]);
+    expect({ steps, shared: a!.warm === b!.warm }).toEqual({ steps, shared: true });
+    expect({ steps, third: c!.warm === a!.warm }).toEqual({ steps, third: false });
+    expect({ steps, starts }).toEqual({ steps, starts: ["a", "c"] });
+    await capped.stopAll();
+  }
 });
 
 test("shared: a process a session found unresponsive (release(false)) is stopped, the next session gets a new one", async () => {

@@ -63,11 +63,17 @@ interface Entry<W> {
   idle: NodeJS.Timeout | undefined;
 }
 
+/** A process being started, and the sessions waiting on it (the starter too). */
+interface Starting<W> {
+  entry: Promise<Entry<W>>;
+  sessions: number;
+}
+
 /** Agent processes kept for the next session; see the module's description. */
 export class WarmPool<S, W> {
   private readonly entries = new Set<Entry<W>>();
   /** A shared key's process being started, with the sessions waiting on it (the starter too). */
-  private readonly starting = new Map<string, { entry: Promise<Entry<W>>; sessions: number }>();
+  private readonly starting = new Map<string, Starting<W>>();
   /** Sessions one process serves at once. */
   private readonly limit: number;
   private exitHook = false;
@@ -101,12 +107,13 @@ export class WarmPool<S, W> {
     const pending = lease === "shared" ? this.starting.get(key) : undefined;
     if (pending && pending.sessions < this.limit) {
       pending.sessions++;
-      return this.lease(await pending.entry, false);
+      return this.lease(await pending.entry, false, true);
     }
-    const start = { entry: this.start(key, spec), sessions: 1 };
+    const start: Starting<W> = { entry: undefined as unknown as Promise<Entry<W>>, sessions: 1 };
+    start.entry = this.options.start(spec, key).then((warm) => this.add(warm, key, start));
     if (lease === "shared") this.starting.set(key, start);
     try {
-      return this.lease(await start.entry, true);
+      return this.lease(await start.entry, true, true);
     } finally {
       if (this.starting.get(key) === start) this.starting.delete(key);
     }
@@ -126,20 +133,26 @@ export class WarmPool<S, W> {
     await Promise.all(this.all.map((warm) => this.discard(warm)));
   }
 
-  private async start(key: string, spec: S): Promise<Entry<W>> {
-    const warm = await this.options.start(spec, key);
-    const entry: Entry<W> = { warm, key, users: 0, idle: undefined };
+  /**
+   * A started process joins the pool in one step with every session that waited on its
+   * start counted as its user, and its start takes no more sessions: a session that comes
+   * next finds it among the entries with those places taken, not free until the waiting
+   * sessions' leases are made.
+   */
+  private add(warm: W, key: string, start: Starting<W>): Entry<W> {
+    if (this.starting.get(key) === start) this.starting.delete(key);
+    const entry: Entry<W> = { warm, key, users: start.sessions, idle: undefined };
     this.entries.add(entry);
     if (!this.exitHook) {
       this.exitHook = true;
-      // Nothing outlives the worker: every warm process (and its group) goes with it.
       process.once("exit", () => this.all.forEach((each) => this.options.kill(each)));
     }
     return entry;
   }
 
-  private lease(entry: Entry<W>, started: boolean): WarmLease<W> {
-    entry.users++;
+  /** A lease on `entry`; `counted` when {@link WarmPool.add} already counted its session. */
+  private lease(entry: Entry<W>, started: boolean, counted = false): WarmLease<W> {
+    if (!counted) entry.users++;
     if (entry.idle) clearTimeout(entry.idle);
     entry.idle = undefined;
     this.options.hold(entry.warm, true);
