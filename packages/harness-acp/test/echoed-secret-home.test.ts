@@ -96,40 +96,48 @@ test.each([
   },
 );
 
-test("gemini, warm (the default): the warm home holds the echo until its pool stops, then is gone", async () => {
-  await stopWarmAcpAgents();
-  const started = Date.now();
-  // The folders the runtime hears of: the run's folder ledger, which a later run sweeps.
-  const announced: string[] = [];
-  const stopObserving = defaultRuntime().observe({ tempDirCreated: (dir) => announced.push(dir) });
-  const kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
-  try {
-    const [agent] = kit.agents([
-      { harness: "gemini", models: ["scripted-1"], provider: model.providerFor("gemini") },
-    ]);
-    const session = agent!.session({
-      servers: [{ name: "web", url, headers: { "X-Api-Key": HEADER } }],
-      timeout: 90_000,
+test.each([
+  ["gemini", "gemini"],
+  ["opencode", "chat-completions"],
+] as const)(
+  "%s, warm (the default): the warm home holds the echo until its pool stops, then is gone",
+  async (harness, dialect: ProviderDialect) => {
+    await stopWarmAcpAgents();
+    const started = Date.now();
+    // The folders the runtime hears of: the run's folder ledger, which a later run sweeps.
+    const announced: string[] = [];
+    const stopObserving = defaultRuntime().observe({
+      tempDirCreated: (dir) => announced.push(dir),
     });
-    await using open = await session.open();
-    const turn = await open.send("echo the key");
-    expect(turn.response?.text).toContain("[redacted: web header X-Api-Key]");
-  } finally {
-    await kit.close();
-    stopObserving();
-  }
-  // The session is closed; the warm agent's home (not one of the kit's folders) keeps the
-  // echo for the next session of its key, as docs/troubleshooting.md says...
-  const warmHomes = recentKitDirs(started).filter((dir) => /m3-gemini-warm-/.test(dir));
-  expect(warmHomes).toHaveLength(1);
-  expect(filesContaining(warmHomes[0]!, HEADER).length).toBeGreaterThan(0);
-  // It is in the run's folder ledger: a run killed before its pools stop has it swept.
-  expect(announced).toContain(warmHomes[0]);
-  // ...until the pool stops (the preset does it when the file ends): then nothing holds it.
-  await stopWarmAcpAgents();
-  expect(existsSync(warmHomes[0]!)).toBe(false);
-  expect(recentKitDirs(started).flatMap((dir) => filesContaining(dir, HEADER))).toEqual([]);
-});
+    const kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
+    try {
+      const [agent] = kit.agents([
+        { harness, models: ["scripted-1"], provider: model.providerFor(dialect) },
+      ]);
+      const session = agent!.session({
+        servers: [{ name: "web", url, headers: { "X-Api-Key": HEADER } }],
+        timeout: 90_000,
+      });
+      await using open = await session.open();
+      const turn = await open.send("echo the key");
+      expect(turn.response?.text).toContain("[redacted: web header X-Api-Key]");
+    } finally {
+      await kit.close();
+      stopObserving();
+    }
+    // The session is closed; the warm agent's home (not one of the kit's folders) keeps the
+    // echo for the next session of its key, as docs/troubleshooting.md says...
+    const warmHomes = recentKitDirs(started).filter((dir) => dir.includes(`m3-${harness}-warm-`));
+    expect(warmHomes).toHaveLength(1);
+    expect(filesContaining(warmHomes[0]!, HEADER).length).toBeGreaterThan(0);
+    // It is in the run's folder ledger: a run killed before its pools stop has it swept.
+    expect(announced).toContain(warmHomes[0]);
+    // ...until the pool stops (the preset does it when the file ends): then nothing holds it.
+    await stopWarmAcpAgents();
+    expect(existsSync(warmHomes[0]!)).toBe(false);
+    expect(recentKitDirs(started).flatMap((dir) => filesContaining(dir, HEADER))).toEqual([]);
+  },
+);
 
 /** The `m3-` folders under the system temp folder changed since `started`. */
 function recentKitDirs(started: number): string[] {
