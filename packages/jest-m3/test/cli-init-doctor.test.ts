@@ -1,5 +1,5 @@
 // `npx jest-m3 init` and `npx jest-m3 doctor` in a user's project, run as child processes.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -20,6 +20,34 @@ function cli(dir: string, args: readonly string[], env: Record<string, string> =
     timeout: 120_000,
   });
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
+}
+
+/** {@link cli} without blocking: for runs that go side by side. */
+function cliAsync(
+  dir: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{ status: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: dir,
+      env: { ...process.env, M3_RUN_DIR: "", M3_PROVIDER: "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once("close", (status) => {
+      clearTimeout(timer);
+      resolve({ status, output: `${stdout}${stderr}` });
+    });
+  });
 }
 
 /** A server project with nothing of jest-m3 yet: its package.json and its server. */
@@ -126,11 +154,18 @@ test("init without a server command says what it needs", () => {
   expect(run.output).toContain('--server "<command>" is required');
 });
 
-test("doctor: versions, providers and every installed harness's readiness, on one screen", () => {
+test("doctor: versions, providers and every installed harness's readiness, on one screen", async () => {
+  // Two projects, one bare and one after init, each its own HOME: their doctors (seconds
+  // each, mostly waiting for every harness's agent to answer) run side by side.
   const dir = serverProject();
-  dirs.push(dir);
-  // Without a scripted model or a login, the harnesses are not ready: reasons and fixes.
-  const bare = cli(dir, ["doctor"], { HOME: dir, OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "" });
+  const initialized = serverProject();
+  dirs.push(dir, initialized);
+  expect(cli(initialized, ["init", "--server", "node server.mjs"]).status).toBe(0);
+  const [bare, ready] = await Promise.all([
+    // Without a scripted model or a login, the harnesses are not ready: reasons and fixes.
+    cliAsync(dir, ["doctor"], { HOME: dir, OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "" }),
+    cliAsync(initialized, ["doctor"], { HOME: initialized }),
+  ]);
   expect(bare.status).toBe(1);
   expect(bare.output).toMatch(/node \d+\.\d+\.\d+ +jest 30\.\d+\.\d+ +jest-m3 \d/);
   expect(bare.output).toContain("none configured: agent tests use each harness's own login");
@@ -143,8 +178,6 @@ test("doctor: versions, providers and every installed harness's readiness, on on
   );
   expect(bare.output.trim().split("\n").length).toBeLessThanOrEqual(50);
 
-  cli(dir, ["init", "--server", "node server.mjs"]);
-  const ready = cli(dir, ["doctor"], { HOME: dir });
   expect(ready.output).toContain("scripted model (offline) from");
   expect(ready.output).toMatch(/✓ codex 0\.171\.0 .*: ready/);
   // Every published harness is probed, the slow-starting ones too (Kilo Code, Copilot, Pi).
