@@ -164,10 +164,11 @@ describe.each([
       const server = shippingServer(join(dir, "calls.jsonl"));
       const one = await plain!.session({ server, timeout: 60_000 }).open();
       const [first] = agentPids(harness);
-      const two = await withKey!.session({ server, timeout: 60_000 }).open();
-      const narrow = await plain!
-        .session({ server, tools: ["shipping:shipping_quote"], timeout: 60_000 })
-        .open();
+      // The two that need a process of their own start it side by side.
+      const [two, narrow] = await Promise.all([
+        withKey!.session({ server, timeout: 60_000 }).open(),
+        plain!.session({ server, tools: ["shipping:shipping_quote"], timeout: 60_000 }).open(),
+      ]);
       const pids = agentPids(harness);
       // The keyed session and the narrower allow-list each got a process of their own.
       expect(pids).toHaveLength(3);
