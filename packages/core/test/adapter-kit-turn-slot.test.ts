@@ -204,6 +204,21 @@ test("shutdown runs the session's close work once, with whether a turn was runni
   expect((await running).outcome).toBe("interrupted");
 });
 
+test("a turn the slot ended on an unconfirmed interrupt leaves the agent not reusable; a confirmed one does not", async () => {
+  for (const confirm of [false, true]) {
+    const { slot, lines } = agent(confirm, 100);
+    const running = slot.run(request("wait", signal()), new LineTurn(), () => {
+      lines.write({ type: "turn", text: "wait" });
+    });
+    void slot.interrupt();
+    expect((await running).outcome).toBe("interrupted");
+    // No turn runs now; an agent that never confirmed may still be in that one.
+    const seen: boolean[] = [];
+    await slot.shutdown(async (midTurn) => void seen.push(midTurn));
+    expect({ confirm, notReusable: seen[0] }).toEqual({ confirm, notReusable: !confirm });
+  }
+});
+
 test("finishedTurn: the reply, the calls, a copy of the events and the agent's own usage", () => {
   const events: unknown[] = [{ n: 1 }];
   const usage = new UsageTally();

@@ -59,6 +59,8 @@ export class TurnSlot<T extends SlotTurn> {
   /** The running or last turn. */
   current: T | undefined;
   private closed = false;
+  /** An interrupt the agent did not confirm within the grace: the slot ended that turn itself. */
+  private unconfirmed = false;
   private closing: Promise<void> | undefined;
   private readonly interrupted = new WeakMap<T, Promise<void>>();
   private readonly stopExit: () => void;
@@ -144,6 +146,7 @@ export class TurnSlot<T extends SlotTurn> {
     if (!asked) {
       const graceMs = this.options.graceMs ?? INTERRUPT_GRACE_MS;
       const timer = setTimeout(() => {
+        this.unconfirmed = true;
         const agent = this.options.names.agent;
         turn.finish(
           "interrupted",
@@ -170,10 +173,11 @@ export class TurnSlot<T extends SlotTurn> {
 
   /**
    * Closes the slot: a running turn ends `interrupted`, later turns fail. Returns whether a
-   * turn was running (a warm agent left mid-turn is not reusable).
+   * turn was running, or the agent never confirmed an interrupt the slot ended a turn
+   * without (it may still be in that turn): a warm agent left so is not reusable.
    */
   close(): boolean {
-    const midTurn = this.busy;
+    const midTurn = this.busy || this.unconfirmed;
     this.closed = true;
     this.current?.finish("interrupted", "The session closed during the turn.");
     this.stopExit();

@@ -134,6 +134,20 @@ export const MATRIX_AGENTS: Record<string, MatrixAgent> = {
     warmLease: "shared",
     warmSessions: 3,
   },
+  pi: {
+    harness: "pi",
+    model: "scripted-model",
+    dialect: "responses",
+    // No retries (Pi's and its SDK's are off): each fault fails the turn in Pi's words.
+    faults: {
+      "401": /API error \(401\)/,
+      "429": /API error \(429\)/,
+      "500": /API error \(500\)/,
+      cut: /stream ended before a terminal response event/,
+    },
+    serverStartFailure: "open fails",
+    warmLease: "exclusive",
+  },
 };
 
 /**
