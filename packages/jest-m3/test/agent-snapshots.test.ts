@@ -14,6 +14,7 @@ import {
   REPO,
   removeTempDir,
   runJest,
+  startJest,
   type JestRun,
 } from "./support/user-project";
 
@@ -85,6 +86,15 @@ function run(
   });
 }
 
+/** {@link run} without blocking: the `--ci` jobs, which write nothing, go side by side. */
+function runAsync(agents: string, args: readonly string[] = []): Promise<JestRun> {
+  return startJest(dir!, {
+    args,
+    env: { M3_AGENTS: agents, M3_HARNESS_TEST: join(dir!, "test-harness.cjs") },
+    timeoutMs: 300_000,
+  }).done;
+}
+
 const snapshotKeys = (): string[] => {
   const file = join(dir!, "__snapshots__", "seed.test.ts.snap");
   if (!existsSync(file)) return [];
@@ -93,7 +103,7 @@ const snapshotKeys = (): string[] => {
     .sort();
 };
 
-test("one shared snapshot per test where agents agree; subsets of the agents pass without obsolete", () => {
+test("one shared snapshot per test where agents agree; subsets of the agents pass without obsolete", async () => {
   dir = makeUserProject({
     "m3.config.json": JSON.stringify({ scriptedModel: { script: "script.json" } }),
     "script.json": SCRIPT,
@@ -115,8 +125,10 @@ test("one shared snapshot per test where agents agree; subsets of the agents pas
   expect(stored).toContain('shipping:shipping_quote {"weight_kg":5,"zone":"regional"} → success');
 
   // One CI job per agent (docs/matrices.md): each checks what it ran, none is obsolete.
-  for (const agents of ["codex=gpt-5.5", "test=m2", "test=m1"]) {
-    const job = run(agents, ["--ci"]);
+  const jobs = ["codex=gpt-5.5", "test=m2", "test=m1"] as const;
+  const runs = await Promise.all(jobs.map((agents) => runAsync(agents, ["--ci"])));
+  for (const [index, agents] of jobs.entries()) {
+    const job = runs[index]!;
     expect({ agents, status: job.status, tail: job.output.slice(-1500) }).toMatchObject({
       agents,
       status: 0,
@@ -135,7 +147,7 @@ test("one shared snapshot per test where agents agree; subsets of the agents pas
   expect(snapshotKeys()).toHaveLength(3);
 }, 900_000);
 
-test("an agent whose trajectory differs from the shared snapshot fails, naming it and the fix", () => {
+test("an agent whose trajectory differs from the shared snapshot fails, naming it and the fix", async () => {
   // m3 takes m2's path, which the snapshot the agents share does not hold.
   const differ = run("test=m3", ["--ci"]);
   expect(differ.status).toBe(1);
@@ -168,8 +180,10 @@ test("an agent whose trajectory differs from the shared snapshot fails, naming i
   expect(entry(after, "seed differ: toMatchTrajectorySnapshot 1")).toBe(
     entry(shared, "seed differ: toMatchTrajectorySnapshot 1"),
   );
-  for (const agents of ["test=m3", "test=m1"]) {
-    const job = run(agents, ["--ci"]);
+  const jobs = ["test=m3", "test=m1"] as const;
+  const runs = await Promise.all(jobs.map((agents) => runAsync(agents, ["--ci"])));
+  for (const [index, agents] of jobs.entries()) {
+    const job = runs[index]!;
     expect({ agents, status: job.status }).toEqual({ agents, status: 0 });
     expect(job.output).not.toMatch(/obsolete/);
   }
