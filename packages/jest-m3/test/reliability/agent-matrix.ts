@@ -85,6 +85,12 @@ export interface MatrixAgent {
   readonly warmLease: "shared" | "exclusive";
   /** A shared pool's limit of sessions on one process at once (the profile's; default none). */
   readonly warmSessions?: number;
+  /**
+   * A shared pool keys its processes on the session's server names (OpenCode's permission
+   * map names them): the matrix's "faulty" server set keeps a process of its own beside the
+   * "shipping" set's.
+   */
+  readonly warmKeyNamesServers?: boolean;
 }
 
 /** How a file runs the matrix. */
@@ -133,6 +139,7 @@ export const MATRIX_AGENTS: Record<string, MatrixAgent> = {
     serverStartFailure: "open fails",
     warmLease: "shared",
     warmSessions: 3,
+    warmKeyNamesServers: true,
   },
   pi: {
     harness: "pi",
@@ -147,6 +154,14 @@ export const MATRIX_AGENTS: Record<string, MatrixAgent> = {
     },
     serverStartFailure: "open fails",
     warmLease: "exclusive",
+  },
+  kilo: {
+    harness: "kilo",
+    model: "scripted-model",
+    dialect: "chat-completions",
+    faults: { "401": /XX401/, "429": /XX429/, "500": /XX500/, cut: /XXcut/ },
+    serverStartFailure: "open fails",
+    warmLease: "shared",
   },
 };
 
@@ -458,7 +473,9 @@ export function describeAgentMatrix(
       // (Claude Code's exclusive pool keys its processes on the servers' names too: the
       // matrix's two server sets, "faulty" and "shipping", may each keep an idle one.)
       const most =
-        agentCase.warmLease === "shared" ? sharedProcesses(agentCase) : LOAD_SESSIONS + 1;
+        agentCase.warmLease === "shared"
+          ? sharedProcesses(agentCase) + (agentCase.warmKeyNamesServers ? 1 : 0)
+          : LOAD_SESSIONS + 1;
       expect({
         live: live.map((child) => `pid ${child.pid} (${child.label}), since ${child.cell}`),
       }).toEqual({ live: live.length <= most ? expect.anything() : `at most ${most}` });
