@@ -13,6 +13,7 @@ import {
   TEST_HARNESS as testHarness,
   SHIPPING_SPEC_SOURCE as serverSpec,
 } from "./support/user-project";
+import { startTogether } from "./support/started-together";
 import { resultsIgnorePatterns } from "../dist/shared/preset-paths";
 
 const directTest = `
@@ -32,10 +33,16 @@ const project = (files: Record<string, string>): string => {
   return dir;
 };
 
-test("watch mode runs once and waits: the results folder never triggers a run", async () => {
-  const dir = project({ "quote.test.ts": directTest });
-  const runs = (): number =>
-    existsSync(join(dir, ".m3", "runs")) ? readdirSync(join(dir, ".m3", "runs")).length : 0;
+/**
+ * Watch mode's scenario: it mostly waits (a quiet window after the first run), so it runs
+ * beside the file's other tests, started with the file (its test, last, awaits it). It
+ * times the watcher by the second run's id (the time its setup began), not by this
+ * process's clock, which another test's blocking Jest run may hold up.
+ */
+async function watchScenario(): Promise<void> {
+  const dir = makeUserProject({ "quote.test.ts": directTest });
+  const runNames = (): string[] =>
+    existsSync(join(dir, ".m3", "runs")) ? readdirSync(join(dir, ".m3", "runs")) : [];
   const jest = startJest(dir, { args: ["--watchAll"], timeoutMs: 90_000 });
   // How long nothing may run after the first run's report (its last write to the results
   // folder): longer than the watcher takes to start a run for a real change (checked below).
@@ -45,18 +52,26 @@ test("watch mode runs once and waits: the results folder never triggers a run", 
     expect(await waitUntil(() => /report written to/.test(jest.output()), 60_000)).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, quietMs));
     expect(jest.output()).toContain("1 passed");
-    expect(runs()).toBe(1);
-    // The watcher is live and quick: a changed test file starts a run (its run folder) well
-    // within quietMs, so a run the results folder had triggered would have shown by now.
+    const [first, ...more] = runNames();
+    expect(more).toEqual([]);
+    // The watcher is live and quick: a changed test file starts a run well within quietMs,
+    // so a run the results folder had triggered would have shown by now.
     const touched = Date.now();
     writeFileSync(join(dir, "quote.test.ts"), `${directTest}\n`);
-    expect(await waitUntil(() => runs() === 2, 60_000)).toBe(true);
-    expect(Date.now() - touched).toBeLessThan(quietMs);
+    expect(await waitUntil(() => runNames().length === 2, 60_000)).toBe(true);
+    const second = runNames().find((name) => name !== first)!;
+    // A run id starts with its start time: 2026-12-03T14-46-55-784Z-<hex>.
+    const started = Date.parse(
+      second.slice(0, 24).replace(/^(.{13})-(\d\d)-(\d\d)-(\d{3})Z$/, "$1:$2:$3.$4Z"),
+    );
+    expect(started - touched).toBeLessThan(quietMs);
   } finally {
     if (!jest.exited) process.kill(jest.pid, "SIGKILL");
     await jest.done;
+    removeTempDir(dir);
   }
-});
+}
+const background = startTogether(1, { watch: watchScenario });
 
 test("a green run's report.json says success, and a direct-only run prints no model-provider line", () => {
   const dir = project({ "quote.test.ts": directTest });
@@ -386,4 +401,8 @@ test("the preset ignores a configured resultsDir too, in watch mode and as tests
   expect(ignored(join(dir, "out", "m3-results", "runs", "x", "report.json"))).toBe(true);
   expect(ignored(join(dir, "out", "other", "a.test.ts"))).toBe(false);
   expect(ignored(join(dir, "quote.test.ts"))).toBe(false);
+});
+
+test("watch mode runs once and waits: the results folder never triggers a run", async () => {
+  await background.run("watch");
 });
