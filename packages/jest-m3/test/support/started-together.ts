@@ -7,7 +7,8 @@
  *
  * A test's first attempt takes the scenario started for it; a retry (CI's `jest.retryTimes`)
  * runs the scenario again, on its own. `afterAll` waits for every scenario started, so none
- * outlives the file.
+ * outlives the file. A run filtered by `-t` still starts every scenario of the file (its
+ * hooks do not see the filter), and reports only the selected ones.
  */
 
 /** What {@link startTogether} returns: each test's way to its scenario. */
