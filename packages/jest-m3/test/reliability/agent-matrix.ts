@@ -155,14 +155,6 @@ export const MATRIX_AGENTS: Record<string, MatrixAgent> = {
     serverStartFailure: "open fails",
     warmLease: "exclusive",
   },
-  kilo: {
-    harness: "kilo",
-    model: "scripted-model",
-    dialect: "chat-completions",
-    faults: { "401": /XX401/, "429": /XX429/, "500": /XX500/, cut: /XXcut/ },
-    serverStartFailure: "open fails",
-    warmLease: "shared",
-  },
 };
 
 /**
