@@ -13,7 +13,7 @@ import {
   TEST_HARNESS as testHarness,
   SHIPPING_SPEC_SOURCE as serverSpec,
 } from "./support/user-project";
-import { startTogether } from "./support/started-together";
+import { startTogether } from "@jest-m3/test-support";
 import { resultsIgnorePatterns } from "../dist/shared/preset-paths";
 
 const directTest = `

@@ -18,3 +18,4 @@ export * from "./agent-checks";
 export * from "./adapter-turns";
 export * from "./node-agent";
 export * from "./readiness";
+export * from "./together";

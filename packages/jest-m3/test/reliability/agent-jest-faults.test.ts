@@ -24,7 +24,7 @@ import {
   waitUntil,
   type RunningJest,
 } from "../support/user-project";
-import { startTogether } from "../support/started-together";
+import { startTogether } from "@jest-m3/test-support";
 
 const FIXTURE = join(__dirname, "..", "fixtures", "faults");
 const SESSION = JSON.stringify(join(FIXTURE, "fault-session"));

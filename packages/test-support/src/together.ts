@@ -9,6 +9,10 @@
  * runs the scenario again, on its own. `afterAll` waits for every scenario started, so none
  * outlives the file. A run filtered by `-t` still starts every scenario of the file (its
  * hooks do not see the filter), and reports only the selected ones.
+ *
+ * Not for scenarios that hold an MCPTestKit of this process: the preset closes every kit
+ * still open when a test ends, another test's scenario's too. Scenarios that run Jest (or
+ * the CLI) as a child process, whose kits are the child's, are what this is for.
  */
 
 /** What {@link startTogether} returns: each test's way to its scenario. */
