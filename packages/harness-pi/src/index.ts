@@ -1,7 +1,9 @@
 /**
  * `@jest-m3/harness-pi`: the Pi harness for jest-m3. It drives the real Pi coding agent
- * (`@earendil-works/pi-coding-agent`) in RPC mode: one long-lived `pi --mode rpc` process
- * per session, on a Node new enough for Pi, in a fresh HOME and agent dir whose
+ * (`@earendil-works/pi-coding-agent`) in RPC mode: a long-lived `pi --mode rpc` process on
+ * a Node new enough for Pi, warm by default (one process per worker serves one session
+ * after another, each binding its own servers; `options: { warm: false }`, and a session
+ * with `builtinTools` or a workspace, get one per session), in a fresh HOME and agent dir whose
  * `models.json` names the provider (its key as a variable name, never the value), with the
  * session's MCP servers reached through an extension this package ships, which connects to
  * exactly the servers the wire capture wrapped and offers only the allowed tools. Pi's
@@ -29,7 +31,8 @@ import { openPiSession } from "./session.js";
 
 /**
  * The Pi harness: `readiness()` checks Pi, its version, the Node it needs, its command line
- * and RPC start, and the credentials; `open()` starts one Pi process for the session.
+ * and RPC start, and the credentials; `open()` starts one Pi process for the session, or
+ * takes a warm one.
  */
 export const piHarness: HarnessDefinition = defineHarness({
   name: HARNESS_NAME,

@@ -44,11 +44,31 @@ export interface PiOptions {
    */
   readonly node?: string;
   /**
-   * Keep the Pi process for the next session of this worker with the same selection,
-   * servers' names and allow-list (default false). Between sessions Pi starts a new
-   * conversation (`new_session`), its bridge closes the session's MCP servers, and the next
-   * session's servers are bound anew. Not with `builtinTools`: a warm Pi runs in a folder of
-   * its own, not in the session's workspace.
+   * Run the session on a warm Pi: a `pi --mode rpc` process of this Jest worker that serves
+   * one session after another (one at a time), shared only by sessions whose Pi would be
+   * started with exactly the same command line (model, provider), environment (provider and
+   * credential values included) and configuration files. Pi's bridge extension binds MCP
+   * tools as it loads, so a warm Pi is started without servers, in a folder of its own, and
+   * each session binds its own servers and allow-list through the bridge's command: the
+   * servers are not part of what the process is shared by, and they start with the session
+   * (its start waits for every one to connect, as a cold start does). When a session
+   * closes, Pi starts a new conversation (`new_session`: the bridge closes the session's
+   * servers and is reloaded with none), so the next session finds none of its servers,
+   * tools or messages. A Pi left mid-turn, or that does not confirm the new conversation, is
+   * stopped instead. Idle processes stop after 20 s, when the test file ends, and always
+   * when the worker exits.
+   *
+   * Default: warm wherever a warm process can serve the session, cold (one Pi per session,
+   * in a fresh home owned by the session's kit, in its `kit.processes`) otherwise. A warm Pi
+   * works in its own folder, not in the session's workspace, so a session with
+   * `builtinTools` or a `workspace` is cold when `warm` is left out. `true` insists: such a
+   * session is refused with {@link InvalidPiOptions} naming `warm`, before any process
+   * starts. `false`: one Pi per session, always.
+   *
+   * @example
+   * ```ts
+   * kit.agents([{ harness: "pi", models: ["scripted-model"], provider, options: { warm: false } }]);
+   * ```
    */
   readonly warm?: boolean;
 }
@@ -60,7 +80,14 @@ export interface ResolvedPiOptions {
   readonly toolTimeoutMs: number;
   readonly maxRetries: number;
   readonly node: string | undefined;
+  /**
+   * Whether the session runs on a warm Pi: `warm` as given, else `true` unless
+   * `builtinTools` are on. A session with a workspace still opens cold when
+   * {@link ResolvedPiOptions.warmByDefault} is set.
+   */
   readonly warm: boolean;
+  /** True when `warm` was left out, so a session a warm Pi cannot serve opens cold. */
+  readonly warmByDefault: boolean;
 }
 
 const OPTION_NAMES = [
@@ -99,11 +126,12 @@ export function resolvePiOptions(options: Readonly<Record<string, unknown>>): Re
     );
   }
   const builtinTools = tools === "default" ? tools : [...new Set(tools as string[])];
-  const warm = read.boolean("warm", false);
-  if (warm && (builtinTools === "default" || builtinTools.length > 0)) {
+  const ownTools = builtinTools === "default" || builtinTools.length > 0;
+  const warm = read.boolean("warm", !ownTools);
+  if (warm && ownTools) {
     throw read.error(
       "warm",
-      `cannot be used with builtinTools (${JSON.stringify(builtinTools)}): a warm Pi runs in a folder of its own, not in each session's workspace, so its own tools would not work on the session's files. Leave out builtinTools, or warm.`,
+      `cannot be used with builtinTools (${JSON.stringify(builtinTools)}): a warm Pi runs in a folder of its own, not in each session's workspace, so its own tools would not work on the session's files. Leave warm out (such a session is then cold), or builtinTools.`,
     );
   }
   return {
@@ -113,5 +141,6 @@ export function resolvePiOptions(options: Readonly<Record<string, unknown>>): Re
     maxRetries: read.wholeNumber("maxRetries", 0),
     node: node as string | undefined,
     warm,
+    warmByDefault: options.warm === undefined,
   };
 }

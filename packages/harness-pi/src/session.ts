@@ -22,6 +22,7 @@ import {
   type HarnessSession,
 } from "@jest-m3/core/harness";
 import { BRIDGE_COMMAND } from "./bridge-config.js";
+import { InvalidPiOptions } from "./errors.js";
 import { piArgs } from "./config.js";
 import { createPiHome, piEnvironment } from "./home.js";
 import { resolvePiOptions, type ResolvedPiOptions } from "./options.js";
@@ -67,14 +68,16 @@ function checkState(
 }
 
 /**
- * Opens a Pi session: one `pi --mode rpc` process on a Node new enough for it, in a fresh
- * HOME and agent dir (the provider in `models.json`), with the bridge extension connected
- * to the captured MCP servers and offering only the allowed tools; or, with `warm`, a warm
- * Pi whose bridge binds this session's servers (see {@link openOnWarmPi}). Returns once Pi
- * answered `get_state` at a new conversation and every server connected.
+ * Opens a Pi session: on a warm Pi of this worker whose bridge binds this session's servers
+ * (see {@link openOnWarmPi}) unless the session needs a Pi of its own (`warm: false`,
+ * `builtinTools`, a workspace), else on one `pi --mode rpc` process on a Node new enough
+ * for it, in a fresh HOME and agent dir (the provider in `models.json`), with the bridge
+ * extension connected to the captured MCP servers and offering only the allowed tools.
+ * Returns once Pi answered `get_state` at a new conversation and every server connected.
  *
  * @throws {@link HarnessStartError} with Pi's words (and a server's name, error and stderr
  * when one failed to start) and Pi's stderr tail.
+ * @throws {@link InvalidPiOptions} before anything starts for `warm: true` with a workspace.
  */
 export async function openPiSession(launch: HarnessLaunch): Promise<PiSession> {
   const options = resolvePiOptions(launch.selection.options);
@@ -85,7 +88,15 @@ export async function openPiSession(launch: HarnessLaunch): Promise<PiSession> {
     throw new HarnessStartError(HARNESS_NAME, credentials.reason ?? "no credentials");
   }
   const args = [...command.prefix, ...piArgs(launch, options, BRIDGE_EXTENSION)];
-  if (options.warm) return openOnWarmPi(launch, options, command.command, args);
+  // Left out, `warm` adapts: a session with a workspace needs a Pi started in it.
+  const warm = options.warm && !(options.warmByDefault && launch.workspaceKind !== undefined);
+  if (warm && launch.workspaceKind !== undefined) {
+    throw new InvalidPiOptions(
+      "warm",
+      `cannot serve a session with a workspace (${launch.workspaceKind}): a warm Pi works in a folder of its own, not in the session's workspace. Leave warm out of the selections of workspace sessions (they are then cold, the workspace Pi's working directory), or the workspace out of warm ones.`,
+    );
+  }
+  if (warm) return openOnWarmPi(launch, options, command.command, args);
   const home = await createPiHome(await launch.tempDir("m3-pi-"), launch, options);
   const bridge = bridgeConfig(launch, home.statusFile, options);
   const child = launch.spawn({
@@ -115,7 +126,7 @@ export async function openPiSession(launch: HarnessLaunch): Promise<PiSession> {
 }
 
 /**
- * Opens a session on a warm Pi (`options: { warm: true }`): one started for an earlier
+ * Opens a session on a warm Pi (the default, see `PiOptions.warm`): one started for an earlier
  * session of the same selection and left by it (see warm-pool.ts), or a new one. The
  * session binds its own servers through the bridge's command (the configuration on Pi's
  * stdin), then reads the bridge's status and Pi's new session id, as a cold start does.

@@ -1,11 +1,12 @@
-// Warm Pi (`options: { warm: true }`): one `pi --mode rpc` process per Jest worker and key,
-// serving one session after another (the adapter kit's WarmAgents: one process is one
-// conversation at a time, and a process is shared only by sessions whose start is equal:
-// executable, arguments, environment with the provider and credential values, and every
-// file of its home: models.json, settings.json). It is started without MCP servers, in a
-// folder of its own: each session binds its own servers through the bridge's command, and
-// leaves by `new_session` (a new conversation; Pi reloads the bridge, which first closes
-// the session's servers). A process that does not confirm that is stopped, never handed on.
+// Warm Pi (the default; `warm: false`, `builtinTools` or a workspace is cold): one `pi
+// --mode rpc` process per Jest worker and key, serving one session after another (the
+// adapter kit's WarmAgents: one process is one conversation at a time, and a process is
+// shared only by sessions whose start is equal: executable, arguments, environment with
+// the provider and credential values, and every file of its home: models.json,
+// settings.json). It is started without MCP servers, in a folder of its own: each session
+// binds its own servers through the bridge's command, and leaves by `new_session` (a new
+// conversation; Pi reloads the bridge, which first closes the session's servers). A
+// process that does not confirm that is stopped, never handed on.
 import { WarmAgents, type WarmAgentLease, type WarmStartSpec } from "@jest-m3/core/adapter-kit";
 import type { PiState } from "./protocol.js";
 import { PiRpcClient } from "./rpc-client.js";

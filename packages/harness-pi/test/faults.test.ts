@@ -42,16 +42,22 @@ afterEach(async () => {
   rmSync(logs, { recursive: true, force: true });
 });
 
-function agentOf(kit: MCPTestKit) {
+/** A Pi agent; `warm: false` where a test checks the session's own Pi. */
+function agentOf(kit: MCPTestKit, options: { warm?: boolean } = {}) {
   const [agent] = kit.agents([
-    { harness: "pi", models: ["scripted-model"], provider: model.providerFor("responses") },
+    {
+      harness: "pi",
+      models: ["scripted-model"],
+      provider: model.providerFor("responses"),
+      options,
+    },
   ]);
   return agent!;
 }
 
 test("a server that exits at start fails open(), naming it, with its stderr", async () => {
   await using kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
-  const session = agentOf(kit).session({
+  const session = agentOf(kit, { warm: false }).session({
     server: ledgerServer(join(logs, "ledger.jsonl"), ["--exit-at-start"]),
     timeout: 60_000,
   });
@@ -65,7 +71,7 @@ test("a server that exits at start fails open(), naming it, with its stderr", as
 
 test("Pi killed mid-turn fails the turn with how it ended; nothing is left running", async () => {
   await using kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
-  const session = agentOf(kit).session({
+  const session = agentOf(kit, { warm: false }).session({
     server: shippingServer(join(logs, "shipping.jsonl")),
     timeout: 60_000,
   });

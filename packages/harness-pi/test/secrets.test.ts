@@ -57,6 +57,8 @@ test("a key, a header and a server secret reach no file, trace or event; the std
         models: ["scripted-model"],
         provider: { ...model.providerFor("responses"), envKey: "SCRIPTED_API_KEY" },
         credentialEnv: { SCRIPTED_API_KEY: "M3_PLANTED_PI_KEY" },
+        // Cold: Pi's own home is in the kit's folders, searched below.
+        options: { warm: false },
       },
     ]);
     const session = agent!.session({

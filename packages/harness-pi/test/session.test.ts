@@ -32,8 +32,14 @@ describe.each(["responses", "chat-completions", "anthropic-messages"] as const)(
       const log = join(logs, `${dialect}.jsonl`);
       const before = model.journal.entries.length;
       await using kit = new MCPTestKit({ env: {} });
+      // Cold (`warm: false`): the session's own Pi, gone at close.
       const [agent] = kit.agents([
-        { harness: "pi", models: ["scripted-1"], provider: model.providerFor(dialect) },
+        {
+          harness: "pi",
+          models: ["scripted-1"],
+          provider: model.providerFor(dialect),
+          options: { warm: false },
+        },
       ]);
       const session = agent!.session({
         server: shippingServer(log),

@@ -43,8 +43,14 @@ test.each([
 ])("%s: the turn ends timed_out, readable, with no process left", async (_what, prompt, calls) => {
   const log = join(logs, `${prompt}.jsonl`);
   await using kit = new MCPTestKit({ env: {} });
+  // Cold (`warm: false`): the session's own Pi, gone at close.
   const [agent] = kit.agents([
-    { harness: "pi", models: ["scripted-model"], provider: model.providerFor("responses") },
+    {
+      harness: "pi",
+      models: ["scripted-model"],
+      provider: model.providerFor("responses"),
+      options: { warm: false },
+    },
   ]);
   const session = agent!.session({
     server: shippingServer(log),
@@ -92,6 +98,7 @@ test("a turn past its budget during a slow MCP call: Pi aborts the call, the ser
       harness: "pi",
       models: ["scripted-model"],
       provider: slowModel.providerFor("responses"),
+      options: { warm: false },
     },
   ]);
   const session = agent!.session({

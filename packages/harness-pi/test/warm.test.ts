@@ -1,16 +1,18 @@
 /**
- * Warm Pi (`options: { warm: true }`): sessions of one worker share a `pi --mode rpc`
- * process, one after another. These tests try to see across sessions: the other session's
- * server (one of the same name, its own call log), its tools (a ledger server the second
- * session does not have), its conversation, and what is left when the process stops. Ground
- * truth: each server's own call log and the scripted model's journal. And the refusals:
- * warm with Pi's own tools, and a malformed `warm`, before anything starts.
+ * Warm Pi (the default): sessions of one worker share a `pi --mode rpc` process, one after
+ * another. These tests try to see across sessions: the other session's server (one of the
+ * same name, its own call log), its tools (a ledger server the second session does not
+ * have), its conversation, and what is left when the process stops. Ground truth: each
+ * server's own call log and the scripted model's journal. And the defaults: a session that
+ * leaves `warm` out is warm (none of the kit's processes), unless it has Pi's own tools or a
+ * workspace (then its own Pi, gone at close); the refusals: `warm: true` with Pi's own tools
+ * or a workspace, and a malformed `warm`, before anything starts.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit, TurnOutcome, expect } from "jest-m3";
-import { InvalidPiOptions, stopWarmPi, warmPiPids } from "@jest-m3/harness-pi";
+import { InvalidPiOptions, resolvePiOptions, stopWarmPi, warmPiPids } from "@jest-m3/harness-pi";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import { seedRule } from "@jest-m3/test-support";
 import { callLog, isRunning, ledgerServer, shippingServer } from "./support/pi";
@@ -64,7 +66,6 @@ test("two sessions share one warm Pi: each its own servers, tools and conversati
       harness: "pi",
       models: ["scripted-1"],
       provider: model.providerFor("chat-completions"),
-      options: { warm: true },
     },
   ]);
   const first = agent!.session({
@@ -130,16 +131,74 @@ test("two sessions share one warm Pi: each its own servers, tools and conversati
   expect(warmPiPids()).toEqual([]);
 });
 
-test("warm is refused with Pi's own tools, and must be a boolean, before anything starts", async () => {
+test("warm by default, except with Pi's own tools; warm: false is cold", () => {
+  const warm = (options: Record<string, unknown>) => resolvePiOptions(options).warm;
+  expect(warm({})).toBe(true);
+  expect(resolvePiOptions({}).warmByDefault).toBe(true);
+  expect(warm({ builtinTools: ["read"] })).toBe(false);
+  expect(warm({ builtinTools: "default" })).toBe(false);
+  expect(warm({ builtinTools: [] })).toBe(true);
+  expect(warm({ warm: false })).toBe(false);
+  expect(resolvePiOptions({ warm: true }).warmByDefault).toBe(false);
+});
+
+test("warm left out: a session runs on the warm Pi, none of the kit's; one with a workspace gets its own Pi, gone at close", async () => {
+  await stopWarmPi();
+  await using kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
+  const [agent] = kit.agents([
+    { harness: "pi", models: ["scripted-1"], provider: model.providerFor("chat-completions") },
+  ]);
+  const kitPis = () => kit.processes.filter((child) => child.label === "pi");
+  const log = join(logs, "default.jsonl");
+  const warmSession = agent!.session({ server: shippingServer(log), timeout: 90_000 });
+  {
+    await using open = await warmSession.open();
+    expect(warmPiPids()).toHaveLength(1);
+    expect(kitPis()).toEqual([]);
+    const turn = await open.send("Call shipping_quote once for weight_kg 4 in zone local.");
+    expect(turn.snapshot.outcome).toBe(TurnOutcome.COMPLETED);
+  }
+  expect(warmSession.result).toHaveOutcome(ExecutionOutcome.COMPLETED);
+  const [warmPid] = warmPiPids();
+  expect(isRunning(warmPid!)).toBe(true); // it waits for the next session
+  expect(callLog(log).map((call) => call.arguments)).toEqual([{ weight_kg: 4, zone: "local" }]);
+
+  const project = join(logs, "project");
+  mkdirSync(project);
+  const coldSession = agent!.session({
+    server: shippingServer(join(logs, "workspace.jsonl")),
+    workspace: { copy: project },
+    timeout: 90_000,
+  });
+  let own: number[];
+  {
+    await using open = await coldSession.open();
+    own = kitPis().map((child) => child.pid);
+    expect(own).toHaveLength(1);
+    expect(warmPiPids()).toEqual([warmPid]);
+    const turn = await open.send("Call shipping_quote once for weight_kg 5 in zone local.");
+    expect(turn.snapshot.outcome).toBe(TurnOutcome.COMPLETED);
+  }
+  expect(coldSession.result).toHaveOutcome(ExecutionOutcome.COMPLETED);
+  expect(own.filter(isRunning)).toEqual([]);
+  await stopWarmPi();
+});
+
+test("warm: true is refused with Pi's own tools or a workspace, and warm must be a boolean, before anything starts", async () => {
   await using kit = new MCPTestKit({ env: {} });
   const provider = model.providerFor("chat-completions");
-  for (const [options, words] of [
+  const project = mkdtempSync(join(logs, "project-"));
+  for (const [options, words, workspace] of [
     [{ warm: true, builtinTools: ["read"] }, /warm.*cannot be used with builtinTools/s],
     [{ warm: true, builtinTools: "default" }, /cannot be used with builtinTools \("default"\)/],
     [{ warm: "yes" }, /warm.*must be true or false, got "yes"/s],
+    [{ warm: true }, /warm.*cannot serve a session with a workspace \(copy\)/s, { copy: project }],
   ] as const) {
     const [agent] = kit.agents([{ harness: "pi", models: ["scripted-1"], provider, options }]);
-    const session = agent!.session({ server: shippingServer(join(logs, "none.jsonl")) });
+    const session = agent!.session({
+      server: shippingServer(join(logs, "none.jsonl")),
+      ...(workspace ? { workspace } : {}),
+    });
     const error = await session.open().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Error);
     expect(String((error as Error).message)).toMatch(words);
