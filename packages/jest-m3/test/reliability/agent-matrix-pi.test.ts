@@ -1,0 +1,12 @@
+/**
+ * The reliability matrix (agent-matrix.ts) on Pi, cold (`warm: false`): only the cells
+ * about the agent process a session owns (killed, stopped, one per session under load, its
+ * home in the kit's folders). Pi's sessions are warm by default, and
+ * agent-matrix-pi-warm.test.ts runs every cell on them.
+ */
+import { describeAgentMatrix } from "./agent-matrix";
+
+describeAgentMatrix("pi", {
+  warm: false,
+  cells: /agent killed|agent hanging|sessions at once|planted key/,
+});
