@@ -155,6 +155,16 @@ export const MATRIX_AGENTS: Record<string, MatrixAgent> = {
     serverStartFailure: "open fails",
     warmLease: "exclusive",
   },
+  "qwen-code": {
+    harness: "qwen-code",
+    model: "scripted-model",
+    dialect: "chat-completions",
+    faults: { "401": /401 invalid key/, "429": "retries", "500": "retries", cut: "retries" },
+    // The chat history it keeps per project, which records the failed request's answer.
+    ownErrorReports: /\/home\/\.qwen\/projects\/[^/]+\/chats\/[^/]+\.jsonl$/,
+    serverStartFailure: "open fails",
+    warmLease: "shared",
+  },
 };
 
 /**
@@ -217,6 +227,18 @@ function filesContaining(dir: string, needle: string): string[] {
   return found;
 }
 
+// Some agents send the user's words with context of their own in the same message, on
+// lines before them (Qwen Code's reminders, on the first turn) or after them (Kilo Code's
+// environment details): the rules and the journal look for the words on lines of their own.
+const OWN_LINE_START = "(?:^|\\n)";
+const OWN_LINE_END = "(?:\\n|$)";
+
+/** True when `user` is `prompt`, alone or on its own lines beside the agent's context. */
+function saidAlone(user: string | undefined, prompt: string): boolean {
+  if (user === undefined) return false;
+  return user === prompt || user.endsWith(`\n${prompt}`) || user.startsWith(`${prompt}\n`);
+}
+
 const SCRIPT = {
   rules: [
     {
@@ -255,7 +277,7 @@ const SCRIPT = {
     { name: "model hang", when: { user: "hang the model" }, steps: [{ hang: true as const }] },
     {
       name: "quote one",
-      when: { user: { regex: "^load: one quote for (\\d+) kg$" } },
+      when: { user: { regex: `${OWN_LINE_START}load: one quote for (\\d+) kg${OWN_LINE_END}` } },
       steps: [
         {
           call: "shipping:shipping_quote",
@@ -266,7 +288,7 @@ const SCRIPT = {
     },
     {
       name: "quote two",
-      when: { user: { regex: "^load: two quotes for (\\d+) kg$" } },
+      when: { user: { regex: `${OWN_LINE_START}load: two quotes for (\\d+) kg${OWN_LINE_END}` } },
       steps: [
         {
           call: "shipping:shipping_quote",
@@ -617,16 +639,19 @@ export function describeAgentMatrix(
         const session = agent().session({ server: faultServer(), timeout: 60_000 });
         let turn;
         let after;
+        let until = since;
         {
           await using open = await session.open();
           turn = await open.send(prompt, { timeout: 30_000 });
+          until = model.journal.entries.length;
           after = await open.send("echo once", { timeout: 30_000 });
         }
-        const asked = model.journal.entries
-          .slice(since)
-          // Side requests (a title for the chat, say) quote the prompt too: not the turn's.
-          .filter((entry) => !entry.side && entry.conversation?.user === prompt)
-          .map((entry) => entry.decision.kind);
+        // The turn's requests, from the first that says the prompt: side requests (a title
+        // for the chat, say) quote the prompt too, and are not the turn's; a retry may not
+        // say the prompt again (Qwen Code asks to continue the cut answer instead).
+        const own = model.journal.entries.slice(since, until).filter((entry) => !entry.side);
+        const first = own.findIndex((entry) => saidAlone(entry.conversation?.user, prompt));
+        const asked = first < 0 ? [] : own.slice(first).map((entry) => entry.decision.kind);
         // The model really answered with the fault first.
         expect(asked[0]).toBe(fault === "cut" ? "cut" : "http");
         if (expected === "retries") {
