@@ -1,9 +1,18 @@
 // The probe cache's file between runs: what one run stores the next one reads; a damaged or
 // foreign file is ignored and replaced; old entries go; M3_PROBE_CACHE=off turns it off.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { resolveAgentExecutable } from "@jest-m3/core/adapter-kit";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { MAX_AGE_MS, openProbeCache, PROBE_CACHE_FILE } from "../src/main/probe-cache";
+import { MAX_AGE_MS, openProbeCache, PROBE_CACHE_FILE } from "../src/shared/probe-cache";
 import { makeUserProject, removeTempDir, REPO, runJest } from "./support/user-project";
 
 let dir: string;
@@ -24,6 +33,21 @@ test("what one run stores, the next run reads, and says it did", () => {
   expect(second.get("agent")).toEqual({ acp: { status: "ready" } });
   expect(second.get("other")).toBeUndefined();
   expect([...second.hits]).toEqual(["agent"]);
+});
+
+test("two processes that opened the file at once keep each other's answers when they save", () => {
+  const one = openProbeCache(dir, {})!;
+  const two = openProbeCache(dir, {})!;
+  one.set("codex", { version: "c" });
+  one.set("gemini", { version: "a" });
+  one.save();
+  two.set("opencode", { version: "b" });
+  two.set("gemini", { version: "newer" });
+  two.save();
+  const next = openProbeCache(dir, {})!;
+  expect(next.get("codex")).toEqual({ version: "c" }); // one's, which two never read
+  expect(next.get("opencode")).toEqual({ version: "b" });
+  expect(next.get("gemini")).toEqual({ version: "newer" }); // the later save's own entry wins
 });
 
 test("a run that stored and used nothing does not write the file", () => {
@@ -84,6 +108,64 @@ test.each(["off", "0", "false", "OFF"])("M3_PROBE_CACHE=%s turns it off", (value
 });
 
 describe("in a run", () => {
+  test("a worker's own probe (a selection global setup did not probe) is kept for the next run", () => {
+    // Gemini CLI behind a wrapper that logs each start: the selection names the wrapper as its
+    // executable, which no configured harness does, so the worker probes it itself.
+    const real = resolveAgentExecutable(
+      {
+        agent: "Gemini CLI",
+        variable: "M3_GEMINI_EXECUTABLE",
+        packageName: "@google/gemini-cli",
+        binName: "gemini",
+        installVersion: "0.61.0",
+      },
+      undefined,
+      {},
+    );
+    if (!real.found) throw new Error(real.reason);
+    const project = makeUserProject({
+      "m3.config.json": JSON.stringify({ harnesses: [] }),
+      "worker-probe.test.ts": `import { join } from "node:path";
+import { MCPTestKit } from "jest-m3";
+test("readiness", async () => {
+  await using kit = new MCPTestKit({ env: {} });
+  const [agent] = kit.agents([{
+    harness: "gemini",
+    models: ["gemini-scripted"],
+    executable: join(__dirname, "gemini-wrapper"),
+    provider: { name: "scripted", baseUrl: "http://127.0.0.1:9", wireApi: "gemini" },
+  }]);
+  const readiness = await agent!.readiness();
+  expect(readiness.harness.version).toBe("0.61.0");
+});
+`,
+    });
+    const log = join(project, "starts.log");
+    const wrapper = join(project, "gemini-wrapper");
+    writeFileSync(
+      wrapper,
+      `#!/bin/sh\necho "$*" >> ${JSON.stringify(log)}\n` +
+        `exec ${JSON.stringify(real.command)} ${real.prefix.map((arg) => JSON.stringify(arg)).join(" ")} "$@"\n`,
+    );
+    chmodSync(wrapper, 0o755);
+    const starts = (): number =>
+      existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean).length : 0;
+    try {
+      const first = runJest(project, { timeoutMs: 120_000 });
+      expect(first.output).toContain("1 passed");
+      const probed = starts();
+      expect(probed).toBeGreaterThan(0); // the worker started Gemini CLI to ask
+      const second = runJest(project, { timeoutMs: 120_000 });
+      expect(second.output).toContain("1 passed");
+      expect(starts()).toBe(probed); // the next run's worker started nothing
+      const off = runJest(project, { env: { M3_PROBE_CACHE: "off" }, timeoutMs: 120_000 });
+      expect(off.output).toContain("1 passed");
+      expect(starts()).toBeGreaterThan(probed);
+    } finally {
+      removeTempDir(project);
+    }
+  });
+
   test("the second run of a project takes Gemini CLI's answers from the first run's cache", () => {
     const project = makeUserProject({
       "m3.config.json": JSON.stringify({

@@ -71,7 +71,13 @@ export class AgentSelection implements SessionAgent {
   readiness(): Promise<Readiness> {
     this.services.assertOpen("agent.readiness()");
     const credentialNames = Object.keys(this.spec.credentialEnv).sort();
-    const context = { selection: this.spec, config: this.services.config, credentialNames };
+    const { probeCache } = this.services.runtime;
+    const context = {
+      selection: this.spec,
+      config: this.services.config,
+      credentialNames,
+      ...(probeCache ? { probeCache } : {}),
+    };
     return this.services.runtime
       .readiness(this.harness, readinessKeyFor(this.harness, context), () =>
         this.harness.readiness(context),

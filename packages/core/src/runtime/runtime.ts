@@ -15,6 +15,7 @@ import type {
   ModelProvider,
   ProviderDialect,
   Readiness,
+  ProbeCache,
 } from "../harness/contract.js";
 import { onWarmProcess } from "../adapter-kit/warm-registry.js";
 import { SecretScrubber, type SecretValue } from "./secret-scrubber.js";
@@ -80,6 +81,12 @@ export interface TrackedKit {
 export interface RuntimeOptions {
   /** The provider for selections that name none (each harness gets its own dialect). */
   readonly provider?: RunProvider;
+  /**
+   * Readiness answers kept across runs (the jest-m3 preset keeps them in
+   * `<resultsDir>/cache/probes.json`): every readiness probe of this runtime's kits gets it,
+   * so a worker does not start an unchanged agent binary only to ask what it supports.
+   */
+  readonly probeCache?: ProbeCache;
 }
 
 /**
@@ -98,12 +105,15 @@ export class M3Runtime {
   private readonly probes = new WeakMap<HarnessDefinition, Map<string, Promise<Readiness>>>();
   private readonly primed = new Map<string, Readiness>();
   private runProvider: RunProvider | undefined;
+  /** Readiness answers kept across runs, when the runner keeps them ({@link RuntimeOptions.probeCache}). */
+  readonly probeCache: ProbeCache | undefined;
   /** The run's one scrubber of secret values (see {@link SecretScrubber}). */
   private readonly scrubber = new SecretScrubber();
   private readonly taps = new Map<string, Promise<ProviderTap>>();
 
   constructor(options: RuntimeOptions = {}) {
     this.runProvider = options.provider;
+    this.probeCache = options.probeCache;
   }
 
   /**

@@ -21,7 +21,7 @@ import {
 } from "@jest-m3/core/lean";
 import { loadConfig, type M3Config } from "../shared/config.js";
 import { configuredJudge, RUN_JUDGE_ENV } from "../shared/judge-config.js";
-import { openProbeCache } from "./probe-cache.js";
+import { openProbeCache } from "../shared/probe-cache.js";
 import { didYouMean, KNOWN_HARNESSES } from "./known-harnesses.js";
 import { expandAgents, parseAgentsVariable, type MatrixAgentEntry } from "../shared/agent-list.js";
 import {
@@ -364,6 +364,10 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
   // The probes run side by side (each runs its agent's binary, seconds apiece: in a row
   // they added up to most of a run's start), and their lines are printed in order.
   const probeCache = openProbeCache(config.resultsDir);
+  // The workers probe what global setup did not (other options, another executable) with
+  // the same file.
+  if (probeCache) process.env[RUN_ENV.probeCache] = config.resultsDir;
+  else delete process.env[RUN_ENV.probeCache];
   const fromCache = new Set<string>();
   const probe = async (
     entry: ResolvedName,

@@ -26,6 +26,8 @@ export const RUN_ENV = {
   agents: "M3_RUN_AGENTS",
   /** m3.config.json's price table (`PriceTable` as JSON), when it has one. */
   prices: "M3_RUN_PRICES",
+  /** The results folder whose probe cache the workers read and add to; unset when it is off. */
+  probeCache: "M3_RUN_PROBE_CACHE",
 } as const;
 
 /** A scripted model as global setup sees it: `providerFor` where the package has it. */

@@ -13,6 +13,7 @@ import {
   type RunProviderSource,
 } from "@jest-m3/core/runner";
 import type { ExecutionResult, MCPTestKit, Readiness } from "@jest-m3/core";
+import type { ProbeCache } from "@jest-m3/core/harness";
 import { m3Matchers } from "../matchers/index.js";
 import { appendRecord, processStartTicks } from "../shared/run-ledger.js";
 import {
@@ -23,7 +24,8 @@ import {
   TEST_SKIPPED_HOOK,
 } from "./environment-hooks.js";
 import { recordSkippedTest, settleAgentSnapshots } from "../matrix/agent-snapshots.js";
-import { runDir, sharedProviders } from "../shared/hand-off.js";
+import { RUN_ENV, runDir, sharedProviders } from "../shared/hand-off.js";
+import { openProbeCache } from "../shared/probe-cache.js";
 import { toDirectTranscript, toTranscript } from "../shared/transcript.js";
 import { currentTrial } from "../matrix/trials.js";
 import { failsTheTest, modelProblems, MODEL_JOURNAL } from "../shared/model-problems.js";
@@ -44,6 +46,30 @@ const shared = sharedProviders();
 const source: RunProviderSource | undefined = shared
   ? { providerFor: (dialect) => shared[dialect] }
   : undefined;
+
+/**
+ * The run's probe cache for this worker's readiness probes (the selections global setup did
+ * not probe), written through as each answer comes: a worker has no end of its own to save
+ * at, and the file keeps what other workers stored.
+ */
+function workerProbeCache(): { probeCache: ProbeCache } | undefined {
+  const resultsDir = process.env[RUN_ENV.probeCache];
+  const cache = resultsDir ? openProbeCache(resultsDir) : undefined;
+  if (!cache) return undefined;
+  return {
+    probeCache: {
+      get: (key) => cache.get(key),
+      set: (key, value) => {
+        cache.set(key, value);
+        try {
+          cache.save();
+        } catch {
+          // Not kept for the next run: this one goes on (the probe's answer is in hand).
+        }
+      },
+    },
+  };
+}
 
 /** `@jest-m3/scripted-model`'s `JOURNAL_SECRETS_PATH` (the package is optional here). */
 const JOURNAL_SECRETS_PATH = "/_journal/secrets";
@@ -73,9 +99,10 @@ class PresetRuntime extends M3Runtime {
   }
 }
 
-const runtime = new PresetRuntime(
-  source ? { provider: { source, label: "m3.config.json scriptedModel" } } : {},
-);
+const runtime = new PresetRuntime({
+  ...(source ? { provider: { source, label: "m3.config.json scriptedModel" } } : {}),
+  ...(workerProbeCache() ?? {}),
+});
 installRuntime(runtime);
 
 const dir = runDir();

@@ -4,6 +4,9 @@
  * time), kept across runs so a run whose agents have not changed does not start each of
  * them only to ask what it supports. `M3_PROBE_CACHE=off` probes everything every run.
  *
+ * Global setup probes the configured harnesses with it, and each worker the selections
+ * global setup did not probe (other options, another executable), through its runtime.
+ *
  * The file is the runner's, not the user's: a damaged or foreign one is ignored and
  * replaced; entries unused for {@link MAX_AGE_MS} are dropped when it is written.
  */
@@ -86,8 +89,12 @@ export function openProbeCache(
     },
     save() {
       if (!changed) return;
+      // What other processes of the run (the workers) stored since this one read the file
+      // is kept: each writes the file whole, and this one's entries win.
+      const merged = readEntries(file);
+      for (const [key, entry] of entries) merged.set(key, entry);
       const kept: Record<string, Entry> = {};
-      for (const [key, entry] of entries) {
+      for (const [key, entry] of merged) {
         if (now() - entry.usedAt <= MAX_AGE_MS) kept[key] = entry;
       }
       mkdirSync(dirname(file), { recursive: true });
