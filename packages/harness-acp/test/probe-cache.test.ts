@@ -4,19 +4,12 @@
  * has) with the same binary starts nothing and gets the same answer; a changed binary is
  * probed again. The binary is a wrapper script that logs each start and runs the real one.
  */
-import {
-  appendFileSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
-import { chmodSync, existsSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, utimesSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ProbeCache, Readiness, ReadinessContext } from "@jest-m3/core/harness";
-import { resolveAgentExecutable } from "@jest-m3/harness-acp";
+import { wrappedGemini } from "@jest-m3/test-support";
 import { selection } from "./support/acp";
 
 jest.setTimeout(120_000);
@@ -29,25 +22,7 @@ let log: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "m3-acp-probe-cache-"));
   log = join(dir, "starts.log");
-  const real = resolveAgentExecutable(
-    {
-      agent: "Gemini CLI",
-      variable: "M3_GEMINI_EXECUTABLE",
-      packageName: "@google/gemini-cli",
-      binName: "gemini",
-      installVersion: "0.61.0",
-    },
-    undefined,
-    {},
-  );
-  if (!real.found) throw new Error(real.reason);
-  binary = join(dir, "gemini");
-  writeFileSync(
-    binary,
-    `#!/bin/sh\necho "$*" >> ${JSON.stringify(log)}\n` +
-      `exec ${JSON.stringify(real.command)} ${real.prefix.map((arg) => JSON.stringify(arg)).join(" ")} "$@"\n`,
-  );
-  chmodSync(binary, 0o755);
+  binary = wrappedGemini(dir, "gemini", `echo "$*" >> ${JSON.stringify(log)}`);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -3,7 +3,7 @@
  * each way of not being ready says why, and a session refuses to start on it. Option
  * mistakes are caught before anything is spawned.
  */
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HarnessNotReady, MCPTestKit } from "jest-m3";
@@ -13,10 +13,9 @@ import {
   geminiHarness,
   InvalidAcpOptions,
   opencodeHarness,
-  resolveAgentExecutable,
 } from "@jest-m3/harness-acp";
 import { selection, shippingServer } from "./support/acp";
-import { childrenOf } from "@jest-m3/test-support";
+import { childrenOf, wrappedGemini } from "@jest-m3/test-support";
 
 jest.setTimeout(120_000);
 
@@ -35,26 +34,7 @@ function context(spec: SelectionSpec, credentialNames: string[] = []): Readiness
 
 /** A stand-in `gemini` that prints `version` for --version and runs the real one otherwise. */
 function fakeGemini(name: string, version: string): string {
-  const real = resolveAgentExecutable(
-    {
-      agent: "Gemini CLI",
-      variable: "M3_GEMINI_EXECUTABLE",
-      packageName: "@google/gemini-cli",
-      binName: "gemini",
-      installVersion: "0.61.0",
-    },
-    undefined,
-    {},
-  );
-  if (!real.found) throw new Error(real.reason);
-  const path = join(dir, name);
-  writeFileSync(
-    path,
-    `#!/bin/sh\nif [ "$1" = "--version" ]; then echo "${version}"; exit 0; fi\n` +
-      `exec ${JSON.stringify(real.command)} ${real.prefix.map((arg) => JSON.stringify(arg)).join(" ")} "$@"\n`,
-  );
-  chmodSync(path, 0o755);
-  return path;
+  return wrappedGemini(dir, name, `if [ "$1" = "--version" ]; then echo "${version}"; exit 0; fi`);
 }
 
 function fakeAgent(mode: string, extra: Record<string, unknown> = {}): SelectionSpec {

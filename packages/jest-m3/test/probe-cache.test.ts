@@ -1,15 +1,7 @@
 // The probe cache's file between runs: what one run stores the next one reads; a damaged or
 // foreign file is ignored and replaced; old entries go; M3_PROBE_CACHE=off turns it off.
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { resolveAgentExecutable } from "@jest-m3/core/adapter-kit";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { wrappedGemini } from "@jest-m3/test-support";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { MAX_AGE_MS, openProbeCache, PROBE_CACHE_FILE } from "../src/shared/probe-cache";
@@ -111,18 +103,6 @@ describe("in a run", () => {
   test("a worker's own probe (a selection global setup did not probe) is kept for the next run", () => {
     // Gemini CLI behind a wrapper that logs each start: the selection names the wrapper as its
     // executable, which no configured harness does, so the worker probes it itself.
-    const real = resolveAgentExecutable(
-      {
-        agent: "Gemini CLI",
-        variable: "M3_GEMINI_EXECUTABLE",
-        packageName: "@google/gemini-cli",
-        binName: "gemini",
-        installVersion: "0.61.0",
-      },
-      undefined,
-      {},
-    );
-    if (!real.found) throw new Error(real.reason);
     const project = makeUserProject({
       "m3.config.json": JSON.stringify({ harnesses: [] }),
       "worker-probe.test.ts": `import { join } from "node:path";
@@ -141,13 +121,7 @@ test("readiness", async () => {
 `,
     });
     const log = join(project, "starts.log");
-    const wrapper = join(project, "gemini-wrapper");
-    writeFileSync(
-      wrapper,
-      `#!/bin/sh\necho "$*" >> ${JSON.stringify(log)}\n` +
-        `exec ${JSON.stringify(real.command)} ${real.prefix.map((arg) => JSON.stringify(arg)).join(" ")} "$@"\n`,
-    );
-    chmodSync(wrapper, 0o755);
+    wrappedGemini(project, "gemini-wrapper", `echo "$*" >> ${JSON.stringify(log)}`);
     const starts = (): number =>
       existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean).length : 0;
     try {

@@ -5,6 +5,7 @@
  */
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { resolveAgentExecutable } from "@jest-m3/core/adapter-kit";
 import type { Readiness, ReadinessContext, SelectionSpec } from "@jest-m3/core/harness";
 
 /** A readiness context: `selection`, the configuration `config`, the credential names. */
@@ -36,6 +37,31 @@ export function fakeAgentBinary(
       `if [ "$1" = "--version" ]; then echo ${JSON.stringify(versionOutput)}; exit 0; fi\n` +
       `exec ${JSON.stringify(real)} "$@"\n`,
   );
+  chmodSync(path, 0o755);
+  return path;
+}
+
+/**
+ * Writes `dir/name`, the installed Gemini CLI behind a shell script that runs `prelude`
+ * first (shell lines: log the start, answer `--version` itself) and then the real binary
+ * with the same arguments. Returns its path.
+ */
+export function wrappedGemini(dir: string, name: string, prelude: string): string {
+  const real = resolveAgentExecutable(
+    {
+      agent: "Gemini CLI",
+      variable: "M3_GEMINI_EXECUTABLE",
+      packageName: "@google/gemini-cli",
+      binName: "gemini",
+      installVersion: "0.61.0",
+    },
+    undefined,
+    {},
+  );
+  if (!real.found) throw new Error(real.reason);
+  const path = join(dir, name);
+  const command = [real.command, ...real.prefix].map((arg) => JSON.stringify(arg)).join(" ");
+  writeFileSync(path, `#!/bin/sh\n${prelude}\nexec ${command} "$@"\n`);
   chmodSync(path, 0o755);
   return path;
 }
