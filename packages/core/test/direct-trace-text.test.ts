@@ -146,12 +146,11 @@ describe("direct client: messages kept as wire text, parsed when the trace is re
   test("an answer recorded soon is recorded at the time it came, in its turn, as kept, before what follows", () => {
     const recorder = new TraceRecorder();
     recorder.setTurn("turn-1");
-    recorder.record(
-      "to_server",
-      call(1, { text: "hush" }) as JSONRPCMessage,
-      { ...asText, at: 10 },
-      JSON.stringify(call(1, { text: "hush" })),
-    );
+    const sent = (id: number, text: string, at: number) => {
+      const message = call(id, { text }) as JSONRPCMessage;
+      recorder.record("to_server", message, { ...asText, at }, JSON.stringify(message));
+    };
+    sent(1, "hush", 10);
     const answered = answer(1, { content: [{ type: "text", text: "hush" }] }) as JSONRPCMessage;
     const hush = (message: JSONRPCMessage) =>
       JSON.parse(JSON.stringify(message).replaceAll("hush", "[redacted]")) as JSONRPCMessage;
@@ -164,12 +163,7 @@ describe("direct client: messages kept as wire text, parsed when the trace is re
     );
     // The turn changes before anything reads: the answer still belongs to the first turn.
     recorder.setTurn("turn-2");
-    recorder.record(
-      "to_server",
-      call(2, { text: "two" }) as JSONRPCMessage,
-      { ...asText, at: 20 },
-      JSON.stringify(call(2, { text: "two" })),
-    );
+    sent(2, "two", 20);
     const trace = recorder.snapshot();
     expect(
       trace.messages.map((entry) => [entry.seq, entry.direction, entry.at, entry.turnId]),
