@@ -107,7 +107,13 @@ function piAgent(node: string, pi: string): KitVsBare {
     bare: (model) => BarePi.open(node, pi, model),
     kit: (model) => ({
       harness: piHarness,
-      agent: { harness: "pi", models: [MODEL], provider: model.providerFor("responses") },
+      // Cold, as the bare side: Pi sessions are warm by default.
+      agent: {
+        harness: "pi",
+        models: [MODEL],
+        provider: model.providerFor("responses"),
+        options: { warm: false },
+      },
       timeout: 60_000,
       pid: (kit) => kit.processes.find((child) => child.label === "pi")?.pid,
       process: "pi",
