@@ -6,10 +6,10 @@
  * - `gemini`: Gemini CLI (`gemini --acp`), in the `gemini` provider dialect;
  * - `opencode`: OpenCode (`opencode acp`), in the `chat-completions` dialect.
  *
- * Gemini CLI and OpenCode sessions are warm by default: one process per worker shared by
- * sessions started with the same plan, each its own ACP session (OpenCode's at most three
- * at once; `options: { warm: false }`, and a session with `builtinTools` unless it says
- * `warm: true`, get one process per session).
+ * Gemini CLI, OpenCode and Qwen Code sessions are warm by default: one process per worker
+ * shared by sessions started with the same plan, each its own ACP session (OpenCode's at
+ * most three at once; `options: { warm: false }`, and a session with `builtinTools` unless
+ * it says `warm: true`, get one process per session).
  * The other kinds start one agent process per jest-m3 session unless `warm: true` is given
  * (`acp` never shares one). Every agent process runs in a fresh HOME, XDG
  * folders and TMPDIR, with the session's MCP servers given exactly as the wire capture wrapped

@@ -37,11 +37,11 @@ export interface CommonAcpOptions {
    * MCP servers; a closed session's servers are stopped, the process stays (20 s idle,
    * then stopped; when its test file ends; always at worker exit).
    *
-   * Default: `true` for Gemini CLI and OpenCode (their fault matrices and isolation tests
-   * run warm), except a session with `builtinTools`, which is cold unless `warm: true` is
-   * given (the agent's own tools would act inside a process and home shared with other
-   * sessions); `false` (one process per session) for Kilo Code, GitHub Copilot CLI and Qwen
-   * Code.
+   * Default: `true` for Gemini CLI, OpenCode and Qwen Code (their fault matrices and
+   * isolation tests run warm), except a session with `builtinTools`, which is cold unless
+   * `warm: true` is given (the agent's own tools would act inside a process and home shared
+   * with other sessions); `false` (one process per session) for Kilo Code and GitHub
+   * Copilot CLI.
    * `warm: false` is always one process per session.
    *
    * @example

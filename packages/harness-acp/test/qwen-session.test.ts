@@ -7,10 +7,12 @@
  * the contract test shows by starting it without the relay), Qwen Code's
  * `mcp__<server>__<tool>` collision rule, and a contract test of the variables, settings,
  * flags and event shapes the profile relies on. Ground truth: the servers' own logs and the
- * scripted model's journal.
+ * scripted model's journal. Qwen Code is warm by default; the tests that check the
+ * session's own process or home (the seed's process tree gone at close, the kill, the
+ * planted-secret scan of the kit's folders) select `warm: false`.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { expect } from "jest-m3";
 import { createAgentHome, qwenHarness, qwenProfile } from "@jest-m3/harness-acp";
 import {
@@ -18,6 +20,8 @@ import {
   envServer,
   expectKilledMidTurn,
   expectSecretsKept,
+  expectSeedOn,
+  kitTempDirs,
   perTestKit,
   plantedSecrets,
   serverStartFailure,
@@ -26,7 +30,6 @@ import {
   acpLaunch,
   selection,
   SESSION_RULES,
-  expectAcpSeed,
   withAcpClient,
   scriptedAgent,
   expectDeclinedThenAllowed,
@@ -41,10 +44,19 @@ const KEY = plantedSecrets("qwen").key;
 const t = perTestKit({ script: { rules: [...SESSION_RULES] } });
 const provider = () => t.model.providerFor("chat-completions");
 const qwen = () => scriptedAgent(t, "qwen-code");
+/** Cold: the session's own Qwen Code process (in the kit's processes) and home (in its folders). */
+const coldQwen = () => ({ ...qwen(), options: { warm: false } });
 
 test("the seed: two turns share one session, one shipping_quote each, wire and reported; two model requests a turn", async () => {
   const before = t.model.journal.entries.length;
-  await expectAcpSeed(t, "qwen", "0.24.4");
+  // Cold, so the seed's check that nothing of the session's process tree runs after its
+  // close covers Qwen Code itself (a warm one stays, outside the kit).
+  const run = await expectSeedOn(t.kit, { ...coldQwen(), harness: "qwen" });
+  expect(run.result.snapshot.agent).toEqual(
+    expect.objectContaining({ harness: "qwen", model: "scripted-1", version: "0.24.4" }),
+  );
+  expect(run.first.response?.text).toBe("The quote for 2 kg is ready.");
+  expect(run.second.response?.text).toBe("The quote for 3 kg is ready.");
   // The journal: the tool offered from turn 1 on, and no classifier, memory or suggestion
   // request: exactly a call and an answer per turn.
   const requests = t.model.journal.entries.slice(before);
@@ -63,14 +75,19 @@ test("an MCP server that fails to start is visible: the trace names the server a
 });
 
 test("Qwen Code killed mid-turn: the turn and the session fail, nothing is left running", async () => {
-  await expectKilledMidTurn(t.kit, t.model, qwen(), "qwen-code");
+  await expectKilledMidTurn(t.kit, t.model, coldQwen(), "qwen-code");
 });
 
 test("planted secrets: a key, a header and a server secret reach no file, trace or event; the stdio server never sees the key", async () => {
   const seen = await expectSecretsKept({
     kit: t.kit,
-    agent: qwen(),
+    agent: coldQwen(),
     tag: "qwen",
+    // The session's own Qwen Code home is one of the folders scanned.
+    whileOpen: () =>
+      expect(kitTempDirs(t.kit).map((dir) => basename(dir))).toContainEqual(
+        expect.stringMatching(/^m3-qwen-code-(?!warm-)/),
+      ),
     reported: ["OPENAI_API_KEY", "SCRIPTED_API_KEY", "QWEN_CODE_SESSION_ID"],
     prompt: "both quotes please",
   });

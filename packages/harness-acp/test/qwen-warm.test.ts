@@ -1,9 +1,10 @@
 /**
- * Warm Qwen Code (`options: { warm: true }`): two sessions of one worker on one Qwen Code
- * process, each its own ACP session with its own MCP server. Both servers are named
- * "shipping", so Qwen Code gives both tools one name (`mcp__shipping__shipping_quote`): a
- * process that kept session A's server would send B's call there. Ground truth: each
- * server's own call log, the process ids, and the scripted model's journal.
+ * Warm Qwen Code (the default; here `options: { warm: true }`): two sessions of one worker
+ * on one Qwen Code process, each its own ACP session with its own MCP server. Both servers
+ * are named "shipping", so Qwen Code gives both tools one name
+ * (`mcp__shipping__shipping_quote`): a process that kept session A's server would send B's
+ * call there. Ground truth: each server's own call log, the process ids, and the scripted
+ * model's journal.
  */
 import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit } from "@jest-m3/core";

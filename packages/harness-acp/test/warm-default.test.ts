@@ -1,10 +1,9 @@
 /**
- * Gemini CLI and OpenCode are warm by default: a session whose selection leaves `warm` out
+ * Gemini CLI, OpenCode and Qwen Code are warm by default: a session whose selection leaves `warm` out
  * runs on this worker's warm pool (two sessions one after the other on one process, none
  * of the kit's own), except a session with built-in tools, which opens cold on a process of
  * its own (the agent's own tools would act in a process other sessions share). `warm:
- * false` is always cold; the other kinds (Kilo Code, Copilot CLI, Qwen Code) stay cold by
- * default. Ground truth: this worker's agent children in /proc and the kit's own processes.
+ * false` is always cold; the other kinds (Kilo Code, Copilot CLI) stay cold by default. Ground truth: this worker's agent children in /proc and the kit's own processes.
  */
 import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit } from "@jest-m3/core";
@@ -16,6 +15,7 @@ import {
   kiloProfile,
   opencodeHarness,
   opencodeProfile,
+  qwenHarness,
   qwenProfile,
   stopWarmAcpAgents,
   type AcpProfile,
@@ -28,7 +28,7 @@ jest.setTimeout(120_000);
 
 const hello = helloModel(stopWarmAcpAgents);
 
-test("warm by default on Gemini CLI and OpenCode only; builtinTools or warm: false is cold", () => {
+test("warm by default on Gemini CLI, OpenCode and Qwen Code only; builtinTools or warm: false is cold", () => {
   const resolve = (
     profile: AcpProfile<ResolvedCommonOptions>,
     options: Record<string, unknown>,
@@ -36,17 +36,14 @@ test("warm by default on Gemini CLI and OpenCode only; builtinTools or warm: fal
   for (const [harness, tool] of [
     [geminiProfile, "read_file"],
     [opencodeProfile, "read"],
+    [qwenProfile, "read_file"],
   ] as const) {
     expect(resolve(harness, {})).toBe(true);
     expect(resolve(harness, { builtinTools: [tool] })).toBe(false);
     expect(resolve(harness, { builtinTools: [tool], warm: true })).toBe(true);
     expect(resolve(harness, { warm: false })).toBe(false);
   }
-  for (const harness of [
-    kiloProfile,
-    copilotProfile,
-    qwenProfile,
-  ] as AcpProfile<ResolvedCommonOptions>[]) {
+  for (const harness of [kiloProfile, copilotProfile] as AcpProfile<ResolvedCommonOptions>[]) {
     expect(resolve(harness, {})).toBe(false);
   }
 });
@@ -54,6 +51,7 @@ test("warm by default on Gemini CLI and OpenCode only; builtinTools or warm: fal
 describe.each([
   ["Gemini CLI", geminiHarness, "gemini", "gemini"],
   ["OpenCode", opencodeHarness, "opencode", "chat-completions"],
+  ["Qwen Code", qwenHarness, "qwen-code", "chat-completions"],
 ] as [string, HarnessDefinition, string, ProviderDialect][])(
   "%s",
   (agentName, harness, command, dialect) => {

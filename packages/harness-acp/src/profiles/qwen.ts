@@ -157,7 +157,9 @@ export function qwenNodeMinimum(script: string): string {
  * 1 already offers the tools), no relaunch, stopped by closing stdin. Qwen Code passes its
  * whole environment to MCP servers; the session's servers are the wire capture's relays,
  * which start the real servers with the allow-listed environment only, so the provider key
- * never reaches them.
+ * never reaches them. Warm by default (one process per worker shared by sessions started
+ * with the same plan, each its own ACP session; `warm: false`, and a session with
+ * `builtinTools` unless it says `warm: true`, get one process per session).
  *
  * @example
  * ```ts
@@ -176,7 +178,9 @@ export const qwenProfile: AcpProfile<ResolvedCommonOptions> = {
     reason:
       "Qwen Code 0.24 does not pass an MCP server's elicitation/create on over ACP, which this adapter would answer",
   },
-  resolveOptions: (options) => resolveProfileOptions("qwen-code", options),
+  // Warm by default: its fault matrix passes every cell warm, the eight sessions at once on
+  // one process (no limit of sessions a process needed).
+  resolveOptions: (options) => resolveProfileOptions("qwen-code", options, { warm: true }),
   executable: profileExecutable(
     "Qwen Code",
     QWEN_EXECUTABLE_VARIABLE,
