@@ -9,25 +9,19 @@
  * (reliability/jest-faults.test.ts holds the Codex-only scenarios in more depth; the in-band
  * SIGINT and SIGTERM on every agent are in in-band-signals.test.ts.)
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import {
-  cleanUpChildRun,
   childPids,
   jsonLines,
   ledgerProcesses,
-  makeUserProject,
   runFolder,
   startJest,
   stillRunning,
   waitUntil,
-  type RunningJest,
 } from "../support/user-project";
+import { faultConfig, inFaultProject, waitingSessionTest } from "../support/fault-project";
 import { startTogether } from "@jest-m3/test-support";
-
-const FIXTURE = join(__dirname, "..", "fixtures", "faults");
-const SESSION = JSON.stringify(join(FIXTURE, "fault-session"));
 
 /** Every agent, its model on the scripted model, and a Jest timeout that lets it reach the call. */
 const AGENTS = [
@@ -36,17 +30,6 @@ const AGENTS = [
   ["gemini", "gemini-scripted", 20_000],
   ["opencode", "scripted-model", 30_000],
 ] as const;
-
-const sessionTest = (name: string, seconds: number, jestTimeoutMs: number): string =>
-  `import { MCPTestKit } from "jest-m3";
-import { shippingSession } from ${SESSION};
-
-test(${JSON.stringify(name)}, async () => {
-  await using kit = new MCPTestKit({ env: {} });
-  await using open = await shippingSession(kit).open();
-  await open.send("wait on shipping for ${seconds} seconds");
-}, ${jestTimeoutMs});
-`;
 
 interface Report {
   readonly sessions: {
@@ -62,28 +45,20 @@ interface Report {
  * and start time, the Jest run, the folders).
  */
 async function scenario(harness: string, model: string, jestTimeoutMs: number): Promise<void> {
-  let dir: string | undefined;
-  let out: string | undefined;
-  let jest: RunningJest | undefined;
-  const leftovers: { pid: number; ticks: string | null }[] = [];
-  let leftoverDirs: string[] = [];
-  try {
-    dir = makeUserProject({
-      "m3.config.json": JSON.stringify({
-        harnesses: [harness],
-        scriptedModel: { script: join(FIXTURE, "model-script.json") },
-      }),
-      "timeout.test.ts": sessionTest("outlives the Jest timeout", 600, jestTimeoutMs),
-      "killed.test.ts": sessionTest("worker killed mid-call", 601, 120_000),
-    });
-    out = mkdtempSync(join(tmpdir(), "m3-agent-fault-out-"));
-    jest = startJest(dir, {
+  const files = {
+    "m3.config.json": faultConfig(harness),
+    "timeout.test.ts": waitingSessionTest("outlives the Jest timeout", 600, jestTimeoutMs),
+    "killed.test.ts": waitingSessionTest("worker killed mid-call", 601, 120_000),
+  };
+  await inFaultProject(files, "m3-agent-fault-out-", async (project) => {
+    const { dir, out } = project;
+    const jest = (project.jest = startJest(dir, {
       args: ["--maxWorkers=2"],
       env: { M3_FAULT_OUT: out, M3_FAULT_AGENT: `${harness}:${model}` },
       timeoutMs: 150_000,
-    });
+    }));
     const calls = () =>
-      jsonLines<{ tool: string; arguments: { seconds: number } }>(join(out!, "calls.jsonl"));
+      jsonLines<{ tool: string; arguments: { seconds: number } }>(join(out, "calls.jsonl"));
     const reached = await waitUntil(
       () => calls().some((call) => call.arguments.seconds === 601),
       90_000,
@@ -102,9 +77,9 @@ async function scenario(harness: string, model: string, jestTimeoutMs: number): 
       (entry) => entry.path,
     );
     expect(killedDirs.length).toBeGreaterThanOrEqual(2);
-    leftoverDirs = killedDirs;
+    project.leftoverDirs.push(...killedDirs);
     for (const child of ledgerProcesses(folder))
-      leftovers.push({ pid: child.pid, ticks: child.startTicks });
+      project.leftovers.push({ pid: child.pid, ticks: child.startTicks });
 
     process.kill(worker, "SIGKILL");
     const run = await jest.done;
@@ -149,9 +124,7 @@ async function scenario(harness: string, model: string, jestTimeoutMs: number): 
     const recorded = timedOut[0]!.turns.flatMap((turn) => turn.toolCalls);
     expect(recorded.map((call) => [call.tool, call.arguments])).toEqual(received);
     expect(recorded.filter((call) => call.status === "success")).toEqual([]);
-  } finally {
-    await cleanUpChildRun({ jest, leftovers, folders: [...leftoverDirs, dir, out] });
-  }
+  });
 }
 
 // Each scenario mostly waits (for the agent to reach its call, for Jest's timeout to fire),

@@ -25,7 +25,6 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  cleanUpChildRun,
   isRunning,
   jsonLines,
   ledgerProcesses,
@@ -37,12 +36,14 @@ import {
   startJest,
   startTicks,
   waitUntil,
-  type RunningJest,
 } from "../support/user-project";
+import {
+  faultConfig,
+  inFaultProject,
+  serverPids,
+  waitingSessionTest,
+} from "../support/fault-project";
 import { startTogether } from "@jest-m3/test-support";
-
-const FIXTURE = join(__dirname, "..", "fixtures", "faults");
-const SESSION = JSON.stringify(join(FIXTURE, "fault-session"));
 
 /** Every agent the project has, as `harness:model` on the scripted model. */
 const AGENTS = [
@@ -51,22 +52,6 @@ const AGENTS = [
   ["gemini", "gemini-scripted"],
   ["opencode", "scripted-model"],
 ] as const;
-
-const config = (harness: string): string =>
-  JSON.stringify({
-    harnesses: [harness],
-    scriptedModel: { script: join(FIXTURE, "model-script.json") },
-  });
-
-const MID_TURN_TEST = `import { MCPTestKit } from "jest-m3";
-import { shippingSession } from ${SESSION};
-
-test("interrupted mid-turn", async () => {
-  await using kit = new MCPTestKit({ env: {} });
-  await using open = await shippingSession(kit).open();
-  await open.send("wait on shipping for 600 seconds");
-});
-`;
 
 /** True when /proc has no live entry for `pid` (gone, or a zombie waiting for its reaper). */
 function goneFromProc(pid: number): boolean {
@@ -86,40 +71,31 @@ type Signal = "SIGINT" | "SIGTERM";
  * folders).
  */
 async function scenario(harness: string, model: string, signal: Signal): Promise<void> {
-  let dir: string | undefined;
-  let out: string | undefined;
-  let jest: RunningJest | undefined;
-  const leftovers: { pid: number; ticks: string | null }[] = [];
-  let leftoverDirs: string[] = [];
-  try {
-    dir = makeUserProject({
-      "m3.config.json": config(harness),
-      "signalled.test.ts": MID_TURN_TEST,
-    });
-    out = mkdtempSync(join(tmpdir(), "m3-signal-out-"));
-    jest = startJest(dir, {
+  const files = {
+    "m3.config.json": faultConfig(harness),
+    "signalled.test.ts": waitingSessionTest("interrupted mid-turn", 600),
+  };
+  await inFaultProject(files, "m3-signal-out-", async (project) => {
+    const { dir, out } = project;
+    const jest = (project.jest = startJest(dir, {
       env: { M3_FAULT_OUT: out, M3_FAULT_AGENT: `${harness}:${model}`, M3_FAULT_STUBBORN: "1" },
       timeoutMs: 120_000,
-    });
-    const serverPids = (): number[] =>
-      existsSync(join(out!, "server.pids"))
-        ? readFileSync(join(out!, "server.pids"), "utf8").split("\n").filter(Boolean).map(Number)
-        : [];
+    }));
     const midCall = await waitUntil(
-      () => jsonLines(join(out!, "calls.jsonl")).length >= 1 && serverPids().length >= 1,
+      () => jsonLines(join(out, "calls.jsonl")).length >= 1 && serverPids(out).length >= 1,
       90_000,
     );
     if (!midCall) throw new Error(`the turn never reached the tool call:\n${jest.output()}`);
     const folder = runFolder(dir);
     // Everything the kit started, and the server as it reported itself: the test's own view.
     const started = ledgerProcesses(folder);
-    const server = serverPids().map((pid) => ({ pid, label: "stubborn server" }));
+    const server = serverPids(out).map((pid) => ({ pid, label: "stubborn server" }));
     for (const child of [...started, ...server])
-      leftovers.push({ pid: child.pid, ticks: startTicks(child.pid) });
+      project.leftovers.push({ pid: child.pid, ticks: startTicks(child.pid) });
     const kitDirs = jsonLines<{ path: string }>(join(folder, "dirs", `${jest.pid}.jsonl`)).map(
       (entry) => entry.path,
     );
-    leftoverDirs = kitDirs;
+    project.leftoverDirs.push(...kitDirs);
     expect(started.map((child) => child.label)).toEqual(
       expect.arrayContaining(["relay for shipping", "server shipping"]),
     );
@@ -152,9 +128,7 @@ async function scenario(harness: string, model: string, signal: Signal): Promise
     expect(JSON.parse(readFileSync(join(folder, "interrupted.json"), "utf8"))).toEqual(
       expect.objectContaining({ signal, removed: kitDirs }),
     );
-  } finally {
-    await cleanUpChildRun({ jest, leftovers, folders: [...leftoverDirs, dir, out] });
-  }
+  });
 }
 
 const SIGNALS = ["SIGINT", "SIGTERM"] as const;

@@ -8,15 +8,12 @@
  * themselves), and not one folder of its `dirs/` ledger may exist.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import {
-  cleanUpChildRun,
   isRunning,
   jsonLines,
   ledgerProcesses,
-  makeUserProject,
   REPO,
   runFolder,
   startTicks,
@@ -24,20 +21,14 @@ import {
   type JestRun,
   type RunningJest,
 } from "../support/user-project";
+import {
+  faultConfig,
+  inFaultProject,
+  serverPids,
+  waitingSessionTest,
+} from "../support/fault-project";
 
-const FIXTURE = join(__dirname, "..", "fixtures", "faults");
-const SESSION = JSON.stringify(join(FIXTURE, "fault-session"));
 const GONE_WITHIN_MS = 3000;
-
-const midTurnTest = (name: string): string => `import { MCPTestKit } from "jest-m3";
-import { shippingSession } from ${SESSION};
-
-test(${JSON.stringify(name)}, async () => {
-  await using kit = new MCPTestKit({ env: {} });
-  await using open = await shippingSession(kit).open();
-  await open.send("wait on shipping for 600 seconds");
-});
-`;
 
 /** Jest as a terminal runs it: the leader of its own process group. */
 function startJestGroup(dir: string, env: Record<string, string>): RunningJest {
@@ -80,73 +71,59 @@ function startJestGroup(dir: string, env: Record<string, string>): RunningJest {
   };
 }
 
-let dir: string | undefined;
-let out: string | undefined;
-let child: RunningJest | undefined;
-let leftovers: { pid: number; ticks: string | null }[] = [];
-let leftoverDirs: string[] = [];
-afterEach(async () => {
-  await cleanUpChildRun({ jest: child, leftovers, folders: [...leftoverDirs, dir, out] });
-});
-
 test("SIGINT to the process group of a run with two workers mid-call on Claude Code: nothing recorded runs 3 s after Jest exits, no recorded folder exists", async () => {
-  dir = makeUserProject({
-    "m3.config.json": JSON.stringify({
-      harnesses: ["claude-code"],
-      scriptedModel: { script: join(FIXTURE, "model-script.json") },
-    }),
-    "first.test.ts": midTurnTest("first, interrupted mid-call"),
-    "second.test.ts": midTurnTest("second, interrupted mid-call"),
-  });
-  out = mkdtempSync(join(tmpdir(), "m3-group-signal-out-"));
-  child = startJestGroup(dir, {
-    M3_FAULT_OUT: out,
-    M3_FAULT_AGENT: "claude-code:claude-sonnet-5-5",
-    M3_FAULT_STUBBORN: "1",
-  });
-  const serverPids = (): number[] =>
-    existsSync(join(out!, "server.pids"))
-      ? readFileSync(join(out!, "server.pids"), "utf8").split("\n").filter(Boolean).map(Number)
-      : [];
-  // Both calls arrived (the server's own log) and both servers said who they are.
-  const midCall = await waitUntil(
-    () => jsonLines(join(out!, "calls.jsonl")).length >= 2 && serverPids().length >= 2,
-    120_000,
-  );
-  if (!midCall) throw new Error(`the turns never reached their tool calls:\n${child.output()}`);
-  const folder = runFolder(dir);
-  const recorded = [
-    ...ledgerProcesses(folder),
-    ...serverPids().map((pid) => ({ pid, label: "stubborn server (its own pid file)" })),
-  ].map((entry) => ({ ...entry, ticks: startTicks(entry.pid) }));
-  leftovers = recorded.map(({ pid, ticks }) => ({ pid, ticks }));
-  const dirsFolder = join(folder, "dirs");
-  const recordedDirs = readdirSync(dirsFolder).flatMap((file) =>
-    jsonLines<{ path: string }>(join(dirsFolder, file)).map((entry) => entry.path),
-  );
-  leftoverDirs = recordedDirs;
-  // Two workers' kits: Claude Code, its relay and the server each, all running; their folders there.
-  expect(readdirSync(join(folder, "processes"))).toHaveLength(2);
-  expect(recorded.filter((entry) => !isRunning(entry.pid))).toEqual([]);
-  expect(recordedDirs.length).toBeGreaterThanOrEqual(4);
-  expect(recordedDirs.filter((path) => !existsSync(path))).toEqual([]);
+  const files = {
+    "m3.config.json": faultConfig("claude-code"),
+    "first.test.ts": waitingSessionTest("first, interrupted mid-call", 600),
+    "second.test.ts": waitingSessionTest("second, interrupted mid-call", 600),
+  };
+  await inFaultProject(files, "m3-group-signal-out-", async (project) => {
+    const { dir, out } = project;
+    const child = (project.jest = startJestGroup(dir, {
+      M3_FAULT_OUT: out,
+      M3_FAULT_AGENT: "claude-code:claude-sonnet-5-5",
+      M3_FAULT_STUBBORN: "1",
+    }));
+    // Both calls arrived (the server's own log) and both servers said who they are.
+    const midCall = await waitUntil(
+      () => jsonLines(join(out, "calls.jsonl")).length >= 2 && serverPids(out).length >= 2,
+      120_000,
+    );
+    if (!midCall) throw new Error(`the turns never reached their tool calls:\n${child.output()}`);
+    const folder = runFolder(dir);
+    const recorded = [
+      ...ledgerProcesses(folder),
+      ...serverPids(out).map((pid) => ({ pid, label: "stubborn server (its own pid file)" })),
+    ].map((entry) => ({ ...entry, ticks: startTicks(entry.pid) }));
+    project.leftovers.push(...recorded.map(({ pid, ticks }) => ({ pid, ticks })));
+    const dirsFolder = join(folder, "dirs");
+    const recordedDirs = readdirSync(dirsFolder).flatMap((file) =>
+      jsonLines<{ path: string }>(join(dirsFolder, file)).map((entry) => entry.path),
+    );
+    project.leftoverDirs.push(...recordedDirs);
+    // Two workers' kits: Claude Code, its relay and the server each, all running; their folders there.
+    expect(readdirSync(join(folder, "processes"))).toHaveLength(2);
+    expect(recorded.filter((entry) => !isRunning(entry.pid))).toEqual([]);
+    expect(recordedDirs.length).toBeGreaterThanOrEqual(4);
+    expect(recordedDirs.filter((path) => !existsSync(path))).toEqual([]);
 
-  process.kill(-child.pid, "SIGINT");
-  const run = await child.done;
-  // Jest ends as Ctrl-C ends it, after the guards cleaned up.
-  expect([run.status, run.signal]).toEqual([null, "SIGINT"]);
-  const exitedAt = Date.now();
+    process.kill(-child.pid, "SIGINT");
+    const run = await child.done;
+    // Jest ends as Ctrl-C ends it, after the guards cleaned up.
+    expect([run.status, run.signal]).toEqual([null, "SIGINT"]);
+    const exitedAt = Date.now();
 
-  const same = (entry: { pid: number; ticks: string | null }): boolean =>
-    entry.ticks !== null && startTicks(entry.pid) === entry.ticks && isRunning(entry.pid);
-  await waitUntil(
-    () => !recorded.some(same) && recordedDirs.every((path) => !existsSync(path)),
-    GONE_WITHIN_MS,
-  );
-  const waitedMs = Date.now() - exitedAt;
-  expect({
-    running: recorded.filter(same).map((entry) => `${entry.label} (pid ${entry.pid})`),
-    folders: recordedDirs.filter((path) => existsSync(path)),
-  }).toEqual({ running: [], folders: [] });
-  expect(waitedMs).toBeLessThanOrEqual(GONE_WITHIN_MS + 200);
+    const same = (entry: { pid: number; ticks: string | null }): boolean =>
+      entry.ticks !== null && startTicks(entry.pid) === entry.ticks && isRunning(entry.pid);
+    await waitUntil(
+      () => !recorded.some(same) && recordedDirs.every((path) => !existsSync(path)),
+      GONE_WITHIN_MS,
+    );
+    const waitedMs = Date.now() - exitedAt;
+    expect({
+      running: recorded.filter(same).map((entry) => `${entry.label} (pid ${entry.pid})`),
+      folders: recordedDirs.filter((path) => existsSync(path)),
+    }).toEqual({ running: [], folders: [] });
+    expect(waitedMs).toBeLessThanOrEqual(GONE_WITHIN_MS + 200);
+  });
 }, 240_000);
