@@ -1,5 +1,5 @@
 // `npx jest-m3 init` and `npx jest-m3 doctor` in a user's project, run as child processes.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -7,6 +7,7 @@ import {
   REPO,
   removeTempDir,
   runJest,
+  runToEnd,
   SHIPPING_SERVER,
 } from "./support/user-project";
 
@@ -23,31 +24,17 @@ function cli(dir: string, args: readonly string[], env: Record<string, string> =
 }
 
 /** {@link cli} without blocking: for runs that go side by side. */
-function cliAsync(
+async function cliAsync(
   dir: string,
   args: readonly string[],
   env: Record<string, string> = {},
 ): Promise<{ status: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: dir,
-      env: { ...process.env, M3_RUN_DIR: "", M3_PROVIDER: "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
-    child.once("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.once("close", (status) => {
-      clearTimeout(timer);
-      resolve({ status, output: `${stdout}${stderr}` });
-    });
+  const run = await runToEnd(process.execPath, [CLI, ...args], {
+    cwd: dir,
+    env: { ...process.env, M3_RUN_DIR: "", M3_PROVIDER: "", ...env },
+    timeoutMs: 120_000,
   });
+  return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
 
 /** A server project with nothing of jest-m3 yet: its package.json and its server. */

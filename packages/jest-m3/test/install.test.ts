@@ -3,11 +3,10 @@
 // repository's packages packed as npm would publish them. TypeScript comes as ts-jest's
 // peer (6.x today) or pinned to 5; CommonJS and ESM ("type": "module") projects; .test.ts
 // and .test.js files. Needs the npm registry for jest and the @types packages.
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REPO, removeTempDir, runJest, SHIPPING_SERVER } from "./support/user-project";
+import { REPO, removeTempDir, runJest, runToEnd, SHIPPING_SERVER } from "./support/user-project";
 
 const PACKAGES = ["core", "scripted-model", "jest-m3"];
 
@@ -52,27 +51,11 @@ test("a JavaScript test", async () => {
 `;
 
 /** Runs a command to its end; rejects with its output when it fails or outlives 300 s. */
-function sh(command: string, args: readonly string[], cwd: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 300_000);
-    child.once("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.once("close", (status, signal) => {
-      clearTimeout(timer);
-      if (status === 0) resolve(stdout);
-      else {
-        const how = signal ?? status;
-        reject(new Error(`${command} ${args.join(" ")} failed (${how}):\n${stdout}\n${stderr}`));
-      }
-    });
-  });
+async function sh(command: string, args: readonly string[], cwd: string): Promise<string> {
+  const run = await runToEnd(command, args, { cwd, timeoutMs: 300_000 });
+  if (run.status === 0) return run.stdout;
+  const how = run.signal ?? run.status;
+  throw new Error(`${command} ${args.join(" ")} failed (${how}):\n${run.stdout}\n${run.stderr}`);
 }
 
 let root: string;

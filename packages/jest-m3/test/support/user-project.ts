@@ -162,6 +162,46 @@ export function runJest(
   };
 }
 
+/** How a child process that {@link runToEnd} ran ended, and what it printed. */
+export interface ChildEnd {
+  readonly status: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs `command` with `args` in `cwd` to its end without blocking (for runs that go side by
+ * side), killing it (SIGKILL) if it outlives `timeoutMs`; rejects only when it cannot be
+ * started.
+ */
+export function runToEnd(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<ChildEnd> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once("close", (status, signal) => {
+      clearTimeout(timer);
+      resolve({ status, signal, stdout, stderr });
+    });
+  });
+}
+
 /** A Jest run in progress, for tests that signal it while it runs. */
 export interface RunningJest {
   readonly pid: number;
