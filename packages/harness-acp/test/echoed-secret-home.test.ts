@@ -1,11 +1,11 @@
 /**
  * An echoed credential inside the agent's own temporary home (docs/troubleshooting.md): an
- * HTTP MCP server (real SDK) echoes its `X-Api-Key` header in a tool result; Gemini CLI and
- * OpenCode keep what they saw (OpenCode's session database and log, Gemini CLI's chats and
- * error reports) inside the HOME, XDG folders and TMPDIR the kit made for the session. The
- * kit cannot rewrite the agent's own files, so it removes them: after `kit.close()` not one
- * of the kit's temporary folders exists, and no file left under the system temp folder by
- * the session holds the value. A warm agent (the default) keeps its home, echo included,
+ * HTTP MCP server (real SDK) echoes its `X-Api-Key` header in a tool result; Gemini CLI,
+ * OpenCode and Qwen Code keep what they saw (OpenCode's session database and log, Gemini
+ * CLI's chats and error reports, Qwen Code's chats) inside the HOME, XDG folders and TMPDIR
+ * the kit made for the session. The kit cannot rewrite the agent's own files, so it removes
+ * them: after `kit.close()` not one of the kit's temporary folders exists, and no file left
+ * under the system temp folder by the session holds the value. A warm agent (the default) keeps its home, echo included,
  * for the sessions of its key until its pool stops (when the test file ends, at the
  * latest): then that home is gone too.
  */
@@ -53,6 +53,7 @@ afterAll(async () => {
 test.each([
   ["gemini", "gemini"],
   ["opencode", "chat-completions"],
+  ["qwen-code", "chat-completions"],
 ] as const)(
   "%s: the temporary home that may hold an echoed header value is gone after close",
   async (harness, dialect: ProviderDialect) => {
@@ -99,6 +100,7 @@ test.each([
 test.each([
   ["gemini", "gemini"],
   ["opencode", "chat-completions"],
+  ["qwen-code", "chat-completions"],
 ] as const)(
   "%s, warm (the default): the warm home holds the echo until its pool stops, then is gone",
   async (harness, dialect: ProviderDialect) => {
