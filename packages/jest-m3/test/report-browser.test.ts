@@ -6,9 +6,8 @@ import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Page } from "playwright-core";
 import { testId } from "../dist/report/build";
-import { withChromium } from "./support/chromium";
+import { expectText, withChromium } from "./support/chromium";
 import {
   makeUserProject,
   removeTempDir,
@@ -90,7 +89,7 @@ test("Chromium shows the run: tests, the failed assertion, the call timeline, it
     page.on("pageerror", (error) => errors.push(error.message));
     await page.setViewportSize({ width: 1400, height: 900 });
     await page.goto(url);
-    await textOf(page, "#count", "3 of 3 tests");
+    await expectText(page, "#count", "3 of 3 tests");
 
     await expect(page.locator("#count").textContent()).resolves.toBe("3 of 3 tests");
     await expect(page.locator("#totals").textContent()).resolves.toContain("1 failed");
@@ -130,11 +129,11 @@ test("Chromium shows the run: tests, the failed assertion, the call timeline, it
     await expect(page.locator("#list .row").count()).resolves.toBe(1);
     await page.selectOption("#f-verdict", "");
     await page.fill("#f-search", "does not talk");
-    await textOf(page, "#count", "1 of 3 tests");
+    await expectText(page, "#count", "1 of 3 tests");
 
     // A deep link to the passing test, opened fresh.
     await page.goto(`${url}#test=${passingId}`);
-    await textOf(page, "#count", "3 of 3 tests");
+    await expectText(page, "#count", "3 of 3 tests");
     await expect(detail.getAttribute("data-test-id")).resolves.toBe(passingId);
     await expect(detail.locator("h2").textContent()).resolves.toContain("quotes a local parcel");
     await expect(page.locator(".row.selected").getAttribute("data-test-id")).resolves.toBe(
@@ -185,18 +184,6 @@ test("npx jest-m3 show-report prints the latest report and serves it", async () 
     await closed;
   }
 }, 60_000);
-
-/** Waits until `selector`'s text is `text` (the page's CSP forbids eval'd predicates). */
-async function textOf(page: Page, selector: string, text: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  let seen: string | null = null;
-  while (Date.now() < deadline) {
-    seen = await page.locator(selector).textContent();
-    if (seen === text) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${selector} shows ${JSON.stringify(seen)}, not ${JSON.stringify(text)}`);
-}
 
 function runCli(
   args: readonly string[],

@@ -6,10 +6,9 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Page } from "playwright-core";
 import { main } from "../dist/cli/main";
 import { readRecords } from "../dist/shared/run-ledger";
-import { withChromium } from "./support/chromium";
+import { expectText, withChromium } from "./support/chromium";
 import { makeUserProject, removeTempDir, runJest, SHIPPING_SERVER } from "./support/user-project";
 
 const MARKUP = '<img src=x class="m3-injected">';
@@ -106,18 +105,6 @@ interface JsonVerdict {
   subject?: { executionId: string | null; turn: number | null };
   latencyMs?: number;
   error?: { reason: string; message: string };
-}
-
-/** Waits until `selector`'s text is `text` (the page filters on input). */
-async function shows(page: Page, selector: string, text: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  let seen: string | null = null;
-  while (Date.now() < deadline) {
-    seen = await page.locator(selector).textContent();
-    if (seen === text) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${selector} shows ${JSON.stringify(seen)}, not ${JSON.stringify(text)}`);
 }
 
 let project: string | undefined;
@@ -237,7 +224,7 @@ test("verdicts: report.json, blob and merge, the page on the judged turn, histor
     page.on("pageerror", (error) => errors.push(error.message));
     await page.goto(pathToFileURL(join(dir!, "report.html")).href);
     await page.locator(".row", { hasText: "judged quote" }).first().click();
-    await shows(page, "#detail h2", "passedjudged quote");
+    await expectText(page, "#detail h2", "passedjudged quote");
     const turn = page.locator("#detail .turn").first();
     expect(await turn.locator(".verdict").count()).toBe(6);
     expect(await turn.locator(".verdict.j-pass .score").first().textContent()).toBe("0.9");
@@ -257,9 +244,9 @@ test("verdicts: report.json, blob and merge, the page on the judged turn, histor
     expect(await page.evaluate(() => (globalThis as { m3Pwned?: number }).m3Pwned)).toBeUndefined();
     // The search matches a judge's reasoning (in no prompt, reply or call).
     await page.fill("#f-search", "not euros");
-    await shows(page, "#count", "1 of 2 tests");
+    await expectText(page, "#count", "1 of 2 tests");
     await page.fill("#f-search", "scored 0.7");
-    await shows(page, "#count", "0 of 2 tests");
+    await expectText(page, "#count", "0 of 2 tests");
     expect(errors).toEqual([]);
   });
 

@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext } from "playwright-core";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
 
 /** Where Debian's package puts the browser. */
 export const CHROMIUM = "/usr/bin/chromium";
@@ -48,4 +48,20 @@ export async function withChromium<T>(use: (browser: BrowserContext) => Promise<
     await browser.close().catch(() => undefined);
     rmSync(profile, { recursive: true, force: true });
   }
+}
+
+/**
+ * Waits (up to 10 s) until `selector`'s text on `page` is `text`, polling from the test's
+ * side (the report's CSP forbids eval'd predicates; the page filters on input); throws with
+ * what it showed last.
+ */
+export async function expectText(page: Page, selector: string, text: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  let seen: string | null = null;
+  while (Date.now() < deadline) {
+    seen = await page.locator(selector).textContent();
+    if (seen === text) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${selector} shows ${JSON.stringify(seen)}, not ${JSON.stringify(text)}`);
 }
