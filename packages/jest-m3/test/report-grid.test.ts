@@ -11,6 +11,7 @@ import { renderReportHtml } from "../dist/report/html";
 import { wilsonInterval } from "../dist/stats/wilson";
 import type { TranscriptRecord } from "../dist/shared/transcript";
 import { withChromium } from "./support/chromium";
+import { sessionRecord } from "./support/blobs";
 import { removeTempDir } from "./support/user-project";
 
 /** Far above what any step takes: only a frozen page fails it (2 shared cores, CI). */
@@ -35,7 +36,7 @@ function crafted(): ReturnType<typeof buildRunReport> {
   const trials: Array<NonNullable<Parameters<typeof buildRunReport>[0]["trials"]>[number]> = [];
   for (let n = 0; n < TESTS; n += 1) {
     AGENTS.forEach((agent, a) => {
-      sessions.push({
+      const session = {
         testPath: fileOf(n),
         testName: `${describeOf(n)} ${titleOf(n)}`,
         executionId: `e-${n}-${a}`,
@@ -45,44 +46,37 @@ function crafted(): ReturnType<typeof buildRunReport> {
         version: agent.version,
         sessionId: `s-${n}-${a}`,
         catalogs: [{ server: "shop", tools: [{ name: "search", schemaHash: "h" }] }],
-        outcome: "completed",
-        error: null,
-        gaps: [],
-        outsideTurns: 0,
-        turns: [
-          {
-            number: 1,
-            outcome: "completed",
-            prompt: `find item ${n}`,
-            reply: `found ${n}`,
-            error: null,
-            durationMs: 100,
-            toolCalls: [
-              {
-                id: "call-1",
-                server: "shop",
-                tool: "search",
-                arguments: JSON.stringify({ q: n }),
-                status: "success",
-                evidence: "both",
-              },
-              // Agent 7 calls checkout and it always fails; agent 6 never calls it.
-              ...(a === 7 || (a < 6 && n % 10 === 0)
-                ? [
-                    {
-                      id: "call-2",
-                      server: "shop",
-                      tool: "checkout",
-                      arguments: "{}",
-                      status: a === 7 ? "tool_error" : "success",
-                      evidence: "both",
-                    },
-                  ]
-                : []),
-            ],
-          },
-        ],
-      });
+      };
+      sessions.push(
+        sessionRecord(session, {
+          prompt: `find item ${n}`,
+          reply: `found ${n}`,
+          durationMs: 100,
+          toolCalls: [
+            {
+              id: "call-1",
+              server: "shop",
+              tool: "search",
+              arguments: JSON.stringify({ q: n }),
+              status: "success",
+              evidence: "both",
+            },
+            // Agent 7 calls checkout and it always fails; agent 6 never calls it.
+            ...(a === 7 || (a < 6 && n % 10 === 0)
+              ? [
+                  {
+                    id: "call-2",
+                    server: "shop",
+                    tool: "checkout",
+                    arguments: "{}",
+                    status: a === 7 ? "tool_error" : "success",
+                    evidence: "both",
+                  },
+                ]
+              : []),
+          ],
+        }),
+      );
       if (n % 50 === 0) {
         trials.push({
           testPath: fileOf(n),
@@ -270,43 +264,33 @@ const ALL = PAYLOADS.join(" ");
 
 test("the grid writes markup in names, agents, servers, tools and number fields as text, and runs none of it", async () => {
   const hostile = (field: string): string => `${field}:${ALL}`;
-  const session: TranscriptRecord = {
-    testPath: `/project/${hostile("file")}.test.ts`,
-    testName: `${hostile("describe")} ${hostile("title")}`,
-    executionId: "e-1",
-    agent: hostile("agent"),
-    model: hostile("model"),
-    harness: hostile("harness"),
-    version: hostile("version"),
-    sessionId: "s-1",
-    catalogs: [
-      { server: hostile("server"), tools: [{ name: hostile("listed"), schemaHash: "h" }] },
-    ],
-    outcome: "completed",
-    error: null,
-    gaps: [],
-    outsideTurns: 0,
-    turns: [
-      {
-        number: 1,
-        outcome: "completed",
-        prompt: "p",
-        reply: "r",
-        error: null,
-        durationMs: 10,
-        toolCalls: [
-          {
-            id: "call-1",
-            server: hostile("server"),
-            tool: hostile("tool"),
-            arguments: "{}",
-            status: "success",
-            evidence: "both",
-          },
-        ],
-      },
-    ],
-  };
+  const session = sessionRecord(
+    {
+      testPath: `/project/${hostile("file")}.test.ts`,
+      testName: `${hostile("describe")} ${hostile("title")}`,
+      executionId: "e-1",
+      agent: hostile("agent"),
+      model: hostile("model"),
+      harness: hostile("harness"),
+      version: hostile("version"),
+      sessionId: "s-1",
+      catalogs: [
+        { server: hostile("server"), tools: [{ name: hostile("listed"), schemaHash: "h" }] },
+      ],
+    },
+    {
+      toolCalls: [
+        {
+          id: "call-1",
+          server: hostile("server"),
+          tool: hostile("tool"),
+          arguments: "{}",
+          status: "success",
+          evidence: "both",
+        },
+      ],
+    },
+  );
   const built = buildRunReport({
     rootDir: "/project",
     run: { runId: "hostile-grid" },

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { main } from "../dist/cli/main";
 import type { RunBlob } from "../dist/report/blob";
 import type Reporter from "../dist/main/reporter";
+import { sessionRecord } from "./support/blobs";
 import { removeTempDir } from "./support/user-project";
 
 let project: string;
@@ -154,31 +155,16 @@ test("the end-of-run table shows the weakest 40 rows of a long run and says wher
   const run = join(project, ".m3", "runs", "r1");
   mkdirSync(join(run, "executions"), { recursive: true });
   const names = Array.from({ length: 45 }, (_, index) => `case ${String(index).padStart(2, "0")}`);
-  const session = (testName: string, index: number) => ({
-    testPath: join(project, "a.test.ts"),
-    testName,
-    executionId: `e${index}`,
-    agent: "test:m1",
-    model: "m1",
-    harness: "test",
-    version: "1.0.0",
-    sessionId: `s${index}`,
-    outcome: "completed",
-    error: null,
-    gaps: [],
-    turns: [
+  const session = (testName: string, index: number) =>
+    sessionRecord(
       {
-        number: 1,
-        outcome: "completed",
-        prompt: "p",
-        reply: "r",
-        error: null,
-        durationMs: 40 + index,
-        toolCalls: [],
+        testPath: join(project, "a.test.ts"),
+        testName,
+        executionId: `e${index}`,
+        sessionId: `s${index}`,
       },
-    ],
-    outsideTurns: 0,
-  });
+      { durationMs: 40 + index },
+    );
   writeFileSync(
     join(run, "executions", "1.jsonl"),
     names.map((name, index) => JSON.stringify(session(name, index))).join("\n") + "\n",

@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Reporter from "../dist/main/reporter";
+import { sessionRecord } from "./support/blobs";
 import { removeTempDir } from "./support/user-project";
 
 const VALUE = "catalog-secret-value-91be0d";
@@ -22,14 +23,10 @@ test("a secret in a session's catalog or test name is in no report, blob or hist
   const run = join(project, ".m3", "runs", "r1");
   mkdirSync(join(run, "executions"), { recursive: true });
   const testName = `quotes ${VALUE}`;
-  const session = {
+  const session = sessionRecord({
     testPath: join(project, "a.test.ts"),
     testName,
     executionId: "e1",
-    agent: "test:m1",
-    model: "m1",
-    harness: "test",
-    version: "1.0.0",
     sessionId: "s1",
     provider: null,
     catalogs: [
@@ -40,22 +37,7 @@ test("a secret in a session's catalog or test name is in no report, blob or hist
         ],
       },
     ],
-    outcome: "completed",
-    error: null,
-    gaps: [],
-    turns: [
-      {
-        number: 1,
-        outcome: "completed",
-        prompt: "p",
-        reply: "r",
-        error: null,
-        durationMs: 10,
-        toolCalls: [],
-      },
-    ],
-    outsideTurns: 0,
-  };
+  });
   writeFileSync(join(run, "executions", "1.jsonl"), `${JSON.stringify(session)}\n`);
 
   const saved = { dir: process.env.M3_RUN_DIR, key: process.env[VARIABLE] };
