@@ -8,9 +8,9 @@
 // runs folder holds the newest two runs while the history holds all three.
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { main } from "../dist/cli/main";
 import { queryRows } from "../dist/store/engine";
 import { readHistory } from "../dist/store/history";
+import { runCli } from "./support/cli";
 import { makeUserProject, removeTempDir, runJest } from "./support/user-project";
 
 const SERVER = join(__dirname, "fixtures", "described-quote-server.mjs");
@@ -59,12 +59,7 @@ test("a plain test", () => {
 let project: string | undefined;
 afterAll(() => removeTempDir(project));
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main(argv, { cwd: project!, out: (t) => (out += t), err: (t) => (err += t) });
-  return { code, out, err };
-}
+const cli = (...argv: string[]) => runCli(project!, ...argv);
 
 /** One child Jest run with the tool described as `description`; returns its run id. */
 function run(description: string, args: string[] = []): string {

@@ -11,7 +11,6 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { processStartTime } from "@jest-m3/core/lean";
-import { main } from "../dist/cli/main";
 import { serveReport } from "../dist/cli/show-report";
 import { queryRows } from "../dist/store/engine";
 import { readHistory } from "../dist/store/history";
@@ -19,6 +18,7 @@ import { recordRunInStore } from "../dist/store/record";
 import { markServing, pruneRuns } from "../dist/main/run-retention";
 import { RUN_OWNER } from "../dist/main/run-guard";
 import type { RunSelection } from "../dist/shared/run-selection";
+import { runCli } from "./support/cli";
 import { validBlob } from "./support/blobs";
 import { craftedRun, type CraftedTest } from "./support/crafted-run";
 import { removeTempDir } from "./support/user-project";
@@ -29,12 +29,7 @@ beforeEach(() => {
 });
 afterEach(() => removeTempDir(project));
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main(argv, { cwd: project, out: (t) => (out += t), err: (t) => (err += t) });
-  return { code, out, err };
-}
+const cli = (...argv: string[]) => runCli(project, ...argv);
 
 /** Shard `index` of `count` of run `name`: a folder with its blob. */
 function shard(name: string, index: number, count: number): string {

@@ -6,9 +6,9 @@
 // every test still meets its minRate; 3/3 to 2/3 is undecided, with the trials it needs.
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { main } from "../dist/cli/main";
 import { queryRows } from "../dist/store/engine";
 import { readHistory } from "../dist/store/history";
+import { runCli as cli } from "./support/cli";
 import { makeUserProject, REPO, removeTempDir, runJest } from "./support/user-project";
 
 const TEST_HARNESS = join(REPO, "packages", "core", "dist", "testing.js");
@@ -41,16 +41,6 @@ test(${JSON.stringify(name)}, async () => {
 
 let project: string | undefined;
 afterAll(() => removeTempDir(project));
-
-async function cli(
-  cwd: string,
-  ...argv: string[]
-): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main(argv, { cwd, out: (t) => (out += t), err: (t) => (err += t) });
-  return { code, out, err };
-}
 
 const runFolders = (dir: string): string[] =>
   existsSync(join(dir, ".m3", "runs")) ? readdirSync(join(dir, ".m3", "runs")).sort() : [];

@@ -6,8 +6,8 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { main } from "../dist/cli/main";
 import { recordRunInStore } from "../dist/store/record";
+import { runCli } from "./support/cli";
 import { craftedRun, type CraftedTest } from "./support/crafted-run";
 import { removeTempDir } from "./support/user-project";
 
@@ -20,16 +20,7 @@ afterEach(() => removeTempDir(project));
 
 const history = (): string => join(project, ".m3", "history.sqlite");
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main(argv, {
-    cwd: project,
-    out: (text) => (out += text),
-    err: (text) => (err += text),
-  });
-  return { code, out, err };
-}
+const cli = (...argv: string[]) => runCli(project, ...argv);
 
 const catalog = { shipping: { quote: "h-quote", label: "h-label" } };
 const baseline: CraftedTest[] = [

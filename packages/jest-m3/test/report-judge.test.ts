@@ -6,8 +6,8 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { main } from "../dist/cli/main";
 import { readRecords } from "../dist/shared/run-ledger";
+import { runCli } from "./support/cli";
 import { expectText, withChromium } from "./support/chromium";
 import { makeUserProject, removeTempDir, runJest, SHIPPING_SERVER } from "./support/user-project";
 
@@ -119,16 +119,7 @@ function runFolders(): string[] {
     .map((name) => join(runs, name));
 }
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main(argv, {
-    cwd: project!,
-    out: (text) => (out += text),
-    err: (text) => (err += text),
-  });
-  return { code, out, err };
-}
+const cli = (...argv: string[]) => runCli(project!, ...argv);
 
 test("verdicts: report.json, blob and merge, the page on the judged turn, history and diff of two runs", async () => {
   project = makeUserProject({

@@ -4,9 +4,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { main } from "../dist/cli/main";
 import type { RunBlob } from "../dist/report/blob";
 import type Reporter from "../dist/main/reporter";
+import { runCli } from "./support/cli";
 import { sessionRecord } from "./support/blobs";
 import { removeTempDir } from "./support/user-project";
 
@@ -16,16 +16,7 @@ beforeEach(() => {
 });
 afterEach(() => removeTempDir(project));
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main(argv, {
-    cwd: project,
-    out: (text) => (out += text),
-    err: (text) => (err += text),
-  });
-  return { code, out, err };
-}
+const cli = (...argv: string[]) => runCli(project, ...argv);
 
 function shard(name: string, index: number, count: number, verdict = "passed"): string {
   const blob: RunBlob = {

@@ -5,10 +5,10 @@
 // and `jest --shard` blobs merged into the same report and history entry as an unsharded run.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { main } from "../dist/cli/main";
 import type { JsonReport } from "../dist/report/blob";
 import { queryRows } from "../dist/store/engine";
 import { readHistory } from "../dist/store/history";
+import { runCli as cli } from "./support/cli";
 import {
   makeUserProject,
   REPO,
@@ -123,16 +123,6 @@ afterAll(() => removeTempDir(project));
 const runFolders = (dir: string): string[] => readdirSync(join(dir, ".m3", "runs")).sort();
 const readJson = (folder: string): JsonReport =>
   JSON.parse(readFileSync(join(folder, "report.json"), "utf8")) as JsonReport;
-
-async function cli(
-  cwd: string,
-  ...argv: string[]
-): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main(argv, { cwd, out: (t) => (out += t), err: (t) => (err += t) });
-  return { code, out, err };
-}
 
 /** A report without what differs between any two runs: times, ids, the run's own data. */
 function comparable(report: JsonReport): unknown {
