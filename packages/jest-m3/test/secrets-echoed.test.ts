@@ -8,10 +8,11 @@
 // holds it too). Neither variable's name says it is a credential: only what the kits handed
 // out tells the run they are secrets. Then every file of the project (snapshots, .m3/**,
 // Jest's --json output) and Jest's whole output are searched for both values: none.
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fixturePath } from "@jest-m3/test-support";
 import {
+  filesContaining,
   jsonLines,
   makeUserProject,
   removeTempDir,
@@ -22,21 +23,6 @@ import {
 const KEY = "m3-echoed-credential-4c1d9e";
 const HEADER = "m3-echoed-header-8a27f3";
 const SERVER = fixturePath("echo-secret-server.mjs");
-
-function filesContaining(dir: string, needles: readonly string[]): string[] {
-  const found: string[] = [];
-  for (const name of readdirSync(dir)) {
-    if (name === "node_modules") continue;
-    const path = join(dir, name);
-    const stat = lstatSync(path, { throwIfNoEntry: false });
-    if (!stat || stat.isSymbolicLink()) continue;
-    if (stat.isDirectory()) found.push(...filesContaining(path, needles));
-    else if (stat.isFile() && needles.some((needle) => readFileSync(path).includes(needle))) {
-      found.push(path);
-    }
-  }
-  return found;
-}
 
 const SCRIPT = JSON.stringify({
   rules: [

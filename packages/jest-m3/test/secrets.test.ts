@@ -3,29 +3,13 @@
 // purpose so the reporter prints a transcript, and then every file the run wrote, every
 // file in the kit's temporary folders while the session was open, every trace and the
 // whole output are searched: only the variable names may appear, never the values.
-import { lstatSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { makeUserProject, REPO, runJest } from "./support/user-project";
+import { filesContaining, makeUserProject, REPO, runJest } from "./support/user-project";
 
 const repo = REPO;
 const KEY = "sk-m3-planted-key-7f3a91";
 const HEADER = "m3-planted-header-52be07";
-
-function filesContaining(dir: string, needles: readonly string[]): string[] {
-  const found: string[] = [];
-  for (const name of readdirSync(dir)) {
-    if (name === "node_modules") continue;
-    const path = join(dir, name);
-    const stat = lstatSync(path, { throwIfNoEntry: false });
-    if (!stat || stat.isSymbolicLink()) continue;
-    if (stat.isDirectory()) found.push(...filesContaining(path, needles));
-    else if (stat.isFile()) {
-      const bytes = readFileSync(path);
-      if (needles.some((needle) => bytes.includes(needle))) found.push(path);
-    }
-  }
-  return found;
-}
 
 const projectTest = (shippingScript: string) => `
 import { spawn } from "node:child_process";
