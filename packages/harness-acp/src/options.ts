@@ -51,9 +51,11 @@ export interface CommonAcpOptions {
    */
   readonly warm?: boolean;
   /**
-   * Gemini CLI and OpenCode only: the agent's own tools to offer the model, by the agent's
-   * names (Gemini CLI: `read_file`, `glob`, `run_shell_command`, ...; OpenCode: `read`,
-   * `glob`, `bash`, ...). Default `[]`: none; the model is offered only the session's MCP
+   * Gemini CLI, OpenCode, Kilo Code, Qwen Code and GitHub Copilot CLI (every profile; not
+   * the plain `acp` harness): the agent's own tools to offer the model, by the agent's names
+   * (Gemini CLI and Qwen Code: `read_file`, `glob`, `run_shell_command`, ...; OpenCode and
+   * Kilo Code: `read`, `glob`, `bash`, ...; GitHub Copilot CLI: `bash`, `create`, `edit`,
+   * ...). Default `[]`: none; the model is offered only the session's MCP
    * tools, and a permission request for anything else is refused. The tools listed here run
    * without asking, and are never recorded as MCP calls.
    *
