@@ -13,6 +13,7 @@ import {
 } from "@jest-m3/scripted-model";
 import { ExecutionOutcome, MCPTestKit, expect, isUnavailable, type TokenUsage } from "jest-m3";
 import { seedRule, shippingInExample as shipping } from "@jest-m3/test-support";
+import { quoteOnce } from "./support/model-side";
 
 jest.setTimeout(240_000);
 
@@ -53,19 +54,7 @@ describe.each([
         /no provider tap can stand in the path.*usage is agent-reported, from /,
       );
       const before = model.journal.entries.length;
-      const session = agent!.session({
-        server: shipping,
-        tools: ["shipping:shipping_quote"],
-        timeout: 180_000,
-      });
-      let turn;
-      {
-        await using open = await session.open();
-        turn = await open.send("Call shipping_quote once for weight_kg 2 in zone local.", {
-          timeout: 180_000,
-        });
-      }
-      const result = session.result;
+      const { result, turn } = await quoteOnce(agent!, shipping);
       expect(result).toHaveOutcome(ExecutionOutcome.COMPLETED);
       expect(result).toHaveToolCall("shipping_quote", { turn, status: "success", count: 1 });
       // The agent did reach its "vendor", past any tap: nothing was recorded on the model side.

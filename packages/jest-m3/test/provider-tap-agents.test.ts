@@ -8,7 +8,12 @@ import claudeCodeHarness from "@jest-m3/harness-claude-code";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import type { ProviderDialect } from "@jest-m3/core/harness";
 import { ExecutionOutcome, MCPTestKit, catalogCostOf, expect } from "jest-m3";
-import { expectTapAgreesWithGroundTruth, startVendor, usageInAnswer } from "./support/model-side";
+import {
+  expectTapAgreesWithGroundTruth,
+  quoteOnce,
+  startVendor,
+  usageInAnswer,
+} from "./support/model-side";
 import { seedRule, shippingInExample as shipping } from "@jest-m3/test-support";
 
 jest.setTimeout(240_000);
@@ -43,19 +48,7 @@ describe.each([
           credentialEnv: { M3_TAP_KEY: "M3_TAP_PARENT_KEY" },
         },
       ]);
-      const session = agent!.session({
-        server: shipping,
-        tools: ["shipping:shipping_quote"],
-        timeout: 180_000,
-      });
-      let turn;
-      {
-        await using open = await session.open();
-        turn = await open.send("Call shipping_quote once for weight_kg 2 in zone local.", {
-          timeout: 180_000,
-        });
-      }
-      const result = session.result;
+      const { result, turn } = await quoteOnce(agent!, shipping);
       expect(result).toHaveOutcome(ExecutionOutcome.COMPLETED);
       const pairs = expectTapAgreesWithGroundTruth(
         result,

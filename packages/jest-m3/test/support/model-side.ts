@@ -7,7 +7,14 @@ import { createHash } from "node:crypto";
 import { createServer, request, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ModelProvider } from "@jest-m3/core/harness";
-import { catalogCost, type ExecutionResult, type ModelRequest } from "jest-m3";
+import {
+  catalogCost,
+  type AgentSelection,
+  type ExecutionResult,
+  type ModelRequest,
+  type StdioServer,
+  type TurnResult,
+} from "jest-m3";
 import type { JournalEntry } from "@jest-m3/scripted-model";
 
 /** What the vendor endpoint saw of one request. */
@@ -165,4 +172,27 @@ export function expectTapAgreesWithGroundTruth(
     return { record: record!, exchange };
   });
   return pairs;
+}
+
+/**
+ * One session of `agent` on `server` (shipping_quote only) whose one turn asks for one quote
+ * (180 s for the session and the turn); the session's result and the turn, once it closed.
+ */
+export async function quoteOnce(
+  agent: AgentSelection,
+  server: StdioServer,
+): Promise<{ readonly result: ExecutionResult; readonly turn: TurnResult }> {
+  const session = agent.session({
+    server,
+    tools: ["shipping:shipping_quote"],
+    timeout: 180_000,
+  });
+  let turn: TurnResult;
+  {
+    await using open = await session.open();
+    turn = await open.send("Call shipping_quote once for weight_kg 2 in zone local.", {
+      timeout: 180_000,
+    });
+  }
+  return { result: session.result, turn };
 }
