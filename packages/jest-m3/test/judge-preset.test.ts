@@ -13,29 +13,20 @@ import {
   runJest,
   SHIPPING_SERVER,
 } from "./support/user-project";
+import { verdictRule } from "./support/judge-script";
 
 const script = {
   rules: [
-    {
-      name: "judge: euros",
-      when: { user: "in euros" },
-      steps: [
-        {
-          call: "judge:verdict",
-          args: { pass: false, score: 0.1, reasoning: "The reply gives USD, not euros." },
-        },
-      ],
-    },
-    {
-      name: "judge",
-      when: { user: "## Criteria" },
-      steps: [
-        {
-          call: "judge:verdict",
-          args: { pass: true, score: 0.9, reasoning: "The reply states 9 USD." },
-        },
-      ],
-    },
+    verdictRule("judge: euros", "in euros", {
+      pass: false,
+      score: 0.1,
+      reasoning: "The reply gives USD, not euros.",
+    }),
+    verdictRule("judge", "## Criteria", {
+      pass: true,
+      score: 0.9,
+      reasoning: "The reply states 9 USD.",
+    }),
   ],
 };
 

@@ -9,6 +9,7 @@ import { pathToFileURL } from "node:url";
 import { readRecords } from "../dist/shared/run-ledger";
 import { runCli } from "./support/cli";
 import { expectText, withChromium } from "./support/chromium";
+import { verdictRule } from "./support/judge-script";
 import { makeUserProject, removeTempDir, runJest, SHIPPING_SERVER } from "./support/user-project";
 
 const MARKUP = '<img src=x class="m3-injected">';
@@ -25,40 +26,21 @@ function script(amountScore: number): string {
         when: { user: "answer without a verdict" },
         steps: [{ reply: "I would rather not call any tool." }],
       },
-      {
-        name: "judge: euros",
-        when: { user: "in euros" },
-        steps: [
-          {
-            call: "judge:verdict",
-            args: {
-              pass: false,
-              score: 0.1,
-              reasoning: `USD, not euros ${MARKUP} ${SCRIPT_TAG} ${PLANTED_KEY}`,
-            },
-          },
-        ],
-      },
-      {
-        name: "judge: session",
-        when: { user: "quotes once" },
-        steps: [
-          {
-            call: "judge:verdict",
-            args: { pass: true, score: 0.8, reasoning: "One quote in the session." },
-          },
-        ],
-      },
-      {
-        name: "judge: amount",
-        when: { user: "## Criteria" },
-        steps: [
-          {
-            call: "judge:verdict",
-            args: { pass: true, score: amountScore, reasoning: `Scored ${amountScore}.` },
-          },
-        ],
-      },
+      verdictRule("judge: euros", "in euros", {
+        pass: false,
+        score: 0.1,
+        reasoning: `USD, not euros ${MARKUP} ${SCRIPT_TAG} ${PLANTED_KEY}`,
+      }),
+      verdictRule("judge: session", "quotes once", {
+        pass: true,
+        score: 0.8,
+        reasoning: "One quote in the session.",
+      }),
+      verdictRule("judge: amount", "## Criteria", {
+        pass: true,
+        score: amountScore,
+        reasoning: `Scored ${amountScore}.`,
+      }),
     ],
   });
 }

@@ -45,6 +45,18 @@ export function amountVerdict(context: StepContext): JsonObject {
   };
 }
 
+/**
+ * A rule that answers the judge's forced `verdict` call with `verdict` when the judge's
+ * prompt holds `user` (a criterion's words, or "## Criteria" for any judge).
+ */
+export function verdictRule(
+  name: string,
+  user: string,
+  verdict: { pass: boolean; score: number; reasoning: string },
+): Rule {
+  return { name, when: { user }, steps: [{ call: "judge:verdict", args: verdict }] };
+}
+
 /** The judge's rules, first in a script (the judge's prompt quotes the agent's). */
 export const judgeRules: Rule[] = [
   {
