@@ -8,6 +8,7 @@ import { join, relative } from "node:path";
 import { ExecutionOutcome, MCPTestKit, expect } from "jest-m3";
 import type { ProviderDialect } from "@jest-m3/core/harness";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { filesServer } from "./support/files-server";
 
 jest.setTimeout(180_000);
 
@@ -48,13 +49,7 @@ describe.each([
       { harness, models: [modelName], provider: model.providerFor(dialect) },
     ]);
     const session = agent!.session({
-      server: {
-        name: "files",
-        command: process.execPath,
-        args: [join(__dirname, "fixtures", "workspace-files-server.mjs")],
-        env: { FILES_LOG: log },
-        cwd: "workspace",
-      },
+      server: filesServer(log),
       workspace: { copy: source },
       timeout: 120_000,
     });

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit, expect } from "jest-m3";
 import claudeCodeHarness from "@jest-m3/harness-claude-code";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { filesServer } from "./support/files-server";
 
 jest.setTimeout(120_000);
 
@@ -59,13 +60,7 @@ describe("a workspace on a real Claude Code session", () => {
       },
     ]);
     const session = agent!.session({
-      server: {
-        name: "files",
-        command: process.execPath,
-        args: [join(__dirname, "fixtures", "workspace-files-server.mjs")],
-        env: { FILES_LOG: log },
-        cwd: "workspace",
-      },
+      server: filesServer(log),
       workspace: { copy: source },
       timeout: 90_000,
     });

@@ -11,9 +11,10 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ExecutionOutcome, MCPTestKit, expect, type StdioServer } from "jest-m3";
+import { ExecutionOutcome, MCPTestKit, expect } from "jest-m3";
 import codexHarness, { InvalidCodexOptions } from "@jest-m3/harness-codex";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { filesServer } from "./support/files-server";
 
 jest.setTimeout(120_000);
 
@@ -53,16 +54,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await model.close();
 });
-
-function filesServer(log: string): StdioServer {
-  return {
-    name: "files",
-    command: process.execPath,
-    args: [join(__dirname, "fixtures", "workspace-files-server.mjs")],
-    env: { FILES_LOG: log },
-    cwd: "workspace",
-  };
-}
 
 /** The tool names (flat, or `namespace/name`) the journal's requests since `from` offered. */
 function offered(from: number): string[] {

@@ -17,31 +17,16 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join, relative } from "node:path";
-import {
-  ExecutionOutcome,
-  MCPTestKit,
-  expect,
-  type ExecutionResult,
-  type StdioServer,
-} from "jest-m3";
+import { ExecutionOutcome, MCPTestKit, expect, type ExecutionResult } from "jest-m3";
 import codexHarness from "@jest-m3/harness-codex";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { filesServer } from "./support/files-server";
 
 jest.setTimeout(120_000);
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]).toString(
   "base64",
 );
-
-function filesServer(log: string): StdioServer {
-  return {
-    name: "files",
-    command: process.execPath,
-    args: [join(__dirname, "fixtures", "workspace-files-server.mjs")],
-    env: { FILES_LOG: log },
-    cwd: "workspace",
-  };
-}
 
 type LogLine = { op: string; cwd: string; path: string; from?: string };
 const logOf = (file: string): LogLine[] =>
