@@ -1,36 +1,15 @@
 import { type ReportedToolCall } from "@jest-m3/core/harness";
 import { correlateTurn } from "@jest-m3/core/testing";
-import { QueryError, type ToolCall } from "@jest-m3/core";
+import { QueryError } from "@jest-m3/core";
 import { queryToolCalls, toQuerySubject } from "@jest-m3/core/runner";
+import { wireCalls } from "./support/tool-calls";
 
-let ids = 0;
-function wire(
-  tool: string,
-  args: Record<string, unknown>,
-  extra: Partial<ToolCall> = {},
-): ToolCall {
-  ids++;
-  return {
-    id: `call-${ids}`,
-    turnId: "t1",
-    server: "shipping",
-    connection: "relay-1",
-    tool,
-    arguments: args,
-    result: {
-      content: [{ type: "text", text: "ok" }],
-      structuredContent: { amount: 9, currency: "USD" },
-    },
-    error: null,
-    status: "success",
-    evidence: "wire",
-    jsonrpcId: ids,
-    startedAt: 1000 + ids,
-    endedAt: 1010 + ids,
-    latencyMs: 9,
-    ...extra,
-  };
-}
+const wire = wireCalls(() => ({
+  result: {
+    content: [{ type: "text", text: "ok" }],
+    structuredContent: { amount: 9, currency: "USD" },
+  },
+}));
 function reported(
   tool: string,
   args: Record<string, unknown>,

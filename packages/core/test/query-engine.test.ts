@@ -2,7 +2,7 @@
 // matching as m3 defines them, what each kind of evidence counts, near misses.
 import { type ReportedToolCall } from "@jest-m3/core/harness";
 import { correlateTurn } from "@jest-m3/core/testing";
-import { QueryError, type ToolCall, type Trace, type Unavailable } from "@jest-m3/core";
+import { QueryError, type Trace, type Unavailable } from "@jest-m3/core";
 import {
   normalizeTrajectory,
   queryToolCalls,
@@ -13,34 +13,19 @@ import {
   toQuerySubject,
   toolErrorText,
 } from "@jest-m3/core/runner";
+import { wireCalls } from "./support/tool-calls";
 
 const unavailable = (reason: string): Unavailable => ({ unavailable: true, reason });
 
-let ids = 0;
-function call(
-  tool: string,
-  args: Record<string, unknown>,
-  extra: Partial<ToolCall> = {},
-): ToolCall {
-  ids++;
-  return {
-    id: `call-${ids}`,
-    turnId: "exec/turn-1",
-    server: "todo",
-    connection: "todo#1",
-    tool,
-    arguments: args,
-    result: { content: [{ type: "text", text: "ok" }], structuredContent: { id: ids } },
-    error: null,
-    status: "success",
-    evidence: "wire",
-    jsonrpcId: ids,
-    startedAt: 1000 + ids * 100,
-    endedAt: 1050 + ids * 100,
-    latencyMs: 50,
-    ...extra,
-  };
-}
+const call = wireCalls((n) => ({
+  turnId: "exec/turn-1",
+  server: "todo",
+  connection: "todo#1",
+  result: { content: [{ type: "text", text: "ok" }], structuredContent: { id: n } },
+  startedAt: 1000 + n * 100,
+  endedAt: 1050 + n * 100,
+  latencyMs: 50,
+}));
 
 const search = call("search", { q: "milk" });
 const add = call("add_todo", { title: "milk", tags: ["a", "b"] });
