@@ -17,7 +17,8 @@ import {
   TEST_HARNESS as testHarness,
 } from "./support/user-project";
 
-const SDK = join(
+/** The MCP SDK's server modules, as a user's server requires them. */
+const SDK_SERVER = join(
   REPO,
   "node_modules",
   "@modelcontextprotocol",
@@ -25,18 +26,9 @@ const SDK = join(
   "dist",
   "cjs",
   "server",
-  "mcp.js",
 );
-const STDIO = join(
-  REPO,
-  "node_modules",
-  "@modelcontextprotocol",
-  "sdk",
-  "dist",
-  "cjs",
-  "server",
-  "stdio.js",
-);
+const SDK = join(SDK_SERVER, "mcp.js");
+const STDIO = join(SDK_SERVER, "stdio.js");
 const SECRET = "sk-report-runs-secret-0123456789";
 
 // A real MCP server whose catalog depends on CATALOG (v1 or v2), as a server evolves.
