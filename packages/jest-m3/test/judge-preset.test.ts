@@ -17,16 +17,8 @@ import { verdictRule } from "./support/judge-script";
 
 const script = {
   rules: [
-    verdictRule("judge: euros", "in euros", {
-      pass: false,
-      score: 0.1,
-      reasoning: "The reply gives USD, not euros.",
-    }),
-    verdictRule("judge", "## Criteria", {
-      pass: true,
-      score: 0.9,
-      reasoning: "The reply states 9 USD.",
-    }),
+    verdictRule("judge: euros", "in euros", false, 0.1, "The reply gives USD, not euros."),
+    verdictRule("judge", "## Criteria", true, 0.9, "The reply states 9 USD."),
   ],
 };
 

@@ -26,21 +26,15 @@ function script(amountScore: number): string {
         when: { user: "answer without a verdict" },
         steps: [{ reply: "I would rather not call any tool." }],
       },
-      verdictRule("judge: euros", "in euros", {
-        pass: false,
-        score: 0.1,
-        reasoning: `USD, not euros ${MARKUP} ${SCRIPT_TAG} ${PLANTED_KEY}`,
-      }),
-      verdictRule("judge: session", "quotes once", {
-        pass: true,
-        score: 0.8,
-        reasoning: "One quote in the session.",
-      }),
-      verdictRule("judge: amount", "## Criteria", {
-        pass: true,
-        score: amountScore,
-        reasoning: `Scored ${amountScore}.`,
-      }),
+      verdictRule(
+        "judge: euros",
+        "in euros",
+        false,
+        0.1,
+        `USD, not euros ${MARKUP} ${SCRIPT_TAG} ${PLANTED_KEY}`,
+      ),
+      verdictRule("judge: session", "quotes once", true, 0.8, "One quote in the session."),
+      verdictRule("judge: amount", "## Criteria", true, amountScore, `Scored ${amountScore}.`),
     ],
   });
 }

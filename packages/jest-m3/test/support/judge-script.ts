@@ -46,15 +46,18 @@ export function amountVerdict(context: StepContext): JsonObject {
 }
 
 /**
- * A rule that answers the judge's forced `verdict` call with `verdict` when the judge's
- * prompt holds `user` (a criterion's words, or "## Criteria" for any judge).
+ * A rule that answers the judge's forced `verdict` call with `{ pass, score, reasoning }`
+ * when the judge's prompt holds `user` (a criterion's words, or "## Criteria" for any judge).
  */
 export function verdictRule(
   name: string,
   user: string,
-  verdict: { pass: boolean; score: number; reasoning: string },
+  pass: boolean,
+  score: number,
+  reasoning: string,
 ): Rule {
-  return { name, when: { user }, steps: [{ call: "judge:verdict", args: verdict }] };
+  const args = { pass, score, reasoning };
+  return { name, when: { user }, steps: [{ call: "judge:verdict", args }] };
 }
 
 /** The judge's rules, first in a script (the judge's prompt quotes the agent's). */
