@@ -10,13 +10,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { readRecords } from "../dist/shared/run-ledger";
-import {
-  makeExampleProject,
-  removeTempDir,
-  runFolder,
-  runJest,
-  SHIPPING_SERVER,
-} from "./support/user-project";
+import { exampleRunForFile, runFolder, SHIPPING_SERVER } from "./support/user-project";
 
 const AGENTS =
   "codex=gpt-5.5*2,claude-code=claude-sonnet-5-5*2,gemini=gemini-scripted*2,opencode=scripted-model*2";
@@ -52,25 +46,13 @@ describeAgents("judged quotes", (agent) => {
 });
 `;
 
-let project: string | undefined;
-let output = "";
-let status: number | null = null;
-
-beforeAll(() => {
-  project = makeExampleProject({
-    "judged.test.ts": judgedTest,
-  });
-  const run = runJest(project, {
-    env: { M3_AGENTS: AGENTS, SHIPPING_CALL_LOG: join(project, "calls.jsonl") },
+const shared = exampleRunForFile(
+  { "judged.test.ts": judgedTest },
+  {
+    env: (project) => ({ M3_AGENTS: AGENTS, SHIPPING_CALL_LOG: join(project, "calls.jsonl") }),
     timeoutMs: 600_000,
-  });
-  output = run.output;
-  status = run.status;
-}, 630_000);
-
-afterAll(() => {
-  if (!process.env.M3_KEEP) removeTempDir(project);
-});
+  },
+);
 
 interface StatsRow {
   agent: { harness: string };
@@ -89,20 +71,22 @@ test("four agents, two judged trials each: the judge's scores per agent are what
   // reply states the amount; Gemini CLI and OpenCode hand it the text content only, so the
   // reply's {{result.amount}} is missing, the judge scores 0.1, and their trials fail on the
   // pass rate and on the mean judge score alike.
-  expect(status).toBe(1);
-  expect(output).toContain("report written to");
+  expect(shared.status).toBe(1);
+  expect(shared.output).toContain("report written to");
   const need = "the test needs a pass rate of at least 0.5 and a mean judge score of at least 0.8.";
   expect(
-    output.split(`TrialsFailed: 0 of 2 trials passed, mean judge score 0.1; ${need}`),
+    shared.output.split(`TrialsFailed: 0 of 2 trials passed, mean judge score 0.1; ${need}`),
   ).toHaveLength(3);
-  expect(output).toMatch(/judged quotes \[codex [^\]]+\]\n\s+✓ the reply uses the quoted amount/);
-  expect(output).toMatch(
+  expect(shared.output).toMatch(
+    /judged quotes \[codex [^\]]+\]\n\s+✓ the reply uses the quoted amount/,
+  );
+  expect(shared.output).toMatch(
     /judged quotes \[claude-code [^\]]+\]\n\s+✓ the reply uses the quoted amount/,
   );
-  const folder = runFolder(project!);
+  const folder = runFolder(shared.project);
 
   // Ground truth 1: the server received one quote per trial, 8 in all, and each returned 9.
-  const calls = readFileSync(join(project!, "calls.jsonl"), "utf8").trim().split("\n");
+  const calls = readFileSync(join(shared.project, "calls.jsonl"), "utf8").trim().split("\n");
   expect(calls.map((line) => JSON.parse(line) as unknown)).toEqual(
     Array.from({ length: 8 }, () => ({
       tool: "shipping_quote",
@@ -180,7 +164,7 @@ test("four agents, two judged trials each: the judge's scores per agent are what
       .sort(),
   );
   // The end-of-run table: the judge column, each agent's mean over its 2 verdicts.
-  const table = output.slice(output.indexOf("jest-m3: per test and agent"));
+  const table = shared.output.slice(shared.output.indexOf("jest-m3: per test and agent"));
   expect(table.split("\n")[1]).toContain("judge mean (n)");
   expect(table.match(/ 0\.9 \(2\) /g)).toHaveLength(2);
   expect(table.match(/ 0\.1 \(2\) /g)).toHaveLength(2);

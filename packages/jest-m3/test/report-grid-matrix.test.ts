@@ -7,37 +7,20 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { withChromium } from "./support/chromium";
-import {
-  EXAMPLE,
-  makeExampleProject,
-  removeTempDir,
-  runFolder,
-  runJest,
-  SHIPPING_SERVER,
-} from "./support/user-project";
+import { EXAMPLE, exampleRunForFile, runFolder, SHIPPING_SERVER } from "./support/user-project";
 
 const AGENTS =
   "codex=gpt-5.5*2,claude-code=claude-sonnet-5-5,gemini=gemini-scripted,opencode=scripted-model";
 
-let project: string | undefined;
-let output = "";
-let status: number | null = null;
-
-beforeAll(() => {
-  project = makeExampleProject({
+const shared = exampleRunForFile(
+  {
     "matrix.test.ts": readFileSync(join(EXAMPLE, "matrix.test.ts"), "utf8").replace(
       'args: [join(__dirname, "shipping-server.mjs")]',
       `args: [${JSON.stringify(SHIPPING_SERVER)}]`,
     ),
-  });
-  const run = runJest(project, { env: { M3_AGENTS: AGENTS }, timeoutMs: 420_000 });
-  output = run.output;
-  status = run.status;
-}, 450_000);
-
-afterAll(() => {
-  if (!process.env.M3_KEEP) removeTempDir(project);
-});
+  },
+  { env: () => ({ M3_AGENTS: AGENTS }), timeoutMs: 420_000 },
+);
 
 interface StatsRow {
   test: { id: string; fullName: string };
@@ -46,8 +29,8 @@ interface StatsRow {
 }
 
 test("the grid of a four-agent run: a column per agent, cells as the statistics say, a click opens that agent's sessions", async () => {
-  expect([status, output]).toEqual([0, expect.stringContaining("report written to")]);
-  const folder = runFolder(project!);
+  expect([shared.status, shared.output]).toEqual([0, expect.stringContaining("report written to")]);
+  const folder = runFolder(shared.project);
   const stats = (
     JSON.parse(readFileSync(join(folder, "report.json"), "utf8")) as { stats: StatsRow[] }
   ).stats;

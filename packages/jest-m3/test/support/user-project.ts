@@ -105,6 +105,38 @@ export function makeExampleProject(files: Record<string, string>): string {
   });
 }
 
+/** A Jest run of an example project that a file's tests share (see {@link exampleRunForFile}). */
+export interface SharedRun {
+  project: string;
+  output: string;
+  status: number | null;
+}
+
+/**
+ * In the file's beforeAll: an example project of `files` ({@link makeExampleProject}) run by
+ * Jest once, with `env(project)`, killed after `timeoutMs` (the hook waits 30 s more); in its
+ * afterAll the project is removed unless M3_KEEP is set. The object is filled for the tests.
+ */
+export function exampleRunForFile(
+  files: Record<string, string>,
+  options: { env: (project: string) => Record<string, string>; timeoutMs: number },
+): SharedRun {
+  const shared: SharedRun = { project: "", output: "", status: null };
+  beforeAll(() => {
+    shared.project = makeExampleProject(files);
+    const run = runJest(shared.project, {
+      env: options.env(shared.project),
+      timeoutMs: options.timeoutMs,
+    });
+    shared.output = run.output;
+    shared.status = run.status;
+  }, options.timeoutMs + 30_000);
+  afterAll(() => {
+    if (!process.env.M3_KEEP) removeTempDir(shared.project || undefined);
+  });
+  return shared;
+}
+
 /** Removes a temporary folder: a user project (with everything its runs wrote), an output folder. */
 export function removeTempDir(dir: string | undefined): void {
   if (dir) rmSync(dir, { recursive: true, force: true });
