@@ -13,8 +13,9 @@ import {
 } from "jest-m3";
 import codexHarness from "@jest-m3/harness-codex";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { codexShippingSession } from "./support/codex-quotes";
 import { judgeRules } from "./support/judge-script";
-import { seedRule, shipping } from "@jest-m3/test-support";
+import { seedRule } from "@jest-m3/test-support";
 
 describe("toPassJudge on a real Codex session", () => {
   let model: ScriptedModel;
@@ -37,14 +38,7 @@ describe("toPassJudge on a real Codex session", () => {
         },
       ],
     });
-    const [agent] = kit.agents([
-      { harness: "codex", models: ["gpt-5.5"], provider: model.provider },
-    ]);
-    const session = agent!.session({
-      server: shipping,
-      tools: ["shipping:shipping_quote"],
-      timeout: 60_000,
-    });
+    const session = codexShippingSession(kit, model);
     {
       await using open = await session.open();
       stated = await open.send("Call shipping_quote once for weight_kg 2 in zone local.");

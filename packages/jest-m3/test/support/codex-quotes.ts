@@ -5,7 +5,7 @@
  */
 import { MCPTestKit, type ExecutionResult, type TurnResult } from "jest-m3";
 import codexHarness from "@jest-m3/harness-codex";
-import { startScriptedModel } from "@jest-m3/scripted-model";
+import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import { seedRule, shipping } from "@jest-m3/test-support";
 
 /** The session's result and turns, and how to stop what it started. */
@@ -16,6 +16,15 @@ export interface CodexQuotes {
   /** "compare local and international for 1 kg": two calls in parallel. */
   readonly second: TurnResult;
   close(): Promise<void>;
+}
+
+/**
+ * A session of Codex (gpt-5.5 on `model`) on the shipping server with only shipping_quote
+ * allowed, 60 s a turn: not opened yet.
+ */
+export function codexShippingSession(kit: MCPTestKit, model: ScriptedModel) {
+  const [agent] = kit.agents([{ harness: "codex", models: ["gpt-5.5"], provider: model.provider }]);
+  return agent!.session({ server: shipping, tools: ["shipping:shipping_quote"], timeout: 60_000 });
 }
 
 /** Runs the two turns on Codex and returns what they gave. */
@@ -44,14 +53,7 @@ export async function codexQuotes(): Promise<CodexQuotes> {
     await model.close();
   };
   try {
-    const [agent] = kit.agents([
-      { harness: "codex", models: ["gpt-5.5"], provider: model.provider },
-    ]);
-    const session = agent!.session({
-      server: shipping,
-      tools: ["shipping:shipping_quote"],
-      timeout: 60_000,
-    });
+    const session = codexShippingSession(kit, model);
     await session.open();
     const first = await session.send("Call shipping_quote for weight_kg 2 in zone local.");
     const second = await session.send("compare local and international for 1 kg");
