@@ -146,6 +146,19 @@ async function poke(page: Page): Promise<void> {
   }
 }
 
+/**
+ * After {@link poke}: no markup element in the page's main part (or in `inside`), the
+ * payloads' flag unset, no dialog and no page error.
+ */
+async function expectNothingRan(page: Page, watch: Watch, inside = "main"): Promise<void> {
+  await poke(page);
+  const elements = ["img", "svg", "iframe", "script"].map((tag) => `${inside} ${tag}`);
+  expect(await page.locator(elements.join(", ")).count()).toBe(0);
+  expect(await pwned(page)).toBeNull();
+  expect(watch.dialogs).toEqual([]);
+  expect(watch.errors).toEqual([]);
+}
+
 test("a real run whose names, prompts, arguments, errors and replies are markup: shown as text, nothing runs", async () => {
   const html = readFileSync(report, "utf8");
   for (const payload of PAYLOADS) expect(html).not.toContain(payload); // never raw in the file
@@ -175,12 +188,8 @@ test("a real run whose names, prompts, arguments, errors and replies are markup:
         null,
     );
     expect(await page.locator("#count").textContent()).toBe("1 of 1 tests");
-    await poke(page);
-    expect(await detail.locator("img, svg, iframe, script").count()).toBe(0);
+    await expectNothingRan(page, watch, "#detail");
     expect(await page.locator("#list img, #list svg, #list iframe").count()).toBe(0);
-    expect(await pwned(page)).toBeNull();
-    expect(watch.dialogs).toEqual([]);
-    expect(watch.errors).toEqual([]);
   });
 }, 120_000);
 
@@ -283,11 +292,7 @@ test("markup in the report's number and word fields is written as text too: noth
     await expect(detail.locator("tr.call").count()).resolves.toBe(101);
     await detail.locator("tr.call").nth(0).click();
     await expect(detail.locator("tr.messages").count()).resolves.toBe(1);
-    await poke(page);
-    expect(await page.locator("main img, main svg, main iframe, main script").count()).toBe(0);
-    expect(await pwned(page)).toBeNull();
-    expect(watch.dialogs).toEqual([]);
-    expect(watch.errors).toEqual([]);
+    await expectNothingRan(page, watch);
   });
 }, 120_000);
 
@@ -331,11 +336,7 @@ test("a shard whose every text field is markup merges, and its report runs nothi
     expect(await page.locator("header .meta").textContent()).toContain(`provider: ${ALL}`);
     await detail.locator("tr.call").nth(0).click();
     expect(await detail.locator("tr.messages").textContent()).toContain(ALL);
-    await poke(page);
-    expect(await page.locator("main img, main svg, main iframe, main script").count()).toBe(0);
-    expect(await pwned(page)).toBeNull();
-    expect(watch.dialogs).toEqual([]);
-    expect(watch.errors).toEqual([]);
+    await expectNothingRan(page, watch);
   });
 }, 120_000);
 
