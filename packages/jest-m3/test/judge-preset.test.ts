@@ -11,7 +11,7 @@ import {
   removeTempDir,
   runFolder,
   runJest,
-  SHIPPING_SERVER,
+  QUOTED_RUN_SOURCE,
 } from "./support/user-project";
 import { verdictRule } from "./support/judge-script";
 
@@ -27,13 +27,7 @@ import { MCPTestKit, expect } from "jest-m3";
 import { testHarness } from "@jest-m3/core/testing";
 
 test("judged by the run's scripted model", async () => {
-  await using kit = new MCPTestKit({ env: {}, harnesses: [testHarness()] });
-  const [agent] = kit.agents([{ harness: "test", models: ["m"] }]);
-  const result = await agent!.run(
-    'call shipping:shipping_quote {"weight_kg":2,"zone":"local"}\\nreply The quote is 9 USD.',
-    { server: { name: "shipping", command: process.execPath, args: [${JSON.stringify(SHIPPING_SERVER)}] } },
-  );
-  const turn = result.turns[0]!;
+${QUOTED_RUN_SOURCE}
   await expect(turn).toPassJudge("the reply states the quoted amount", { threshold: 0.8 });
   await expect(turn).not.toPassJudge("the reply states the amount in euros");
   await expect(result).toPassJudge("the session quotes once");

@@ -10,7 +10,13 @@ import { readRecords } from "../dist/shared/run-ledger";
 import { runCli } from "./support/cli";
 import { expectText, withChromium } from "./support/chromium";
 import { verdictRule } from "./support/judge-script";
-import { makeUserProject, removeTempDir, runJest, SHIPPING_SERVER } from "./support/user-project";
+import {
+  makeUserProject,
+  QUOTED_RUN_SOURCE,
+  removeTempDir,
+  runJest,
+  SHIPPING_SERVER,
+} from "./support/user-project";
 
 const MARKUP = '<img src=x class="m3-injected">';
 const SCRIPT_TAG = "<script>window.m3Pwned = 1</script>";
@@ -44,13 +50,7 @@ import { MCPTestKit, expect, trials } from "jest-m3";
 import { testHarness } from "@jest-m3/core/testing";
 
 test("judged quote", async () => {
-  await using kit = new MCPTestKit({ env: {}, harnesses: [testHarness()] });
-  const [agent] = kit.agents([{ harness: "test", models: ["m"] }]);
-  const result = await agent!.run(
-    'call shipping:shipping_quote {"weight_kg":2,"zone":"local"}\\nreply The quote is 9 USD.',
-    { server: { name: "shipping", command: process.execPath, args: [${JSON.stringify(SHIPPING_SERVER)}] } },
-  );
-  const turn = result.turns[0]!;
+${QUOTED_RUN_SOURCE}
   for (let i = 0; i < 5; i += 1) await expect(turn).toPassJudge("the reply states the quoted amount");
   await expect(turn).not.toPassJudge("the reply states the amount in euros");
   await expect(result).toPassJudge("the session quotes once", { threshold: 0.5 });

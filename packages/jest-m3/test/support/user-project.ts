@@ -38,6 +38,20 @@ import { testHarness } from ${JSON.stringify(TEST_HARNESS)};
 `;
 
 /**
+ * Statements of a user's test body (`MCPTestKit` and `testHarness` imported) that run the
+ * test harness (model m) once on the shipping server: one shipping_quote for 2 kg local,
+ * then the reply "The quote is 9 USD."; they declare `kit`, `result` and `turn`, its turn.
+ */
+export const QUOTED_RUN_SOURCE = `  await using kit = new MCPTestKit({ env: {}, harnesses: [testHarness()] });
+  const [agent] = kit.agents([{ harness: "test", models: ["m"] }]);
+  const result = await agent!.run(
+    'call shipping:shipping_quote {"weight_kg":2,"zone":"local"}\\nreply The quote is 9 USD.',
+    { server: ${SHIPPING_SPEC_SOURCE} },
+  );
+  const turn = result.turns[0]!;
+`;
+
+/**
  * The source of a user's test named by the expression `name`: one session of the test
  * harness (model scripted-1) on the shipping server, one turn sending the expression
  * `prompt`, then the statements `assertion`, which see `session` and `turn`.
