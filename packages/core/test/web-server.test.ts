@@ -5,18 +5,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isRunning } from "@jest-m3/test-support";
+import { freePort, isRunning } from "@jest-m3/test-support";
 import { InvalidArgument, MCPTestKit, startWebServer, WebServerFailed } from "@jest-m3/core";
 
 const SERVER = join(__dirname, "fixtures", "http-echo-server.mjs");
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 let dir: string;
 beforeEach(() => {

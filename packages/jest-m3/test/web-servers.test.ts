@@ -3,17 +3,9 @@
 // tests call it through webServerUrl(), the server's own call log is the truth, and the
 // server is gone when Jest has exited. Bad entries stop the run before any test.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
 import { join } from "node:path";
+import { freePort } from "@jest-m3/test-support";
 import { makeUserProject, removeTempDir, runJest, SHIPPING_SERVER } from "./support/user-project";
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 let project: string | undefined;
 afterEach(() => removeTempDir(project));

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { join } from "node:path";
 import type { StdioServer } from "@jest-m3/core";
 import { fixturePath, REPO_ROOT, SHIPPING_SCRIPT } from "./paths";
@@ -169,4 +170,13 @@ export async function startHttpServer(script: string): Promise<HttpServerProcess
       await closed;
     },
   };
+}
+
+/** A loopback port that was free a moment ago (listened on once, then closed): for a web server a test starts. */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
