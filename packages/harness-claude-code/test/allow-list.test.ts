@@ -14,25 +14,14 @@ import {
   shippingServer,
   turn,
 } from "./support/claude";
-import { ERASE_RULE, perTestKit } from "@jest-m3/test-support";
+import { ERASE_RULE, ledgerRule, perTestKit } from "@jest-m3/test-support";
 
 jest.setTimeout(60_000);
 
 describe("the allow-list with Claude Code", () => {
   const t = perTestKit({
     script: {
-      rules: [
-        {
-          name: "ledger",
-          when: { user: "ledger" },
-          steps: [
-            { call: "ledger:record_entry", args: { text: "parcel 7" } },
-            { call: "ledger:erase_ledger", args: {} },
-            { reply: "Done: {{results.0}}" },
-          ],
-        },
-        ERASE_RULE,
-      ],
+      rules: [ledgerRule(["record_entry", "erase_ledger"], "Done: {{results.0}}"), ERASE_RULE],
     },
     model: "each",
   });

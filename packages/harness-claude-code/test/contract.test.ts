@@ -20,6 +20,7 @@ import {
   runIsolated,
   TESTED_CLAUDE_CODE_VERSION,
 } from "@jest-m3/harness-claude-code";
+import { ledgerRule } from "@jest-m3/test-support";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import { claudeLaunch, claudeSelection, ledgerServer } from "./support/claude";
 
@@ -44,15 +45,7 @@ describe("the Claude Code contract", () => {
   beforeAll(async () => {
     model = await startScriptedModel({
       rules: [
-        {
-          name: "ledger",
-          when: { user: "ledger" },
-          steps: [
-            { call: "ledger:record_entry", args: { text: "parcel 7" } },
-            { call: "ledger:read_ledger", args: {} },
-            { reply: "Done." },
-          ],
-        },
+        ledgerRule(["record_entry", "read_ledger"], "Done."),
         { name: "hang", when: { user: "hang" }, steps: [{ hang: true }] },
       ],
     });

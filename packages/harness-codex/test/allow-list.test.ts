@@ -15,22 +15,13 @@ import {
   shippingServer,
   turnRequest,
 } from "./support/codex";
-import { ERASE_RULE, perTestKit } from "@jest-m3/test-support";
+import { ERASE_RULE, ledgerRule, perTestKit } from "@jest-m3/test-support";
 
 describe("the allow-list with Codex", () => {
   const t = perTestKit({
     script: {
       rules: [
-        {
-          name: "ledger",
-          when: { user: "ledger" },
-          steps: [
-            { call: "ledger:record_entry", args: { text: "parcel 7" } },
-            { call: "ledger:erase_ledger", args: {} },
-            { call: "ledger:read_ledger", args: {} },
-            { reply: "Done: {{results.0}}" },
-          ],
-        },
+        ledgerRule(["record_entry", "erase_ledger", "read_ledger"], "Done: {{results.0}}"),
         ERASE_RULE,
       ],
     },

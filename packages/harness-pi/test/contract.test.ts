@@ -18,6 +18,7 @@ import piHarness, {
   piArgs,
   type PiSession,
 } from "@jest-m3/harness-pi";
+import { ledgerRule } from "@jest-m3/test-support";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import { ledgerServer, piLaunch, piSelection, shippingServer, turn } from "./support/pi";
 
@@ -35,11 +36,7 @@ let kit: MCPTestKit;
 beforeAll(async () => {
   model = await startScriptedModel({
     rules: [
-      {
-        name: "ledger",
-        when: { user: "ledger" },
-        steps: [{ call: "ledger:record_entry", args: { text: "parcel 7" } }, { reply: "Done." }],
-      },
+      ledgerRule(["record_entry"], "Done."),
       { name: "nothing", when: { user: "nothing" }, steps: [{ reply: "Nothing to do." }] },
     ],
   });

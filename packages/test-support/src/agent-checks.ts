@@ -14,10 +14,26 @@ import {
   type ServerSpec,
   type TurnResult,
 } from "@jest-m3/core";
-import type { Rule, ScriptedModel } from "@jest-m3/scripted-model";
+import type { JsonObject, Rule, ScriptedModel } from "@jest-m3/scripted-model";
 import { isRunning } from "./processes";
 import { callLog, ledgerServer, shippingServer } from "./servers";
 import { waitFor } from "./waits";
+
+/**
+ * A rule for prompts with "ledger": the model calls each of `tools` on the ledger server in
+ * turn (record_entry with the text "parcel 7", the others without arguments), then replies
+ * `reply`.
+ */
+export function ledgerRule(
+  tools: readonly ("record_entry" | "erase_ledger" | "read_ledger")[],
+  reply: string,
+): Rule {
+  const calls = tools.map((tool) => {
+    const args: JsonObject = tool === "record_entry" ? { text: "parcel 7" } : {};
+    return { call: `ledger:${tool}`, args };
+  });
+  return { name: "ledger", when: { user: "ledger" }, steps: [...calls, { reply }] };
+}
 
 /** A rule for prompts with "erase": the model calls ledger:erase_ledger, then replies. */
 export const ERASE_RULE: Rule = {
