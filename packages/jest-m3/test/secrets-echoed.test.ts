@@ -10,9 +10,8 @@
 // Jest's --json output) and Jest's whole output are searched for both values: none.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fixturePath } from "@jest-m3/test-support";
+import { filesContaining, fixturePath } from "@jest-m3/test-support";
 import {
-  filesContaining,
   jsonLines,
   makeUserProject,
   removeTempDir,

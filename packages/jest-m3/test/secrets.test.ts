@@ -5,7 +5,8 @@
 // whole output are searched: only the variable names may appear, never the values.
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { filesContaining, makeUserProject, REPO, runJest } from "./support/user-project";
+import { filesContaining } from "@jest-m3/test-support";
+import { makeUserProject, REPO, runJest } from "./support/user-project";
 
 const repo = REPO;
 const KEY = "sk-m3-planted-key-7f3a91";

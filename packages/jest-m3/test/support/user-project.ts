@@ -8,7 +8,6 @@ import { spawn, spawnSync } from "node:child_process";
 import { processStartTime } from "@jest-m3/core/runner";
 import {
   existsSync,
-  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -207,26 +206,6 @@ export function runJest(
     output: `${run.stdout}\n${run.stderr}`,
     durationMs: Date.now() - started,
   };
-}
-
-/**
- * The files below `dir` whose bytes hold any of `needles` (links and node_modules passed
- * over): where a planted secret leaked to.
- */
-export function filesContaining(dir: string, needles: readonly string[]): string[] {
-  const found: string[] = [];
-  for (const name of readdirSync(dir)) {
-    if (name === "node_modules") continue;
-    const path = join(dir, name);
-    const stat = lstatSync(path, { throwIfNoEntry: false });
-    if (!stat || stat.isSymbolicLink()) continue;
-    if (stat.isDirectory()) found.push(...filesContaining(path, needles));
-    else if (stat.isFile()) {
-      const bytes = readFileSync(path);
-      if (needles.some((needle) => bytes.includes(needle))) found.push(path);
-    }
-  }
-  return found;
 }
 
 /** How a child process that {@link runToEnd} ran ended, and what it printed. */
