@@ -4,7 +4,8 @@
  * node_modules linked in, run by Jest as a child process exactly as a user runs it. Every
  * run is time-boxed; every process a run's kits started can be listed from the run folder.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync, type ChildProcessByStdio } from "node:child_process";
+import type { Readable } from "node:stream";
 import { processStartTime } from "@jest-m3/core/runner";
 import {
   existsSync,
@@ -221,31 +222,51 @@ export interface ChildEnd {
  * side), killing it (SIGKILL) if it outlives `timeoutMs`; rejects only when it cannot be
  * started.
  */
-export function runToEnd(
+export async function runToEnd(
   command: string,
   args: readonly string[],
   options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number },
 ): Promise<ChildEnd> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd: options.cwd,
-      env: options.env ?? process.env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs);
-    child.once("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.once("close", (status, signal) => {
-      clearTimeout(timer);
-      resolve({ status, signal, stdout, stderr });
-    });
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: ["ignore", "pipe", "pipe"],
   });
+  const watched = watchChild(child, options.timeoutMs);
+  const { status, signal } = await watched.closed;
+  return { status, signal, stdout: watched.stdout(), stderr: watched.stderr() };
+}
+
+/**
+ * Keeps what `child` prints and kills it (SIGKILL) if it outlives `timeoutMs`; `closed`
+ * settles once it has closed (rejected when it could not be started).
+ */
+function watchChild(
+  child: ChildProcessByStdio<null, Readable, Readable>,
+  timeoutMs: number,
+): {
+  stdout(): string;
+  stderr(): string;
+  readonly closed: Promise<{ status: number | null; signal: NodeJS.Signals | null }>;
+} {
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+  const closed = new Promise<{ status: number | null; signal: NodeJS.Signals | null }>(
+    (resolve, reject) => {
+      child.once("error", (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      child.once("close", (status, signal) => {
+        clearTimeout(timer);
+        resolve({ status, signal });
+      });
+    },
+  );
+  return { stdout: () => stdout, stderr: () => stderr, closed };
 }
 
 /** A Jest run in progress, for tests that signal it while it runs. */
@@ -270,19 +291,16 @@ export function startJest(
     env: childEnv(options.env ?? {}),
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs);
+  const watched = watchChild(child, options.timeoutMs);
   let exited = false;
   child.once("exit", () => (exited = true));
-  const done = new Promise<JestRun>((resolve) => {
-    child.once("close", (status, signal) => {
-      clearTimeout(timer);
-      resolve({ status, signal, output: `${stdout}\n${stderr}`, durationMs: Date.now() - started });
-    });
-  });
+  const output = (): string => `${watched.stdout()}\n${watched.stderr()}`;
+  const done = watched.closed.then(({ status, signal }): JestRun => ({
+    status,
+    signal,
+    output: output(),
+    durationMs: Date.now() - started,
+  }));
   if (child.pid === undefined) throw new Error("Jest could not be started");
   return {
     pid: child.pid,
@@ -290,7 +308,7 @@ export function startJest(
     get exited() {
       return exited;
     },
-    output: () => `${stdout}\n${stderr}`,
+    output,
   };
 }
 
