@@ -129,11 +129,13 @@ test.each([
     }
     // The session is closed; the warm agent's home (not one of the kit's folders) keeps the
     // echo for the next session of its key, as docs/troubleshooting.md says...
-    const warmHomes = recentKitDirs(started).filter((dir) => dir.includes(`m3-${harness}-warm-`));
+    // It is in the run's folder ledger (what this process's runtime heard): a run killed
+    // before its pools stop has it swept. Only this process's: the other Jest worker may run
+    // a warm agent of the same kind meanwhile, with a home of its own in the same temp folder.
+    const warmHomes = announced.filter((dir) => dir.includes(`m3-${harness}-warm-`));
     expect(warmHomes).toHaveLength(1);
+    expect(recentKitDirs(started)).toContain(warmHomes[0]);
     expect(filesContaining(warmHomes[0]!, HEADER).length).toBeGreaterThan(0);
-    // It is in the run's folder ledger: a run killed before its pools stop has it swept.
-    expect(announced).toContain(warmHomes[0]);
     // ...until the pool stops (the preset does it when the file ends): then nothing holds it.
     await stopWarmAcpAgents();
     expect(existsSync(warmHomes[0]!)).toBe(false);
