@@ -21,7 +21,11 @@ import {
   type AcpProfile,
   type ResolvedCommonOptions,
 } from "@jest-m3/harness-acp";
-import { childrenRunning, helloModel } from "@jest-m3/test-support";
+import {
+  childrenRunning,
+  expectTwoSessionsOnOneWarmProcess,
+  helloModel,
+} from "@jest-m3/test-support";
 import { isRunning, shippingServer } from "./support/acp";
 
 jest.setTimeout(120_000);
@@ -73,24 +77,16 @@ describe.each([
       await stopWarmAcpAgents();
       await using kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [harness] });
       const dir = await kit.tempDir("m3-warm-default-");
-      const [agent] = kit.agents([select()]);
-      const server = shippingServer(join(dir, "calls.jsonl"));
-      const served: number[] = [];
-      for (let round = 0; round < 2; round++) {
-        const session = agent!.session({ server, timeout: 60_000 });
+      await expectTwoSessionsOnOneWarmProcess(
+        kit,
+        select(),
+        shippingServer(join(dir, "calls.jsonl")),
         {
-          await using open = await session.open();
-          const pids = agentPids();
-          expect(pids).toHaveLength(1);
-          expect(kitAgents(kit)).toEqual([]);
-          served.push(pids[0]!);
-          const turn = await open.send("Please say hello.");
-          expect(turn.response?.text).toBe("Hello.");
-        }
-        expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.COMPLETED);
-        expect(isRunning(served.at(-1)!)).toBe(true); // warm: it waits for the next session
-      }
-      expect(served[1]).toBe(served[0]);
+          agentPids,
+          kitAgents: () => kitAgents(kit),
+          timeout: 60_000,
+        },
+      );
     });
 
     test("a session with warm: false is cold: its own process, which works and is gone at close", async () => {

@@ -14,7 +14,7 @@ import claudeCodeHarness, {
   stopWarmClaudeCode,
   warmClaudeCodePids,
 } from "@jest-m3/harness-claude-code";
-import { helloModel } from "@jest-m3/test-support";
+import { expectTwoSessionsOnOneWarmProcess, helloModel } from "@jest-m3/test-support";
 import { claudePids, isRunning, shippingServer } from "./support/claude";
 
 jest.setTimeout(60_000);
@@ -51,25 +51,12 @@ test("two sessions with no warm option run one after the other on one warm proce
   await stopWarmClaudeCode();
   await using kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [claudeCodeHarness] });
   const dir = await kit.tempDir("m3-warm-default-");
-  const [agent] = kit.agents([select()]);
-  const server = shippingServer(join(dir, "calls.jsonl"));
-  const served: number[] = [];
-  for (let round = 0; round < 2; round++) {
-    const session = agent!.session({ server, timeout: 30_000 });
-    {
-      await using open = await session.open();
-      const pids = claudePids();
-      expect(pids).toHaveLength(1);
-      expect(warmClaudeCodePids()).toEqual(pids);
-      expect(kitClaude(kit)).toEqual([]);
-      served.push(pids[0]!);
-      const turn = await open.send("Please say hello.");
-      expect(turn.response?.text).toBe("Hello.");
-    }
-    expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.COMPLETED);
-    expect(isRunning(served.at(-1)!)).toBe(true); // warm: it waits for the next session
-  }
-  expect(served[1]).toBe(served[0]);
+  await expectTwoSessionsOnOneWarmProcess(kit, select(), shippingServer(join(dir, "calls.jsonl")), {
+    agentPids: claudePids,
+    kitAgents: () => kitClaude(kit),
+    timeout: 30_000,
+    alsoWhileOpen: (pids) => expect(warmClaudeCodePids()).toEqual(pids),
+  });
 });
 
 test("a session with builtinTools and no warm option is cold: its own process, which works and is gone at close", async () => {

@@ -194,3 +194,46 @@ export async function expectTurnTimedOut(
   expect(pids.filter(isRunning)).toEqual([]);
   return turn;
 }
+
+/** What {@link expectTwoSessionsOnOneWarmProcess} looks at. */
+export interface WarmProcessProbes {
+  /** The agent processes running now (warm or not), by pid. */
+  agentPids(): number[];
+  /** The agent processes the kit itself started (cold sessions'). */
+  kitAgents(): readonly unknown[];
+  /** Each session's timeout, in milliseconds. */
+  readonly timeout: number;
+  /** More checks on the agent pids while a session is open. */
+  alsoWhileOpen?(pids: number[]): void;
+}
+
+/**
+ * Two sessions of `selection` on `server`, one after the other, each asked to say hello
+ * (the `helloModel` rule): while each is open exactly one agent process runs, none of the
+ * kit's own, and it is the same process for both and outlives each session: a warm one.
+ */
+export async function expectTwoSessionsOnOneWarmProcess(
+  kit: MCPTestKit,
+  selection: AgentSelectionInput,
+  server: ServerSpec,
+  probes: WarmProcessProbes,
+): Promise<void> {
+  const [agent] = kit.agents([selection]);
+  const served: number[] = [];
+  for (let round = 0; round < 2; round++) {
+    const session = agent!.session({ server, timeout: probes.timeout });
+    {
+      await using open = await session.open();
+      const pids = probes.agentPids();
+      expect(pids).toHaveLength(1);
+      probes.alsoWhileOpen?.(pids);
+      expect(probes.kitAgents()).toEqual([]);
+      served.push(pids[0]!);
+      const turn = await open.send("Please say hello.");
+      expect(turn.response?.text).toBe("Hello.");
+    }
+    expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.COMPLETED);
+    expect(isRunning(served.at(-1)!)).toBe(true); // warm: it waits for the next session
+  }
+  expect(served[1]).toBe(served[0]);
+}
