@@ -3,7 +3,7 @@
 // exactly its extra bytes, as Codex sent them to its model (measured by the provider tap).
 import { join } from "node:path";
 import codexHarness from "@jest-m3/harness-codex";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { modelForFile, quoteRule } from "@jest-m3/test-support";
 import {
   MCPTestKit,
   ExecutionOutcome,
@@ -14,22 +14,7 @@ import {
 
 jest.setTimeout(120_000);
 
-let model: ScriptedModel;
-beforeAll(async () => {
-  model = await startScriptedModel({
-    rules: [
-      {
-        name: "quote",
-        when: { user: "quote" },
-        steps: [
-          { call: "shipping:shipping_quote", args: { weight_kg: 2, zone: "local" } },
-          { reply: "Quoted." },
-        ],
-      },
-    ],
-  });
-});
-afterAll(() => model.close());
+const model = modelForFile({ rules: [quoteRule()] });
 
 async function catalogWith(description: string): Promise<ServerCatalogCost> {
   await using kit = new MCPTestKit({ env: {}, harnesses: [codexHarness] });

@@ -10,6 +10,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { queryRows } from "../dist/store/engine";
 import { readHistory } from "../dist/store/history";
+import { quoteRule } from "@jest-m3/test-support";
 import { runCli } from "./support/cli";
 import { makeUserProject, removeTempDir, runJest } from "./support/user-project";
 
@@ -17,18 +18,7 @@ const SERVER = join(__dirname, "fixtures", "described-quote-server.mjs");
 const SHORT = "Quote a parcel.";
 const LONG = `${SHORT} Weight in kilograms, zone local or regional; returns an amount in USD, rounded to cents, for one parcel.`;
 
-const script = JSON.stringify({
-  rules: [
-    {
-      name: "quote",
-      when: { user: "quote" },
-      steps: [
-        { call: "shipping:shipping_quote", args: { weight_kg: 2, zone: "local" } },
-        { reply: "Quoted." },
-      ],
-    },
-  ],
-});
+const script = JSON.stringify({ rules: [quoteRule()] });
 
 const quoteTest = `
 import { MCPTestKit, expect } from "jest-m3";

@@ -34,6 +34,18 @@ export function quoteKgRule(reply = "Shipping costs {{result.amount}} {{result.c
 }
 
 /**
+ * The rule "quote" most agent tests script: a prompt containing `user` (default "quote") gets
+ * one shipping_quote of 2 kg to "local" on the server `shipping`, then `reply` (a template).
+ */
+export function quoteRule(reply = "Quoted.", user = "quote"): Rule {
+  return {
+    name: "quote",
+    when: { user },
+    steps: [{ call: "shipping:shipping_quote", args: { weight_kg: 2, zone: "local" } }, { reply }],
+  };
+}
+
+/**
  * "quote N kg to Z" (one shipping_quote, then "Shipping costs {amount} {currency}."),
  * "fail" (HTTP 401 "bad key") and "hang".
  */

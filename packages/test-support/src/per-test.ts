@@ -10,6 +10,7 @@ import {
   type Rule,
   type Script,
   type ScriptedModel,
+  type ScriptedModelOptions,
 } from "@jest-m3/scripted-model";
 import { closeAndExpectNoProcessLeft, knownPids } from "./processes";
 
@@ -98,6 +99,45 @@ export function perTestKit(options: PerTestOptions = {}): PerTest {
   };
 }
 
+/** How {@link modelForFile} starts and stops its model. */
+export interface ModelForFileOptions {
+  /** The model server's options (a port, a provider name). */
+  readonly server?: ScriptedModelOptions;
+  /** Runs after the file's tests, before the model closes (stopping the warm agents left). */
+  readonly after?: () => Promise<void>;
+}
+
+/**
+ * Registers the hooks (call it at a file's or a describe block's top level) of a scripted
+ * model answering `script`, started once before the block's tests and closed after them, and
+ * returns it: the model itself, read inside a test or a hook (outside one it throws).
+ *
+ * @example
+ * ```ts
+ * const model = modelForFile({ rules: [TIDY_RULE] });
+ * test("…", async () => {
+ *   const [agent] = kit.agents([{ harness: "pi", models: ["m"], provider: model.provider }]);
+ * });
+ * ```
+ */
+export function modelForFile(script: Script, options: ModelForFileOptions = {}): ScriptedModel {
+  let started: ScriptedModel | undefined;
+  beforeAll(async () => {
+    started = await startScriptedModel(script, options.server);
+  });
+  afterAll(async () => {
+    await options.after?.();
+    await started?.close();
+  });
+  return new Proxy({} as ScriptedModel, {
+    get(_target, property) {
+      if (!started) throw new Error("modelForFile: the model exists only inside a test or hook");
+      const value: unknown = Reflect.get(started, property, started);
+      return typeof value === "function" ? value.bind(started) : value;
+    },
+  });
+}
+
 /** The scripted model's rule for a prompt saying "say hello": the reply "Hello.", no tool call. */
 export const HELLO_RULE: Rule = {
   name: "hello",
@@ -111,17 +151,9 @@ export const HELLO_RULE: Rule = {
  * warm agents the file left) before the model closes. Read `model` inside a test.
  */
 export function helloModel(after?: () => Promise<void>): { readonly model: ScriptedModel } {
-  let model: ScriptedModel | undefined;
-  beforeAll(async () => {
-    model = await startScriptedModel({ rules: [HELLO_RULE] });
-  });
-  afterAll(async () => {
-    await after?.();
-    await model?.close();
-  });
+  const model = modelForFile({ rules: [HELLO_RULE] }, after ? { after } : {});
   return {
     get model() {
-      if (!model) throw new Error("helloModel: the model exists only inside a test");
       return model;
     },
   };
