@@ -1,18 +1,13 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { errorMessage, launchable, startFailure } from "@jest-m3/core/adapter-kit";
+import { launchable, openWarmLease, startFailure, tornDown } from "@jest-m3/core/adapter-kit";
 import { HarnessStartError, type HarnessLaunch } from "@jest-m3/core/harness";
 import { AcpClient } from "./acp-client.js";
 import { sessionMcpServers } from "./config.js";
-import { createAgentHome, type AgentHome } from "./home.js";
+import { createAgentHome } from "./home.js";
 import type { ResolvedCommonOptions } from "./options.js";
 import {
   resolveExecutable,
   type AcpProfile,
-  type AgentPlan,
   type FoundExecutable,
-  type PlanContext,
   type SessionContext,
 } from "./profiles/profile.js";
 import type { NewSessionResponse } from "./protocol.js";
@@ -123,21 +118,6 @@ async function startOrUndo<T>(
   }
 }
 
-/** The profile's plan for one agent process, unless the session was torn down meanwhile. */
-async function planAgent<O extends ResolvedCommonOptions>(
-  profile: AcpProfile<O>,
-  context: PlanContext<O>,
-): Promise<AgentPlan> {
-  const plan = await profile.plan(context);
-  if (context.launch.signal.aborted) {
-    throw new HarnessStartError(
-      profile.name,
-      `the session was torn down before ${profile.agent} started`,
-    );
-  }
-  return plan;
-}
-
 /**
  * Opens a session of `profile`'s agent: one process in a fresh HOME, XDG folders and
  * TMPDIR, `initialize`, then `session/new` in the launch's workspace with the captured MCP
@@ -154,7 +134,8 @@ export function openAcpSession<O extends ResolvedCommonOptions>(
     const executable = await startable(profile, launch, options);
     if (options.warm) return openWarmSession(profile, launch, options, executable);
     const home = await createAgentHome(await launch.tempDir(`m3-${profile.name}-`));
-    const plan = await planAgent(profile, { launch, home, options, executable });
+    const plan = await profile.plan({ launch, home, options, executable });
+    if (launch.signal.aborted) throw new HarnessStartError(profile.name, tornDown({ agent }));
     const child = launch.spawn({
       label: `${agent} (${profile.name})`,
       command: executable.command,
@@ -191,14 +172,14 @@ async function openWarmSession<O extends ResolvedCommonOptions>(
   executable: FoundExecutable,
 ): Promise<AcpSession> {
   const lease = await startWarm(profile, launch, options, executable);
-  const client = lease.client;
+  const { client, initialize } = lease.client;
   const opened: { sessionId?: string } = {};
-  const check = checkInitialize(profile.agent, lease.initialize);
+  const check = checkInitialize(profile.agent, initialize!);
   const context = { launch, options, client };
   return startOrUndo(
     profile,
     launch,
-    () => startSession(profile, context, check, lease.homeRoot, { lease, opened }),
+    () => startSession(profile, context, check, lease.root, { lease, opened }),
     {
       // Another session's lines may be in the shared stderr: none of it goes into this error.
       stderrTail: () => "",
@@ -207,7 +188,7 @@ async function openWarmSession<O extends ResolvedCommonOptions>(
   );
 }
 
-/** The warm agent for the session's plan, planned into a home the pool then owns. */
+/** The warm agent for the session's plan, in a home the pool then owns (the kit's warm opening). */
 async function startWarm<O extends ResolvedCommonOptions>(
   profile: AcpProfile<O>,
   launch: HarnessLaunch,
@@ -215,40 +196,35 @@ async function startWarm<O extends ResolvedCommonOptions>(
   executable: FoundExecutable,
 ): Promise<WarmLease> {
   const agent = profile.agent;
-  // The pool owns the home (it outlives this session), so it is not one of the kit's folders.
-  const root = await mkdtemp(join(tmpdir(), `m3-${profile.name}-warm-`));
-  let home: AgentHome;
-  let plan: AgentPlan;
-  try {
-    home = await createAgentHome(root);
-    plan = await planAgent(profile, { launch, home, options, executable });
-  } catch (error) {
-    // Not handed to the pool yet: the folder is still this session's to remove.
-    await rm(root, { recursive: true, force: true });
-    throw error;
-  }
-  const start = {
-    agent,
+  const lease = await openWarmLease({
     harness: profile.name,
-    command: executable.command,
-    args: [...executable.prefix, ...plan.args],
-    env: plan.env,
-    home,
-    stop: profile.stop(options),
-    ...(profile.warmSessions === undefined ? {} : { maxSessions: profile.warmSessions }),
-  };
-  const lease = await acquireWarmAgent(start, options.startupTimeoutMs).catch((error: unknown) => {
-    throw new HarnessStartError(
-      profile.name,
-      `the warm ${agent} did not start: ${errorMessage(error)}`,
-      {
-        cause: error,
-      },
-    );
+    names: { agent },
+    signal: launch.signal,
+    prefix: `m3-${profile.name}-warm-`,
+    plan: async (root) => {
+      const plan = await profile.plan({
+        launch,
+        home: await createAgentHome(root),
+        options,
+        executable,
+      });
+      return {
+        agent,
+        harness: profile.name,
+        command: executable.command,
+        args: [...executable.prefix, ...plan.args],
+        env: plan.env,
+        root,
+        stop: profile.stop(options),
+        ...(profile.warmSessions === undefined ? {} : { maxSessions: profile.warmSessions }),
+        timeoutMs: options.startupTimeoutMs,
+      };
+    },
+    acquire: acquireWarmAgent,
   });
   launch.record({
     kind: "harness",
-    detail: `${lease.started ? "started a warm" : "reused the warm"} ${agent} (pid ${lease.client.process.pid ?? "unknown"})`,
+    detail: `${lease.started ? "started a warm" : "reused the warm"} ${agent} (pid ${lease.client.agent.pid ?? "unknown"})`,
   });
   return lease;
 }

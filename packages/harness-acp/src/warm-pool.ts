@@ -10,10 +10,10 @@ import {
   WarmAgents,
   type AgentProcess,
   type WarmAgentLease,
+  type WarmStartSpec,
 } from "@jest-m3/core/adapter-kit";
 import type { HarnessLaunch } from "@jest-m3/core/harness";
 import { AcpClient, type StopSignal } from "./acp-client.js";
-import type { AgentHome } from "./home.js";
 import type { InitializeResponse } from "./protocol.js";
 import { INITIALIZE_PARAMS } from "./readiness.js";
 
@@ -22,38 +22,44 @@ const STOP_GRACE_MS = 1000;
 /** How long leaving a warm agent's session waits for `session/close`, and for its servers. */
 const CLOSE_GRACE_MS = 2000;
 
-/** Everything one warm agent process is started with (all of it is part of its key). */
-export interface WarmStart {
+/**
+ * Everything one warm agent process is started with (`root`: the fresh home the profile
+ * planned into, which the pool owns from here on); its key is all of it but `agent`,
+ * `maxSessions` and `timeoutMs`.
+ */
+export interface WarmStart extends WarmStartSpec {
   /** The agent's name in messages, e.g. `Gemini CLI`. */
   readonly agent: string;
   /** The harness kind, e.g. `gemini`. */
   readonly harness: string;
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly env: Readonly<Record<string, string>>;
-  /** The fresh home the profile planned into; the pool owns it from here on. */
-  readonly home: AgentHome;
   readonly stop: StopSignal;
   /** The profile's limit of sessions on one process at once (its `warmSessions`). */
   readonly maxSessions?: number;
+  /** How long `initialize` may take. */
+  readonly timeoutMs: number;
 }
 
-/** A warm agent: its ACP client, and its answer to `initialize` once it gave it. */
+/** A warm agent: its ACP client, and its answer to `initialize` (capabilities, `session/close`). */
 interface WarmAcp {
   readonly agent: AgentProcess;
   readonly client: AcpClient;
   initialize?: InitializeResponse;
 }
 
-type Start = WarmStart & { readonly root: string; readonly extra: readonly unknown[] };
+/**
+ * A session's hold on a warm agent (`client.client`, its `initialize` answer, the root of
+ * its home, kept by the pool from its first session); `release(false)` (it stopped
+ * answering) stops it.
+ */
+export type WarmLease = WarmAgentLease<WarmAcp>;
 
 /**
  * One pool per harness kind (its processes' label names it, its profile its limit of
  * sessions per process); sessions of a key share a process.
  */
-const pools = new Map<string, WarmAgents<WarmAcp, Start & { readonly timeoutMs: number }>>();
+const pools = new Map<string, WarmAgents<WarmAcp, WarmStart>>();
 
-function poolOf(spec: WarmStart): WarmAgents<WarmAcp, Start & { readonly timeoutMs: number }> {
+function poolOf(spec: WarmStart): WarmAgents<WarmAcp, WarmStart> {
   let pool = pools.get(spec.harness);
   if (!pool) {
     pool = new WarmAgents({
@@ -76,44 +82,14 @@ function poolOf(spec: WarmStart): WarmAgents<WarmAcp, Start & { readonly timeout
   return pool;
 }
 
-/** A session's hold on a warm agent; `release()` once its ACP session is left. */
-export interface WarmLease {
-  readonly client: AcpClient;
-  /** The agent's answer to `initialize` (capabilities, `session/close`). */
-  readonly initialize: InitializeResponse;
-  /** True when the process was started for this session (a cold start). */
-  readonly started: boolean;
-  /** The root of the warm agent's home (its first session's, kept by the pool). */
-  readonly homeRoot: string;
-  /**
-   * Hands the agent back; `reusable: false` (it stopped answering) stops it, and the
-   * promise settles once it is gone.
-   */
-  release(reusable?: boolean): Promise<void>;
-}
-
 /**
- * The warm agent for `spec`'s key, started (and initialized) on first use; `spec.home`
+ * The warm agent for `spec`'s key, started (and initialized) on first use; `spec.root`
  * becomes its home, or is removed when a live process of the same key already runs. A
  * process that died is replaced. Concurrent sessions with the same key share it, each with
  * its own ACP session.
  */
-export async function acquireWarmAgent(spec: WarmStart, timeoutMs: number): Promise<WarmLease> {
-  const root = spec.home.root;
-  const lease: WarmAgentLease<WarmAcp> = await poolOf(spec).acquire({
-    ...spec,
-    root,
-    extra: [spec.harness, spec.stop],
-    timeoutMs,
-  });
-  const { client, initialize } = lease.client;
-  return {
-    client,
-    initialize: initialize as InitializeResponse,
-    started: lease.started,
-    homeRoot: lease.root,
-    release: (reusable = true) => lease.release(reusable),
-  };
+export function acquireWarmAgent(spec: WarmStart): Promise<WarmLease> {
+  return poolOf(spec).acquire({ ...spec, extra: [spec.harness, spec.stop] });
 }
 
 /**
@@ -133,7 +109,7 @@ export async function stopWarmAcpAgents(): Promise<void> {
 
 /** Whether the agent advertised `session/close` in its `initialize` answer. */
 function closesSessions(lease: WarmLease): boolean {
-  const capabilities = lease.initialize.agentCapabilities?.sessionCapabilities as
+  const capabilities = lease.client.initialize?.agentCapabilities?.sessionCapabilities as
     { close?: unknown } | null | undefined;
   return capabilities?.close !== undefined && capabilities.close !== null;
 }
