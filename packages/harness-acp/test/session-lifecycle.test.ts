@@ -11,7 +11,6 @@
 import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit, TurnOutcome, expect } from "jest-m3";
 import { HarnessStartError } from "@jest-m3/core";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import {
   callLog,
   closeAndExpectNoProcessLeft,
@@ -20,28 +19,11 @@ import {
   ledgerServer,
   shippingServer,
 } from "./support/acp";
-import { groupRunning } from "@jest-m3/test-support";
+import { groupRunning, modelForFile, quoteRule } from "@jest-m3/test-support";
 
 jest.setTimeout(180_000);
 
-let model: ScriptedModel;
-beforeAll(async () => {
-  model = await startScriptedModel({
-    rules: [
-      {
-        name: "quote",
-        when: { user: "quote 2 kg" },
-        steps: [
-          { call: "shipping:shipping_quote", args: { weight_kg: 2, zone: "local" } },
-          { reply: "Quoted." },
-        ],
-      },
-    ],
-  });
-});
-afterAll(async () => {
-  await model.close();
-});
+const model = modelForFile({ rules: [quoteRule("Quoted.", "quote 2 kg")] });
 
 test.each([
   ["gemini", "gemini"],

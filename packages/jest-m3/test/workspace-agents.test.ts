@@ -7,29 +7,23 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { ExecutionOutcome, MCPTestKit, expect } from "jest-m3";
 import type { ProviderDialect } from "@jest-m3/core/harness";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { modelForFile } from "@jest-m3/test-support";
 import { filesServer } from "./support/files-server";
 
 jest.setTimeout(180_000);
 
-let model: ScriptedModel;
-beforeAll(async () => {
-  model = await startScriptedModel({
-    rules: [
-      {
-        name: "tidy",
-        when: { user: "tidy the project" },
-        steps: [
-          { call: "files:write_file", args: { path: "docs/summary.md", content: "# Summary\n" } },
-          { call: "files:delete_file", args: { path: "obsolete.txt" } },
-          { reply: "Tidied." },
-        ],
-      },
-    ],
-  });
-});
-afterAll(async () => {
-  await model.close();
+const model = modelForFile({
+  rules: [
+    {
+      name: "tidy",
+      when: { user: "tidy the project" },
+      steps: [
+        { call: "files:write_file", args: { path: "docs/summary.md", content: "# Summary\n" } },
+        { call: "files:delete_file", args: { path: "obsolete.txt" } },
+        { reply: "Tidied." },
+      ],
+    },
+  ],
 });
 
 describe.each([

@@ -7,43 +7,39 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit, expect } from "jest-m3";
 import claudeCodeHarness from "@jest-m3/harness-claude-code";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { modelForFile } from "@jest-m3/test-support";
 import { filesServer } from "./support/files-server";
 
 jest.setTimeout(120_000);
 
 describe("a workspace on a real Claude Code session", () => {
-  let model: ScriptedModel;
   let kit: MCPTestKit;
-  beforeAll(async () => {
-    model = await startScriptedModel({
-      rules: [
-        {
-          name: "edit with both",
-          when: { user: "fix the greeting" },
-          steps: [
-            { call: "files:where" },
-            { call: "builtin:Read", args: { file_path: "{{result.cwd}}/greeting.txt" } },
-            {
-              call: "builtin:Edit",
-              args: {
-                file_path: "{{results.0.cwd}}/greeting.txt",
-                old_string: "helo",
-                new_string: "hello",
-              },
+  const model = modelForFile({
+    rules: [
+      {
+        name: "edit with both",
+        when: { user: "fix the greeting" },
+        steps: [
+          { call: "files:where" },
+          { call: "builtin:Read", args: { file_path: "{{result.cwd}}/greeting.txt" } },
+          {
+            call: "builtin:Edit",
+            args: {
+              file_path: "{{results.0.cwd}}/greeting.txt",
+              old_string: "helo",
+              new_string: "hello",
             },
-            { call: "files:write_file", args: { path: "from-mcp.txt", content: "mcp\n" } },
-            { reply: "Fixed." },
-          ],
-        },
-      ],
-    });
+          },
+          { call: "files:write_file", args: { path: "from-mcp.txt", content: "mcp\n" } },
+          { reply: "Fixed." },
+        ],
+      },
+    ],
+  });
+  beforeAll(() => {
     kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [claudeCodeHarness] });
   });
-  afterAll(async () => {
-    await kit.close();
-    await model.close();
-  });
+  afterAll(() => kit.close());
 
   test("the agent's Edit tool and an MCP server's write are both in the diff", async () => {
     const root = await kit.tempDir("m3-workspace-test-");

@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit, expect } from "jest-m3";
 import codexHarness, { InvalidCodexOptions } from "@jest-m3/harness-codex";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { modelForFile } from "@jest-m3/test-support";
 import { filesServer } from "./support/files-server";
 
 jest.setTimeout(120_000);
@@ -31,28 +31,22 @@ const PATCH = [
   "",
 ].join("\n");
 
-let model: ScriptedModel;
-beforeAll(async () => {
-  model = await startScriptedModel({
-    rules: [
-      {
-        name: "own tool and MCP",
-        when: { user: "patch the notes and write the report" },
-        steps: [
-          { call: "builtin:exec_command", args: { cmd: PATCH } },
-          {
-            call: "files:write_file",
-            args: { path: "out/run/report.json", content: '{"ok":true}\n' },
-          },
-          { reply: "Patched and written." },
-        ],
-      },
-      { name: "hello", when: { user: "say hello" }, steps: [{ reply: "Hello." }] },
-    ],
-  });
-});
-afterAll(async () => {
-  await model.close();
+const model = modelForFile({
+  rules: [
+    {
+      name: "own tool and MCP",
+      when: { user: "patch the notes and write the report" },
+      steps: [
+        { call: "builtin:exec_command", args: { cmd: PATCH } },
+        {
+          call: "files:write_file",
+          args: { path: "out/run/report.json", content: '{"ok":true}\n' },
+        },
+        { reply: "Patched and written." },
+      ],
+    },
+    { name: "hello", when: { user: "say hello" }, steps: [{ reply: "Hello." }] },
+  ],
 });
 
 /** The tool names (flat, or `namespace/name`) the journal's requests since `from` offered. */

@@ -19,7 +19,7 @@ import {
 import { join, relative } from "node:path";
 import { ExecutionOutcome, MCPTestKit, expect, type ExecutionResult } from "jest-m3";
 import codexHarness from "@jest-m3/harness-codex";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { modelForFile } from "@jest-m3/test-support";
 import { filesServer } from "./support/files-server";
 
 jest.setTimeout(120_000);
@@ -62,38 +62,32 @@ const messageOf = (assertion: () => void): string => {
 };
 
 describe("workspaces on a real Codex session", () => {
-  let model: ScriptedModel;
   let kit: MCPTestKit;
   let root: string;
 
-  beforeAll(async () => {
-    model = await startScriptedModel({
-      rules: [
-        {
-          name: "edit the project",
-          when: { user: "edit the project" },
-          steps: [
-            { call: "files:write_file", args: { path: "new.txt", content: "hello\n" } },
-            { call: "files:write_file", args: { path: "edit.txt", content: "one\nTWO\nthree\n" } },
-            { call: "files:delete_file", args: { path: "gone.txt" } },
-            { call: "files:rename_file", args: { from: "old-name.txt", to: "new-name.txt" } },
-            { call: "files:write_bytes", args: { path: "blob.bin", base64: PNG } },
-            { reply: "Edited." },
-          ],
-        },
-        {
-          name: "write one file",
-          when: { user: /write (\S+) saying (\w+)/ },
-          steps: [
-            { call: "files:write_file", args: { path: "{{match.1}}", content: "{{match.2}}\n" } },
-            { reply: "Written." },
-          ],
-        },
-      ],
-    });
-  });
-  afterAll(async () => {
-    await model.close();
+  const model = modelForFile({
+    rules: [
+      {
+        name: "edit the project",
+        when: { user: "edit the project" },
+        steps: [
+          { call: "files:write_file", args: { path: "new.txt", content: "hello\n" } },
+          { call: "files:write_file", args: { path: "edit.txt", content: "one\nTWO\nthree\n" } },
+          { call: "files:delete_file", args: { path: "gone.txt" } },
+          { call: "files:rename_file", args: { from: "old-name.txt", to: "new-name.txt" } },
+          { call: "files:write_bytes", args: { path: "blob.bin", base64: PNG } },
+          { reply: "Edited." },
+        ],
+      },
+      {
+        name: "write one file",
+        when: { user: /write (\S+) saying (\w+)/ },
+        steps: [
+          { call: "files:write_file", args: { path: "{{match.1}}", content: "{{match.2}}\n" } },
+          { reply: "Written." },
+        ],
+      },
+    ],
   });
   beforeEach(async () => {
     kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [codexHarness] });
