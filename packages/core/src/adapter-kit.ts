@@ -22,7 +22,8 @@
  *   for an agent given by command {@link readStrings}, {@link readAgentEnv}, {@link readDialects},
  *   {@link checkPlaceholders};
  * - flattened tool names: {@link ToolNaming}, {@link nameCollisions},
- *   {@link assertDistinctToolNames} (refused before spawn), {@link identifyFlattened};
+ *   {@link assertDistinctToolNames} (refused before spawn), {@link identifyFlattened},
+ *   {@link parseToolName} (a name under an agent's unknown rule);
  * - errors with one code per meaning: {@link AgentExited}, {@link AgentTimeout},
  *   {@link AgentProtocolError}, {@link InvalidHarnessOptions}.
  *
@@ -188,6 +189,7 @@ export {
   identifyFlattened,
   listedTools,
   nameCollisions,
+  parseToolName,
   serverPrefixOverlaps,
   type NameCollision,
   type PrefixOverlap,

@@ -1,4 +1,4 @@
-import { isPolicyDenialMessage } from "@jest-m3/core/adapter-kit";
+import { isJsonObject, isPolicyDenialMessage, parseToolName } from "@jest-m3/core/adapter-kit";
 import {
   unavailable,
   type ReportedToolCall,
@@ -9,6 +9,7 @@ import type { AcpToolCallStatus, ToolCallContent } from "./protocol.js";
 import type { ToolIdentity } from "./tool-names.js";
 
 export type { ToolIdentity } from "./tool-names.js";
+export { parseToolName };
 
 /** What an agent's protocol says about a call, before anything of its display text. */
 export interface AgentToolCall {
@@ -47,41 +48,6 @@ export interface ObservedCall {
   /** When the adapter saw the call start and end (monotonic epoch ms). */
   startedAt?: number;
   endedAt?: number;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-/**
- * Reads an MCP server and tool out of one of an agent's names for a call, given the
- * session's server names (longest first, so `a_b` wins over `a`). The forms:
- * `mcp__<server>__<tool>` (Claude Code), `mcp_<server>_<tool>` (Gemini CLI),
- * `<server>__<tool>`, `<server>:<tool>`, `<server>/<tool>` and `<server>_<tool>`
- * (OpenCode). A name holds no white space: display text is never read as a name.
- */
-export function parseToolName(name: string, servers: readonly string[]): ToolIdentity | undefined {
-  if (!/^\S+$/.test(name)) return undefined;
-  const known = [...servers].sort((a, b) => b.length - a.length);
-  for (const server of known) {
-    const s = escape(server);
-    const forms = [
-      new RegExp(`^mcp__${s}__(.+)$`),
-      new RegExp(`^mcp_${s}_(.+)$`),
-      new RegExp(`^${s}__(.+)$`),
-      new RegExp(`^${s}[:/](.+)$`),
-      new RegExp(`^${s}_(.+)$`),
-    ];
-    for (const form of forms) {
-      const match = form.exec(name);
-      if (match) return { server, tool: match[1] as string };
-    }
-  }
-  return undefined;
 }
 
 /**
@@ -127,7 +93,7 @@ export function argumentsFromText(text: string | undefined): Record<string, unkn
   if (text === undefined) return undefined;
   try {
     const parsed: unknown = JSON.parse(text);
-    return isPlainObject(parsed) ? parsed : undefined;
+    return isJsonObject(parsed) ? parsed : undefined;
   } catch {
     return undefined;
   }
@@ -165,7 +131,7 @@ export function reportedToolCall(
 ): ReportedToolCall | undefined {
   if (!call.identity) return undefined;
   const texts = contentText(call.content);
-  const output = isPlainObject(call.rawOutput) ? call.rawOutput : undefined;
+  const output = isJsonObject(call.rawOutput) ? call.rawOutput : undefined;
   if (typeof output?.output === "string" && texts.length === 0) texts.push(output.output);
   const text = texts.join("\n");
   let status: ToolCallStatus;
@@ -181,7 +147,7 @@ export function reportedToolCall(
     status = unfinished.status;
     error = unfinished.reason;
   }
-  const input = isPlainObject(call.rawInput) ? call.rawInput : undefined;
+  const input = isJsonObject(call.rawInput) ? call.rawInput : undefined;
   const args =
     input && (Object.keys(input).length > 0 || !call.permissionArguments)
       ? input

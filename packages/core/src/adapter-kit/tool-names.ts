@@ -143,3 +143,39 @@ export function identifyFlattened(
   const best = candidates[0];
   return best ? { server: best.server, tool: name.slice(best.prefix.length) } : undefined;
 }
+
+function escaped(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * Reads an MCP server and tool out of a name an agent gave a call, for an agent whose own
+ * rule the adapter does not know: the session's server names are tried longest first (so
+ * `a_b` wins over `a`), each in the forms agents use, `mcp__<server>__<tool>`,
+ * `mcp_<server>_<tool>`, `<server>__<tool>`, `<server>:<tool>`, `<server>/<tool>` and
+ * `<server>_<tool>`. A name holds no white space: display text is never read as a name.
+ *
+ * @example
+ * ```ts
+ * parseToolName("mcp__shipping__quote", ["shipping"]); // { server: "shipping", tool: "quote" }
+ * ```
+ */
+export function parseToolName(name: string, servers: readonly string[]): ToolIdentity | undefined {
+  if (!/^\S+$/.test(name)) return undefined;
+  const known = [...servers].sort((a, b) => b.length - a.length);
+  for (const server of known) {
+    const s = escaped(server);
+    const forms = [
+      new RegExp(`^mcp__${s}__(.+)$`),
+      new RegExp(`^mcp_${s}_(.+)$`),
+      new RegExp(`^${s}__(.+)$`),
+      new RegExp(`^${s}[:/](.+)$`),
+      new RegExp(`^${s}_(.+)$`),
+    ];
+    for (const form of forms) {
+      const match = form.exec(name);
+      if (match) return { server, tool: match[1] as string };
+    }
+  }
+  return undefined;
+}
