@@ -96,7 +96,7 @@ export class AcpClient {
     });
   }
 
-  /** The agent process as the adapter kit tracks it (exit, stderr tail, close). */
+  /** The agent process as the adapter kit tracks it (exit, stderr tail without colors, close). */
   get agentProcess(): AgentProcess {
     return this.rpc.agent;
   }
@@ -149,21 +149,6 @@ export class AcpClient {
     return id === undefined ? undefined : this.sessions.get(id);
   }
 
-  /** How the process ended (`code 0`, `signal SIGKILL`, ...), or undefined while it runs. */
-  get exitDescription(): string | undefined {
-    return this.rpc.agent.exitDescription;
-  }
-
-  /** The last lines of the agent's stderr, without terminal colors. */
-  stderrTail(lines = 20): string {
-    return this.rpc.agent.stderrTail(lines);
-  }
-
-  /** Calls `listener` once the process has exited, with how it ended. */
-  onExit(listener: (exit: string) => void): () => void {
-    return this.rpc.agent.onExit(listener);
-  }
-
   /** Calls `listener` with every stdout line that was not an ACP message. */
   onProblem(listener: (problem: StdoutProblem) => void): () => void {
     return this.rpc.onProblem(listener);
@@ -195,7 +180,7 @@ export class AcpClient {
    */
   close(stop: StopSignal, graceMs = 2000): Promise<void> {
     this.closing ??= (async () => {
-      if (this.exitDescription === undefined) {
+      if (this.agentProcess.exitDescription === undefined) {
         if (stop === "sigterm") {
           this.process.terminate();
         } else {

@@ -154,7 +154,7 @@ export function openAcpSession<O extends ResolvedCommonOptions>(
       return startSession(profile, { launch, options, client }, check, home.root);
     };
     return startOrUndo(profile, launch, start, {
-      stderrTail: () => client.stderrTail(),
+      stderrTail: () => client.agentProcess.stderrTail(),
       undo: () => client.close(profile.stop(options), 300),
     });
   };

@@ -57,9 +57,9 @@ export class AcpSession implements HarnessSession {
     };
     this.slot = new TurnSlot<TurnCollector>({
       names: { agent: profile.agent },
-      agent: client,
+      agent: client.agentProcess,
       // A shared agent's stderr holds other sessions' lines: none of it for this one.
-      stderrTail: () => (lease ? "" : client.stderrTail()),
+      stderrTail: () => (lease ? "" : client.agentProcess.stderrTail()),
       interrupt: () => client.notify("session/cancel", { sessionId: id }),
       graceMs: CANCEL_GRACE_MS,
     });

@@ -127,7 +127,11 @@ export async function leaveWarmSession(
   launch: HarnessLaunch,
   answering = true,
 ): Promise<void> {
-  if (sessionId !== undefined && closesSessions(lease) && client.exitDescription === undefined) {
+  if (
+    sessionId !== undefined &&
+    closesSessions(lease) &&
+    client.agentProcess.exitDescription === undefined
+  ) {
     await client
       .request("session/close", { sessionId }, { timeoutMs: CLOSE_GRACE_MS })
       .catch(() => undefined);
