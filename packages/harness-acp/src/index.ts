@@ -40,33 +40,16 @@ export * from "./harnesses.js";
 import { acpHarness } from "./harnesses.js";
 export default acpHarness;
 
-export { openAcpSession } from "./open.js";
 export { AcpSession } from "./session.js";
 export { stopWarmAcpAgents } from "./warm-pool.js";
+export { INITIALIZE_PARAMS } from "./readiness.js";
+export { AcpClient, type RequestOptions, type StopSignal } from "./acp-client.js";
+export { loadAcpSdk } from "./sdk.js";
 export {
-  acpReadiness,
-  acpReadinessKey,
-  checkInitialize,
-  INITIALIZE_PARAMS,
-  type InitializeCheck,
-} from "./readiness.js";
-export {
-  AcpClient,
-  MAX_LINE_BYTES,
-  type AcpClientHandlers,
-  type RequestOptions,
-  type StdoutProblem,
-  type StopSignal,
-} from "./acp-client.js";
-export { loadAcpSdk, type AcpSdk } from "./sdk.js";
-export {
-  resolveAgentOptions,
   resolveProfileOptions,
-  PLACEHOLDERS,
   type AcpAgentOptions,
   type CommonAcpOptions,
   type ProfileDefaults,
-  type ResolvedAgentOptions,
   type ResolvedCommonOptions,
 } from "./options.js";
 // The kit's executable lookup, as the profiles use it (its version rules: the kit's).
@@ -76,7 +59,7 @@ export {
   type ExecutableSearch,
 } from "@jest-m3/core/adapter-kit";
 export { createAgentHome, agentEnvironment, type AgentHome } from "./home.js";
-export { sessionMcpServers, allowedTools } from "./config.js";
+export { allowedTools } from "./config.js";
 export {
   parseToolName,
   identifyCall,
@@ -109,12 +92,9 @@ export {
   type SessionContext,
   type TestedRange,
 } from "./profiles/profile.js";
-export { agentProfile } from "./profiles/agent.js";
 export {
   geminiProfile,
   geminiPolicy,
-  geminiSettings,
-  geminiToolName,
   identifyGeminiCall,
   GEMINI_SETTINGS,
   GEMINI_TESTED,
@@ -124,16 +104,13 @@ export {
   opencodeProfile,
   opencodeConfig,
   opencodePermissions,
-  opencodeToolName,
   identifyOpencodeCall,
-  opencodeModel,
   OPENCODE_TESTED,
   OPENCODE_EXECUTABLE_VARIABLE,
 } from "./profiles/opencode.js";
 export {
   kiloProfile,
   kiloPermissions,
-  installedKiloBinary,
   KILO_TESTED,
   KILO_EXECUTABLE_VARIABLE,
 } from "./profiles/kilo.js";
@@ -142,25 +119,18 @@ export {
   copilotNaming,
   copilotMcpConfig,
   copilotToolFlags,
-  COPILOT_BUILTIN_TOOLS,
   copilotDistDir,
-  identifyCopilotCall,
-  installedCopilotBinary,
   COPILOT_TESTED,
   COPILOT_EXECUTABLE_VARIABLE,
 } from "./profiles/copilot.js";
 export {
   qwenProfile,
-  qwenNaming,
   qwenSettings,
-  qwenNodeMinimum,
-  identifyQwenCall,
-  installedQwenScript,
   QWEN_TESTED,
   QWEN_EXECUTABLE_VARIABLE,
   QWEN_NODE_VARIABLE,
 } from "./profiles/qwen.js";
-export { ACP_PROTOCOL_VERSION, CLIENT_INFO, PROTOCOL_SURFACE } from "./protocol.js";
+export { PROTOCOL_SURFACE } from "./protocol.js";
 export {
   AcpRpcError,
   AgentExited,

@@ -1,13 +1,10 @@
 import {
-  compareVersions,
-  parseVersion,
   readVersion,
   executableResolver,
   homeEnvironment,
   nativeBinary,
   runIsolated as runInThrowawayHome,
   runnable,
-  type AgentVersion,
   type InstalledBinary,
   type IsolatedRun,
   type VersionProbe,
@@ -20,9 +17,6 @@ export const TESTED_CLAUDE_CODE_VERSION = "2.1.332";
 
 /** The configuration variable naming the Claude Code executable. */
 export const EXECUTABLE_VARIABLE = "M3_CLAUDE_CODE_EXECUTABLE";
-
-/** A parsed `major.minor.patch[-prerelease]` version (core's {@link AgentVersion}). */
-export type ClaudeCodeVersion = AgentVersion;
 
 function platformPackages(): string[] {
   const os = process.platform === "android" ? "linux" : process.platform;
@@ -65,11 +59,6 @@ export const resolveClaudeExecutable = executableResolver({
   installVersion: TESTED_CLAUDE_CODE_VERSION,
   installed: installedClaudeBinary,
 });
-
-/** Parses the first `x.y.z[-pre]` in `--version` output, or returns null (core's rule). */
-export const parseClaudeVersion: (output: string) => ClaudeCodeVersion | null = parseVersion;
-
-export { compareVersions };
 
 /** A fresh HOME and CLAUDE_CONFIG_DIR with nothing of the host's, for a probe. */
 function isolatedEnv(home: string): Record<string, string> {

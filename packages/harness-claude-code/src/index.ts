@@ -45,27 +45,19 @@ export const claudeCodeHarness: HarnessDefinition = defineHarness({
 
 export default claudeCodeHarness;
 
-export { claudeCodeReadiness } from "./readiness.js";
 export { credentialsCapability } from "./launch-facts.js";
-export { openClaudeCodeSession } from "./open.js";
 export { ClaudeCodeSession } from "./session.js";
 export {
   resolveClaudeExecutable,
   runIsolated,
   readClaudeVersion,
-  parseClaudeVersion,
   TESTED_CLAUDE_CODE_VERSION,
   EXECUTABLE_VARIABLE,
-  type ClaudeCodeVersion,
 } from "./executable.js";
 /** What a lookup or a version probe found (core's types, as every harness has them). */
 export type { ExecutableLookup, ExecutableSource, VersionProbe } from "@jest-m3/core/adapter-kit";
-export {
-  resolveClaudeCodeOptions,
-  type ClaudeCodeOptions,
-  type ResolvedClaudeCodeOptions,
-} from "./options.js";
-export { claudeArgs, claudeToolName } from "./config.js";
+export { resolveClaudeCodeOptions, type ClaudeCodeOptions } from "./options.js";
+export { claudeArgs } from "./config.js";
 export {
   findHostLogin,
   copyHostLogin,

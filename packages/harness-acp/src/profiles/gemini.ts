@@ -30,11 +30,6 @@ export const GEMINI_SETTINGS = {
   general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
 } as const;
 
-/** The name Gemini CLI gives an MCP tool: `mcp_<server>_<tool>` (see {@link geminiNaming}). */
-export function geminiToolName(server: string, tool: string): string {
-  return geminiNaming.name(server, tool);
-}
-
 /**
  * `~/.gemini/settings.json` of one session: {@link GEMINI_SETTINGS}, and Gemini CLI's own
  * tools registered only as `builtinTools` lists them (`tools.core`; an empty list registers
@@ -86,7 +81,7 @@ export function geminiPolicy(
       rules.push(rule({ mcpName: server, toolName: "*" }, "deny", 350));
     }
     for (const tool of tools ?? [])
-      rules.push(rule({ toolName: geminiToolName(server, tool) }, "ask_user", 400));
+      rules.push(rule({ toolName: geminiNaming.name(server, tool) }, "ask_user", 400));
   }
   return `# Written by jest-m3 for one session.\n${rules.join("\n")}`;
 }

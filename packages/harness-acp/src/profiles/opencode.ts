@@ -17,11 +17,6 @@ export const OPENCODE_TESTED = testedRange("1.18.33", "1.19.0", "opencode-ai");
 /** The configuration variable naming the OpenCode executable. */
 export const OPENCODE_EXECUTABLE_VARIABLE = "M3_OPENCODE_EXECUTABLE";
 
-/** The name OpenCode gives an MCP tool: `<server>_<tool>` (see {@link opencodeNaming}). */
-export function opencodeToolName(server: string, tool: string): string {
-  return opencodeNaming.name(server, tool);
-}
-
 /**
  * The allow-list as OpenCode's `permission` map: everything denied (a denied tool is not
  * offered to the model, OpenCode's own tools included), each allowed MCP tool allowed, and
@@ -58,7 +53,7 @@ export function opencodePermissions(
   }
   for (const server of servers) {
     for (const tool of allowedTools(policy, server) ?? []) {
-      permission[opencodeToolName(server, tool)] = "allow";
+      permission[opencodeNaming.name(server, tool)] = "allow";
     }
   }
   return permission;
