@@ -16,13 +16,13 @@ import { MCPTestKit } from "jest-m3";
 import type { ProviderDialect } from "@jest-m3/core/harness";
 import { defaultRuntime } from "@jest-m3/core/runner";
 import { stopWarmAcpAgents } from "@jest-m3/harness-acp";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import {
   filesContaining,
   fixturePath,
-  kitTempDirs,
-  startHttpServer,
   type HttpServerProcess,
+  kitTempDirs,
+  useScriptedModel,
+  startHttpServer,
 } from "@jest-m3/test-support";
 
 jest.setTimeout(120_000);
@@ -30,23 +30,21 @@ jest.setTimeout(120_000);
 const HEADER = "m3-echoed-acp-header-5e90b1";
 const SERVER = fixturePath("echo-secret-server.mjs");
 
-let model: ScriptedModel;
+const model = useScriptedModel({
+  rules: [
+    {
+      when: { user: "echo" },
+      steps: [{ call: "web:reveal", args: {} }, { reply: "Done: {{result | json}}" }],
+    },
+  ],
+});
 let http: HttpServerProcess;
 let url: string;
 beforeAll(async () => {
-  model = await startScriptedModel({
-    rules: [
-      {
-        when: { user: "echo" },
-        steps: [{ call: "web:reveal", args: {} }, { reply: "Done: {{result | json}}" }],
-      },
-    ],
-  });
   http = await startHttpServer(SERVER);
   url = http.url;
 });
 afterAll(async () => {
-  await model?.close();
   await http?.stop();
 });
 

@@ -9,12 +9,12 @@
 import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit } from "@jest-m3/core";
 import { qwenHarness, stopWarmAcpAgents } from "@jest-m3/harness-acp";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import {
   callLog,
   childrenOf,
   childrenRunning,
   isRunning,
+  useScriptedModel,
   seedRule,
   shippingServer,
 } from "@jest-m3/test-support";
@@ -24,14 +24,10 @@ jest.setTimeout(240_000);
 /** This worker's Qwen Code processes (a warm one outlives its kit). */
 const qwenPids = (): number[] => childrenRunning(process.pid, "qwen-code");
 
-let model: ScriptedModel;
-beforeAll(async () => {
-  model = await startScriptedModel({ rules: [seedRule("The quote for {{match.1}} kg is ready.")] });
-});
-afterAll(async () => {
-  await stopWarmAcpAgents();
-  await model.close();
-});
+const model = useScriptedModel(
+  { rules: [seedRule("The quote for {{match.1}} kg is ready.")] },
+  { after: stopWarmAcpAgents },
+);
 
 test("two sessions on one warm Qwen Code process: the same pid, and each server sees only its own session's calls", async () => {
   await stopWarmAcpAgents();

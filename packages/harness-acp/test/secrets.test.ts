@@ -9,24 +9,18 @@
  */
 import { MCPTestKit } from "jest-m3";
 import type { ProviderDialect } from "@jest-m3/core/harness";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import { basename } from "node:path";
 import {
   bothQuotesRule,
   expectNoValues,
   expectSecretsKept,
   kitTempDirs,
+  useScriptedModel,
 } from "@jest-m3/test-support";
 
 jest.setTimeout(120_000);
 
-let model: ScriptedModel;
-beforeAll(async () => {
-  model = await startScriptedModel({ rules: [bothQuotesRule("quote")] });
-});
-afterAll(async () => {
-  await model?.close();
-});
+const model = useScriptedModel({ rules: [bothQuotesRule("quote")] });
 
 test.each([
   ["gemini", "gemini"],

@@ -19,11 +19,11 @@ import {
   ledgerServer,
   shippingServer,
 } from "./support/acp";
-import { groupRunning, modelForFile, quoteRule } from "@jest-m3/test-support";
+import { groupRunning, useScriptedModel, quoteRule } from "@jest-m3/test-support";
 
 jest.setTimeout(180_000);
 
-const model = modelForFile({ rules: [quoteRule("Quoted.", "quote 2 kg")] });
+const model = useScriptedModel({ rules: [quoteRule("Quoted.", "quote 2 kg")] });
 
 test.each([
   ["gemini", "gemini"],

@@ -18,9 +18,9 @@ import {
   qwenHarness,
   stopWarmAcpAgents,
 } from "@jest-m3/harness-acp";
-import { startScriptedModel, type ScriptedModel, type Script } from "@jest-m3/scripted-model";
+import type { ScriptedModel, Script } from "@jest-m3/scripted-model";
 import { callLog, isRunning, ledgerServer, shippingServer, waitFor } from "./support/acp";
-import { childrenOf, childrenRunning } from "@jest-m3/test-support";
+import { childrenOf, childrenRunning, useScriptedModel } from "@jest-m3/test-support";
 
 jest.setTimeout(120_000);
 
@@ -84,14 +84,7 @@ describe.each([
   const notOnQwen = (name: string, fn: () => Promise<void>): void => {
     if (allowList === "plan") test(name, fn);
   };
-  let model: ScriptedModel;
-  beforeAll(async () => {
-    model = await startScriptedModel(SCRIPT);
-  });
-  afterAll(async () => {
-    await stopWarmAcpAgents();
-    await model.close();
-  });
+  const model = useScriptedModel(SCRIPT, { after: stopWarmAcpAgents });
 
   const select = (options: Record<string, unknown> = { warm: true }) => ({
     harness,

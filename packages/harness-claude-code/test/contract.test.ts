@@ -20,8 +20,7 @@ import {
   runIsolated,
   TESTED_CLAUDE_CODE_VERSION,
 } from "@jest-m3/harness-claude-code";
-import { ledgerRule } from "@jest-m3/test-support";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { ledgerRule, useScriptedModel } from "@jest-m3/test-support";
 import { claudeLaunch, claudeSelection, ledgerServer } from "./support/claude";
 
 jest.setTimeout(60_000);
@@ -40,21 +39,14 @@ function missingFields(message: Message | undefined, fields: readonly string[]):
 }
 
 describe("the Claude Code contract", () => {
-  let model: ScriptedModel;
-  let kit: MCPTestKit;
-  beforeAll(async () => {
-    model = await startScriptedModel({
-      rules: [
-        ledgerRule(["record_entry", "read_ledger"], "Done."),
-        { name: "hang", when: { user: "hang" }, steps: [{ hang: true }] },
-      ],
-    });
-    kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
+  const model = useScriptedModel({
+    rules: [
+      ledgerRule(["record_entry", "read_ledger"], "Done."),
+      { name: "hang", when: { user: "hang" }, steps: [{ hang: true }] },
+    ],
   });
-  afterAll(async () => {
-    await kit.close();
-    await model.close();
-  });
+  const kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
+  afterAll(() => kit.close());
 
   test(`the installed binary is the tested version, ${TESTED_CLAUDE_CODE_VERSION}`, async () => {
     const probe = await readClaudeVersion(executable);

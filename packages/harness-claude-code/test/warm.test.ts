@@ -13,7 +13,7 @@ import claudeCodeHarness, {
   stopWarmClaudeCode,
   warmClaudeCodePids,
 } from "@jest-m3/harness-claude-code";
-import { startScriptedModel, type Script, type ScriptedModel } from "@jest-m3/scripted-model";
+import type { Script } from "@jest-m3/scripted-model";
 import {
   callLog,
   claudePids,
@@ -22,7 +22,7 @@ import {
   shippingServer,
   waitFor,
 } from "./support/claude";
-import { childrenOf } from "@jest-m3/test-support";
+import { childrenOf, useScriptedModel } from "@jest-m3/test-support";
 
 jest.setTimeout(60_000);
 
@@ -66,14 +66,7 @@ const SCRIPT: Script = {
 };
 
 describe("warm Claude Code", () => {
-  let model: ScriptedModel;
-  beforeAll(async () => {
-    model = await startScriptedModel(SCRIPT);
-  });
-  afterAll(async () => {
-    await stopWarmClaudeCode();
-    await model.close();
-  });
+  const model = useScriptedModel(SCRIPT, { after: stopWarmClaudeCode });
 
   const select = (extra: Record<string, unknown> = {}) => ({
     harness: "claude-code",

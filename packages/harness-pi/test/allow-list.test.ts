@@ -5,21 +5,15 @@
  * server (the server's own log is the ground truth); an allowed tool of the same server
  * still works. With `tools: []` the model is offered no tool at all.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { MCPTestKit, TurnOutcome, expect } from "jest-m3";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { ERASE_RULE } from "@jest-m3/test-support";
+import { ERASE_RULE, useScriptedModel, useTempFolder } from "@jest-m3/test-support";
 import { callLog, isRunning, ledgerServer, processTree } from "./support/pi";
 
 jest.setTimeout(120_000);
 
-let model: ScriptedModel;
-let logs: string;
-beforeEach(async () => {
-  logs = mkdtempSync(join(tmpdir(), "m3-pi-allow-"));
-  model = await startScriptedModel({
+const logs = useTempFolder("m3-pi-allow-", { each: true });
+const model = useScriptedModel(
+  {
     rules: [
       ERASE_RULE,
       {
@@ -28,12 +22,9 @@ beforeEach(async () => {
         steps: [{ call: "ledger:record_entry", args: { text: "lunch" } }, { reply: "Recorded." }],
       },
     ],
-  });
-});
-afterEach(async () => {
-  await model.close();
-  rmSync(logs, { recursive: true, force: true });
-});
+  },
+  { each: true },
+);
 
 /** The function names each main model request offered, in order. */
 function offeredNames(): string[][] {
@@ -46,7 +37,7 @@ function offeredNames(): string[][] {
 }
 
 test("a denied tool is not offered and never reaches the server; an allowed one does", async () => {
-  const log = join(logs, "ledger.jsonl");
+  const log = logs("ledger.jsonl");
   await using kit = new MCPTestKit({ env: {} });
   const [agent] = kit.agents([
     { harness: "pi", models: ["scripted-model"], provider: model.providerFor("responses") },
@@ -87,7 +78,7 @@ test("a denied tool is not offered and never reaches the server; an allowed one 
 });
 
 test("with tools: [] the model is offered no tool, and nothing reaches the server", async () => {
-  const log = join(logs, "ledger.jsonl");
+  const log = logs("ledger.jsonl");
   await using kit = new MCPTestKit({ env: {} });
   const [agent] = kit.agents([
     { harness: "pi", models: ["scripted-model"], provider: model.providerFor("responses") },
@@ -119,7 +110,7 @@ test.each([
     },
   ]);
   const session = agent!.session({
-    server: ledgerServer(join(logs, "ledger.jsonl")),
+    server: ledgerServer(logs("ledger.jsonl")),
     tools: ["ledger:record_entry"],
     timeout: 90_000,
   });

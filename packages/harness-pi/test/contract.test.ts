@@ -18,8 +18,7 @@ import piHarness, {
   piArgs,
   type PiSession,
 } from "@jest-m3/harness-pi";
-import { ledgerRule } from "@jest-m3/test-support";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { ledgerRule, useScriptedModel } from "@jest-m3/test-support";
 import { ledgerServer, piLaunch, piSelection, shippingServer, turn } from "./support/pi";
 
 jest.setTimeout(90_000);
@@ -31,21 +30,14 @@ function missingFields(event: Event | undefined, fields: readonly string[]): str
   return fields.filter((field) => !(field in event));
 }
 
-let model: ScriptedModel;
-let kit: MCPTestKit;
-beforeAll(async () => {
-  model = await startScriptedModel({
-    rules: [
-      ledgerRule(["record_entry"], "Done."),
-      { name: "nothing", when: { user: "nothing" }, steps: [{ reply: "Nothing to do." }] },
-    ],
-  });
-  kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
+const model = useScriptedModel({
+  rules: [
+    ledgerRule(["record_entry"], "Done."),
+    { name: "nothing", when: { user: "nothing" }, steps: [{ reply: "Nothing to do." }] },
+  ],
 });
-afterAll(async () => {
-  await kit.close();
-  await model.close();
-});
+const kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
+afterAll(() => kit.close());
 
 test("pi --help names every flag the adapter passes", async () => {
   const pi = resolvePiExecutable({}, {});

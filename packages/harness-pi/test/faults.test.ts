@@ -5,20 +5,15 @@
  * fails the turn with the provider's words after exactly one request (no retries), and the
  * next turn on the same session completes.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit, TurnOutcome, expect } from "jest-m3";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { quoteRule, useScriptedModel, useTempFolder } from "@jest-m3/test-support";
 import { callLog, isRunning, ledgerServer, processTree, shippingServer } from "./support/pi";
 
 jest.setTimeout(120_000);
 
-let model: ScriptedModel;
-let logs: string;
-beforeEach(async () => {
-  logs = mkdtempSync(join(tmpdir(), "m3-pi-faults-"));
-  model = await startScriptedModel({
+const logs = useTempFolder("m3-pi-faults-", { each: true });
+const model = useScriptedModel(
+  {
     rules: [
       { name: "hang", when: { user: "hang" }, steps: [{ hang: true }] },
       {
@@ -26,21 +21,11 @@ beforeEach(async () => {
         when: { user: "outage" },
         steps: [{ http: 500, message: "scripted outage" }],
       },
-      {
-        name: "quote",
-        when: { user: "quote" },
-        steps: [
-          { call: "shipping:shipping_quote", args: { weight_kg: 2, zone: "local" } },
-          { reply: "The quote is {{result.amount}} {{result.currency}}." },
-        ],
-      },
+      quoteRule("The quote is {{result.amount}} {{result.currency}}."),
     ],
-  });
-});
-afterEach(async () => {
-  await model.close();
-  rmSync(logs, { recursive: true, force: true });
-});
+  },
+  { each: true },
+);
 
 /** A Pi agent; `warm: false` where a test checks the session's own Pi. */
 function agentOf(kit: MCPTestKit, options: { warm?: boolean } = {}) {
@@ -58,7 +43,7 @@ function agentOf(kit: MCPTestKit, options: { warm?: boolean } = {}) {
 test("a server that exits at start fails open(), naming it, with its stderr", async () => {
   await using kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
   const session = agentOf(kit, { warm: false }).session({
-    server: ledgerServer(join(logs, "ledger.jsonl"), ["--exit-at-start"]),
+    server: ledgerServer(logs("ledger.jsonl"), ["--exit-at-start"]),
     timeout: 60_000,
   });
   const opening = session.open();
@@ -72,7 +57,7 @@ test("a server that exits at start fails open(), naming it, with its stderr", as
 test("Pi killed mid-turn fails the turn with how it ended; nothing is left running", async () => {
   await using kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
   const session = agentOf(kit, { warm: false }).session({
-    server: shippingServer(join(logs, "shipping.jsonl")),
+    server: shippingServer(logs("shipping.jsonl")),
     timeout: 60_000,
   });
   let turn;
@@ -98,7 +83,7 @@ test("Pi killed mid-turn fails the turn with how it ended; nothing is left runni
 });
 
 test("a provider error fails the turn once, in the provider's words; the next turn completes", async () => {
-  const log = join(logs, "shipping.jsonl");
+  const log = logs("shipping.jsonl");
   await using kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
   const session = agentOf(kit).session({ server: shippingServer(log), timeout: 60_000 });
   let failed, next;

@@ -4,44 +4,34 @@
  * with a readable error; the session is finished `timed_out` and neither Pi nor its MCP
  * server (nor the relay) is left running, as `ps` sees it.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit, TurnOutcome, expect } from "jest-m3";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { startScriptedModel } from "@jest-m3/scripted-model";
+import { useScriptedModel, useTempFolder } from "@jest-m3/test-support";
 import { callLog, isRunning, ledgerServer, processTree, shippingServer } from "./support/pi";
 
 jest.setTimeout(120_000);
 
-let model: ScriptedModel;
-let logs: string;
-beforeAll(async () => {
-  logs = mkdtempSync(join(tmpdir(), "m3-pi-timeout-"));
-  model = await startScriptedModel({
-    rules: [
-      { name: "hang", when: { user: "hang" }, steps: [{ hang: true }] },
-      { name: "first", when: { user: "first" }, steps: [{ reply: "The first reply." }] },
-      {
-        name: "quote",
-        when: { user: "quote" },
-        steps: [
-          { call: "shipping:shipping_quote", args: { weight_kg: 1, zone: "local" } },
-          { hang: true },
-        ],
-      },
-    ],
-  });
-});
-afterAll(async () => {
-  await model.close();
-  rmSync(logs, { recursive: true, force: true });
+const logs = useTempFolder("m3-pi-timeout-");
+const model = useScriptedModel({
+  rules: [
+    { name: "hang", when: { user: "hang" }, steps: [{ hang: true }] },
+    { name: "first", when: { user: "first" }, steps: [{ reply: "The first reply." }] },
+    {
+      name: "quote",
+      when: { user: "quote" },
+      steps: [
+        { call: "shipping:shipping_quote", args: { weight_kg: 1, zone: "local" } },
+        { hang: true },
+      ],
+    },
+  ],
 });
 
 test.each([
   ["the model hangs before any call", "hang", 0],
   ["the model hangs after a tool call", "quote", 1],
 ])("%s: the turn ends timed_out, readable, with no process left", async (_what, prompt, calls) => {
-  const log = join(logs, `${prompt}.jsonl`);
+  const log = logs(`${prompt}.jsonl`);
   await using kit = new MCPTestKit({ env: {} });
   // Cold (`warm: false`): the session's own Pi, gone at close.
   const [agent] = kit.agents([
@@ -82,7 +72,7 @@ test.each([
 });
 
 test("a turn past its budget during a slow MCP call: Pi aborts the call, the server is told", async () => {
-  const log = join(logs, "ledger.jsonl");
+  const log = logs("ledger.jsonl");
   await using slowModel = await startScriptedModel({
     rules: [
       {
@@ -135,7 +125,7 @@ test("a second turn that times out keeps no reply of the first", async () => {
     { harness: "pi", models: ["scripted-model"], provider: model.providerFor("responses") },
   ]);
   const session = agent!.session({
-    server: shippingServer(join(logs, "second.jsonl")),
+    server: shippingServer(logs("second.jsonl")),
     timeout: 90_000,
   });
   let first, second;

@@ -8,22 +8,17 @@
  * workspace (then its own Pi, gone at close); the refusals: `warm: true` with Pi's own tools
  * or a workspace, and a malformed `warm`, before anything starts.
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { ExecutionOutcome, MCPTestKit, TurnOutcome, expect } from "jest-m3";
 import { InvalidPiOptions, resolvePiOptions, stopWarmPi, warmPiPids } from "@jest-m3/harness-pi";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { seedRule } from "@jest-m3/test-support";
+import { seedRule, useScriptedModel, useTempFolder } from "@jest-m3/test-support";
 import { callLog, isRunning, ledgerServer, shippingServer } from "./support/pi";
 
 jest.setTimeout(120_000);
 
-let model: ScriptedModel;
-let logs: string;
-beforeAll(async () => {
-  logs = mkdtempSync(join(tmpdir(), "m3-pi-warm-"));
-  model = await startScriptedModel({
+const logs = useTempFolder("m3-pi-warm-");
+const model = useScriptedModel(
+  {
     rules: [
       seedRule(),
       {
@@ -34,13 +29,9 @@ beforeAll(async () => {
         steps: [{ call: "ledger:record_entry", args: { text: "{{match.1}}" } }, { reply: "Done." }],
       },
     ],
-  });
-});
-afterAll(async () => {
-  await stopWarmPi();
-  await model.close();
-  rmSync(logs, { recursive: true, force: true });
-});
+  },
+  { after: stopWarmPi },
+);
 
 /** The user messages of the main requests that mention `text`. */
 function userMessagesOf(text: string): number[] {
@@ -55,11 +46,7 @@ function userMessagesOf(text: string): number[] {
 }
 
 test("two sessions share one warm Pi: each its own servers, tools and conversation", async () => {
-  const [logA, logB, ledgerLog] = [
-    join(logs, "a.jsonl"),
-    join(logs, "b.jsonl"),
-    join(logs, "ledger.jsonl"),
-  ] as const;
+  const [logA, logB, ledgerLog] = [logs("a.jsonl"), logs("b.jsonl"), logs("ledger.jsonl")] as const;
   await using kit = new MCPTestKit({ env: {} });
   const [agent] = kit.agents([
     {
@@ -149,7 +136,7 @@ test("warm left out: a session runs on the warm Pi, none of the kit's; one with 
     { harness: "pi", models: ["scripted-1"], provider: model.providerFor("chat-completions") },
   ]);
   const kitPis = () => kit.processes.filter((child) => child.label === "pi");
-  const log = join(logs, "default.jsonl");
+  const log = logs("default.jsonl");
   const warmSession = agent!.session({ server: shippingServer(log), timeout: 90_000 });
   {
     await using open = await warmSession.open();
@@ -163,10 +150,10 @@ test("warm left out: a session runs on the warm Pi, none of the kit's; one with 
   expect(isRunning(warmPid!)).toBe(true); // it waits for the next session
   expect(callLog(log).map((call) => call.arguments)).toEqual([{ weight_kg: 4, zone: "local" }]);
 
-  const project = join(logs, "project");
+  const project = logs("project");
   mkdirSync(project);
   const coldSession = agent!.session({
-    server: shippingServer(join(logs, "workspace.jsonl")),
+    server: shippingServer(logs("workspace.jsonl")),
     workspace: { copy: project },
     timeout: 90_000,
   });
@@ -187,7 +174,7 @@ test("warm left out: a session runs on the warm Pi, none of the kit's; one with 
 test("warm: true is refused with Pi's own tools or a workspace, and warm must be a boolean, before anything starts", async () => {
   await using kit = new MCPTestKit({ env: {} });
   const provider = model.providerFor("chat-completions");
-  const project = mkdtempSync(join(logs, "project-"));
+  const project = mkdtempSync(logs("project-"));
   for (const [options, words, workspace] of [
     [{ warm: true, builtinTools: ["read"] }, /warm.*cannot be used with builtinTools/s],
     [{ warm: true, builtinTools: "default" }, /cannot be used with builtinTools \("default"\)/],
@@ -196,7 +183,7 @@ test("warm: true is refused with Pi's own tools or a workspace, and warm must be
   ] as const) {
     const [agent] = kit.agents([{ harness: "pi", models: ["scripted-1"], provider, options }]);
     const session = agent!.session({
-      server: shippingServer(join(logs, "none.jsonl")),
+      server: shippingServer(logs("none.jsonl")),
       ...(workspace ? { workspace } : {}),
     });
     const error = await session.open().catch((caught: unknown) => caught);

@@ -6,13 +6,9 @@
 // each step is the ground truth. (Codex takes no key without a provider, so its reported
 // usage is checked next to the tap's in provider-tap-usage.test.ts.)
 import claudeCodeHarness from "@jest-m3/harness-claude-code";
-import {
-  startScriptedModel,
-  type ScriptedModel,
-  type ScriptedUsage,
-} from "@jest-m3/scripted-model";
+import type { ScriptedUsage } from "@jest-m3/scripted-model";
 import { ExecutionOutcome, MCPTestKit, expect, isUnavailable, type TokenUsage } from "jest-m3";
-import { seedRule, shippingInExample as shipping } from "@jest-m3/test-support";
+import { useScriptedModel, seedRule, shippingInExample as shipping } from "@jest-m3/test-support";
 import { quoteOnce } from "./support/model-side";
 
 jest.setTimeout(240_000);
@@ -21,14 +17,10 @@ const CALL: ScriptedUsage = { inputTokens: 4101, outputTokens: 37, cachedInputTo
 const REPLY: ScriptedUsage = { inputTokens: 4203, outputTokens: 29, cachedInputTokens: 4100 };
 const NOTHING: ScriptedUsage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 };
 
-let model: ScriptedModel;
-beforeAll(async () => {
-  model = await startScriptedModel({
-    usage: NOTHING,
-    rules: [seedRule("The quote is {{result.amount}}.", { callUsage: CALL, replyUsage: REPLY })],
-  });
+const model = useScriptedModel({
+  usage: NOTHING,
+  rules: [seedRule("The quote is {{result.amount}}.", { callUsage: CALL, replyUsage: REPLY })],
 });
-afterAll(() => model.close());
 
 describe.each([
   ["claude-code", "anthropic-messages", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "scripted-1"],

@@ -3,7 +3,7 @@
 // exactly its extra bytes, as Codex sent them to its model (measured by the provider tap).
 import { join } from "node:path";
 import codexHarness from "@jest-m3/harness-codex";
-import { modelForFile, quoteRule } from "@jest-m3/test-support";
+import { useScriptedModel, quoteRule } from "@jest-m3/test-support";
 import {
   MCPTestKit,
   ExecutionOutcome,
@@ -14,7 +14,7 @@ import {
 
 jest.setTimeout(120_000);
 
-const model = modelForFile({ rules: [quoteRule()] });
+const model = useScriptedModel({ rules: [quoteRule()] });
 
 async function catalogWith(description: string): Promise<ServerCatalogCost> {
   await using kit = new MCPTestKit({ env: {}, harnesses: [codexHarness] });

@@ -5,7 +5,6 @@
 // model's journal, usage per turn the sum of its answers, and a planted key in nothing the
 // kit returned; the catalog cost of one server differs between agents.
 import claudeCodeHarness from "@jest-m3/harness-claude-code";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import type { ProviderDialect } from "@jest-m3/core/harness";
 import { ExecutionOutcome, MCPTestKit, catalogCostOf, expect } from "jest-m3";
 import {
@@ -14,20 +13,16 @@ import {
   startVendor,
   usageInAnswer,
 } from "./support/model-side";
-import { seedRule, shippingInExample as shipping } from "@jest-m3/test-support";
+import { useScriptedModel, seedRule, shippingInExample as shipping } from "@jest-m3/test-support";
 
 jest.setTimeout(240_000);
 
 const SECRET = "sk-m3-tap-planted-8d2e5b41";
 
-let model: ScriptedModel;
 const catalogBytes = new Map<string, number>();
-beforeAll(async () => {
-  model = await startScriptedModel({
-    rules: [seedRule()],
-  });
+const model = useScriptedModel({
+  rules: [seedRule()],
 });
-afterAll(() => model.close());
 
 describe.each([
   ["claude-code", "anthropic-messages"],

@@ -4,7 +4,6 @@
 // model asked for and the usage it reported equal to the scripted model's own journal, per
 // turn. A key planted through credentialEnv reaches the vendor and nothing the kit returns.
 import codexHarness from "@jest-m3/harness-codex";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import {
   ExecutionOutcome,
   MCPTestKit,
@@ -15,19 +14,15 @@ import {
   type TokenUsage,
 } from "jest-m3";
 import { expectTapAgreesWithGroundTruth, startVendor, usageInAnswer } from "./support/model-side";
-import { seedRule, shipping } from "@jest-m3/test-support";
+import { useScriptedModel, seedRule, shipping } from "@jest-m3/test-support";
 
 jest.setTimeout(180_000);
 
 const SECRET = "sk-m3-tap-planted-3f9a1c7e";
 
-let model: ScriptedModel;
-beforeAll(async () => {
-  model = await startScriptedModel({
-    rules: [seedRule()],
-  });
+const model = useScriptedModel({
+  rules: [seedRule()],
 });
-afterAll(() => model.close());
 
 test("Codex through the tap: records equal the journal, per turn, and no key is written", async () => {
   const vendor = await startVendor({ ...model.provider, envKey: "M3_TAP_KEY" });

@@ -8,14 +8,10 @@
 // report usage in their own events (turn.reportedUsage): the same numbers.
 import codexHarness from "@jest-m3/harness-codex";
 import claudeCodeHarness from "@jest-m3/harness-claude-code";
-import {
-  startScriptedModel,
-  type ScriptedModel,
-  type ScriptedUsage,
-} from "@jest-m3/scripted-model";
+import type { ScriptedUsage } from "@jest-m3/scripted-model";
 import type { ProviderDialect } from "@jest-m3/core/harness";
 import { ExecutionOutcome, MCPTestKit, expect, isUnavailable, type TokenUsage } from "jest-m3";
-import { seedRule, shippingInExample as shipping } from "@jest-m3/test-support";
+import { useScriptedModel, seedRule, shippingInExample as shipping } from "@jest-m3/test-support";
 
 jest.setTimeout(240_000);
 
@@ -51,21 +47,17 @@ function expected(turn: 1 | 2) {
  */
 const REPORTS_USAGE = new Set(["codex", "claude-code"]);
 
-let model: ScriptedModel;
-beforeAll(async () => {
-  model = await startScriptedModel({
-    usage: NOTHING,
-    rules: [1, 2].map((turn) =>
-      seedRule("The quote is {{result.amount}}.", {
-        name: `quote ${turn}`,
-        turn,
-        callUsage: STEPS[`${turn}-call`]!,
-        replyUsage: STEPS[`${turn}-reply`]!,
-      }),
-    ),
-  });
+const model = useScriptedModel({
+  usage: NOTHING,
+  rules: [1, 2].map((turn) =>
+    seedRule("The quote is {{result.amount}}.", {
+      name: `quote ${turn}`,
+      turn,
+      callUsage: STEPS[`${turn}-call`]!,
+      replyUsage: STEPS[`${turn}-reply`]!,
+    }),
+  ),
 });
-afterAll(() => model.close());
 
 describe.each([
   ["codex", "responses", "gpt-5.5"],

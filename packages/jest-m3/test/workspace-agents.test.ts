@@ -7,12 +7,12 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { ExecutionOutcome, MCPTestKit, expect } from "jest-m3";
 import type { ProviderDialect } from "@jest-m3/core/harness";
-import { modelForFile } from "@jest-m3/test-support";
+import { useScriptedModel } from "@jest-m3/test-support";
 import { filesServer } from "./support/files-server";
 
 jest.setTimeout(180_000);
 
-const model = modelForFile({
+const model = useScriptedModel({
   rules: [
     {
       name: "tidy",

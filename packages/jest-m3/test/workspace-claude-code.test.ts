@@ -7,14 +7,14 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit, expect } from "jest-m3";
 import claudeCodeHarness from "@jest-m3/harness-claude-code";
-import { modelForFile } from "@jest-m3/test-support";
+import { useScriptedModel } from "@jest-m3/test-support";
 import { filesServer } from "./support/files-server";
 
 jest.setTimeout(120_000);
 
 describe("a workspace on a real Claude Code session", () => {
   let kit: MCPTestKit;
-  const model = modelForFile({
+  const model = useScriptedModel({
     rules: [
       {
         name: "edit with both",

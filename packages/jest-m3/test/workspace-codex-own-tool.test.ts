@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit, expect } from "jest-m3";
 import codexHarness, { InvalidCodexOptions } from "@jest-m3/harness-codex";
-import { modelForFile } from "@jest-m3/test-support";
+import { useScriptedModel } from "@jest-m3/test-support";
 import { filesServer } from "./support/files-server";
 
 jest.setTimeout(120_000);
@@ -31,7 +31,7 @@ const PATCH = [
   "",
 ].join("\n");
 
-const model = modelForFile({
+const model = useScriptedModel({
   rules: [
     {
       name: "own tool and MCP",

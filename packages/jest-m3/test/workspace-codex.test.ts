@@ -19,7 +19,7 @@ import {
 import { join, relative } from "node:path";
 import { ExecutionOutcome, MCPTestKit, expect, type ExecutionResult } from "jest-m3";
 import codexHarness from "@jest-m3/harness-codex";
-import { modelForFile } from "@jest-m3/test-support";
+import { useScriptedModel } from "@jest-m3/test-support";
 import { filesServer } from "./support/files-server";
 
 jest.setTimeout(120_000);
@@ -65,7 +65,7 @@ describe("workspaces on a real Codex session", () => {
   let kit: MCPTestKit;
   let root: string;
 
-  const model = modelForFile({
+  const model = useScriptedModel({
     rules: [
       {
         name: "edit the project",

@@ -10,30 +10,24 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit, expect } from "jest-m3";
 import type { ProviderDialect } from "@jest-m3/core/harness";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { useScriptedModel } from "@jest-m3/test-support";
 
 jest.setTimeout(180_000);
 
-let model: ScriptedModel;
-beforeAll(async () => {
-  model = await startScriptedModel({
-    rules: [
-      ...(
-        [
-          ["gemini", "builtin:write_file", { file_path: "CHANGELOG.md", content: "## 1.0\n" }],
-          ["opencode", "builtin:write", { filePath: "CHANGELOG.md", content: "## 1.0\n" }],
-          ["pi", "builtin:write", { path: "CHANGELOG.md", content: "## 1.0\n" }],
-        ] as const
-      ).map(([agent, call, args]) => ({
-        name: `own write on ${agent}`,
-        when: { user: `write the changelog with ${agent}` },
-        steps: [{ call, args: { ...args } }, { reply: "Written." }],
-      })),
-    ],
-  });
-});
-afterAll(async () => {
-  await model.close();
+const model = useScriptedModel({
+  rules: [
+    ...(
+      [
+        ["gemini", "builtin:write_file", { file_path: "CHANGELOG.md", content: "## 1.0\n" }],
+        ["opencode", "builtin:write", { filePath: "CHANGELOG.md", content: "## 1.0\n" }],
+        ["pi", "builtin:write", { path: "CHANGELOG.md", content: "## 1.0\n" }],
+      ] as const
+    ).map(([agent, call, args]) => ({
+      name: `own write on ${agent}`,
+      when: { user: `write the changelog with ${agent}` },
+      steps: [{ call, args: { ...args } }, { reply: "Written." }],
+    })),
+  ],
 });
 
 test.each([

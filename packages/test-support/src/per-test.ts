@@ -4,6 +4,9 @@
  * from `ps`, not from the kit's bookkeeping); optionally a scripted model started for the
  * file or for each test.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { MCPTestKit, type MCPTestKitOptions, type WireCapture } from "@jest-m3/core";
 import {
   startScriptedModel,
@@ -99,43 +102,99 @@ export function perTestKit(options: PerTestOptions = {}): PerTest {
   };
 }
 
-/** How {@link modelForFile} starts and stops its model. */
-export interface ModelForFileOptions {
+/** Registers `setUp` and `tearDown` around each test (`each`) or around the block's tests. */
+function around(
+  each: boolean | undefined,
+  setUp: () => void | Promise<void>,
+  tearDown: () => void | Promise<void>,
+): void {
+  if (each) {
+    beforeEach(setUp);
+    afterEach(tearDown);
+  } else {
+    beforeAll(setUp);
+    afterAll(tearDown);
+  }
+}
+
+/** How {@link useScriptedModel} starts and stops its model. */
+export interface UseScriptedModelOptions {
+  /** A new model for each test (`beforeEach`/`afterEach`); by default one for the block. */
+  readonly each?: boolean;
   /** The model server's options (a port, a provider name). */
   readonly server?: ScriptedModelOptions;
-  /** Runs after the file's tests, before the model closes (stopping the warm agents left). */
+  /** Runs after the tests (each test with `each`), before the model closes (stopping warm agents). */
   readonly after?: () => Promise<void>;
 }
 
 /**
  * Registers the hooks (call it at a file's or a describe block's top level) of a scripted
- * model answering `script`, started once before the block's tests and closed after them, and
- * returns it: the model itself, read inside a test or a hook (outside one it throws).
+ * model answering `script`, started before the block's tests (or before each test) and closed
+ * after them, and returns it: the model itself, read inside a test or a hook (outside one it
+ * throws).
  *
  * @example
  * ```ts
- * const model = modelForFile({ rules: [TIDY_RULE] });
+ * const model = useScriptedModel({ rules: [TIDY_RULE] });
  * test("…", async () => {
  *   const [agent] = kit.agents([{ harness: "pi", models: ["m"], provider: model.provider }]);
  * });
  * ```
  */
-export function modelForFile(script: Script, options: ModelForFileOptions = {}): ScriptedModel {
+export function useScriptedModel(
+  script: Script,
+  options: UseScriptedModelOptions = {},
+): ScriptedModel {
   let started: ScriptedModel | undefined;
-  beforeAll(async () => {
+  const start = async (): Promise<void> => {
     started = await startScriptedModel(script, options.server);
-  });
-  afterAll(async () => {
-    await options.after?.();
-    await started?.close();
-  });
+  };
+  const stop = async (): Promise<void> => {
+    try {
+      await options.after?.();
+    } finally {
+      await started?.close();
+      started = undefined;
+    }
+  };
+  around(options.each, start, stop);
   return new Proxy({} as ScriptedModel, {
     get(_target, property) {
-      if (!started) throw new Error("modelForFile: the model exists only inside a test or hook");
+      if (!started) throw new Error("useScriptedModel: the model exists only in a test or hook");
       const value: unknown = Reflect.get(started, property, started);
       return typeof value === "function" ? value.bind(started) : value;
     },
   });
+}
+
+/**
+ * Registers the hooks of a temporary folder named `prefix…` (made before the block's tests, or
+ * before each test with `each`; removed after) and returns the path of `name` in it (the folder
+ * itself without a name). Call it inside a test or a hook.
+ *
+ * @example
+ * ```ts
+ * const logs = useTempFolder("m3-pi-faults-", { each: true });
+ * test("…", () => { const log = logs("ledger.jsonl"); });
+ * ```
+ */
+export function useTempFolder(
+  prefix: string,
+  options: { readonly each?: boolean } = {},
+): (name?: string) => string {
+  let folder: string | undefined;
+  const make = (): void => {
+    folder = mkdtempSync(join(tmpdir(), prefix));
+  };
+  const remove = (): void => {
+    if (folder) rmSync(folder, { recursive: true, force: true });
+    folder = undefined;
+  };
+  around(options.each, make, remove);
+  return (name) => {
+    if (!folder) throw new Error("useTempFolder: the folder exists only in a test or hook");
+    return name === undefined ? folder : join(folder, name);
+  };
 }
 
 /** The scripted model's rule for a prompt saying "say hello": the reply "Hello.", no tool call. */
@@ -151,7 +210,7 @@ export const HELLO_RULE: Rule = {
  * warm agents the file left) before the model closes. Read `model` inside a test.
  */
 export function helloModel(after?: () => Promise<void>): { readonly model: ScriptedModel } {
-  const model = modelForFile({ rules: [HELLO_RULE] }, after ? { after } : {});
+  const model = useScriptedModel({ rules: [HELLO_RULE] }, after ? { after } : {});
   return {
     get model() {
       return model;
