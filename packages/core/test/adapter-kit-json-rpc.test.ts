@@ -127,6 +127,16 @@ test("notifications reach listeners; the agent's requests reach the handler of t
   ]);
 });
 
+test("a scoped listener hears only the notifications of its scope", async () => {
+  const agent = client({ scopeOf: (params) => (params as { n?: number } | null)?.n?.toString() });
+  const heard: Record<string, unknown[]> = { all: [], one: [], two: [] };
+  agent.onNotification((note) => heard.all!.push(note.method));
+  agent.onNotification((note) => heard.one!.push(note.method), "1");
+  agent.onNotification((note) => heard.two!.push(note.method), "2");
+  await agent.request("notify-me");
+  expect(heard).toEqual({ all: ["note"], one: ["note"], two: [] });
+});
+
 test("lines that are not JSON objects, or too long, are problems, and the stream goes on", async () => {
   const agent = client({ maxLineLength: 1000 });
   expect(await agent.request("garbage")).toBe("after");

@@ -49,6 +49,19 @@ function sessionOf(params: unknown): string | undefined {
   return typeof id === "string" ? id : undefined;
 }
 
+/** A permission request goes to the session's handlers (cancelled when none); the rest is refused. */
+function answer(
+  request: RpcMessage,
+  handlers: AcpClientHandlers | undefined,
+): RequestPermissionResponse {
+  if (request.method === "session/request_permission") {
+    if (!handlers) return { outcome: { outcome: "cancelled" } };
+    return handlers.onPermission(request.params as RequestPermissionRequest);
+  }
+  handlers?.onRefused?.(request.method);
+  throw Object.assign(new Error(`jest-m3 does not serve ${request.method}`), { code: -32601 });
+}
+
 /**
  * An ACP client over the stdio of one agent process, on the adapter kit's line-delimited
  * JSON-RPC client: typed requests with a deadline, the agent's `session/update`
@@ -58,9 +71,6 @@ function sessionOf(params: unknown): string | undefined {
  */
 export class AcpClient {
   private readonly rpc: JsonRpcClient;
-  private handlers: AcpClientHandlers | undefined;
-  /** Handlers of the sessions of a shared (warm) agent, by ACP session id. */
-  private readonly sessions = new Map<string, AcpClientHandlers>();
   private closing: Promise<void> | undefined;
   /**
    * Resolves when the agent itself has exited. `process.exited` waits for its stdio to
@@ -83,13 +93,11 @@ export class AcpClient {
       timeout: (method, ms) => new AgentTimeout(agent, method, ms),
       rpcError: (method, error) =>
         new AcpRpcError(agent, method, error.code, error.message, error.data),
+      // A shared agent's sessions each hear and answer only their own.
+      scopeOf: sessionOf,
+      scopeName: "session",
+      unhandled: (request) => answer(request, undefined),
     });
-    this.rpc.onNotification((note) => {
-      if (note.method === "session/update") {
-        this.handlersOf(note.params)?.onUpdate(note.params as SessionNotification);
-      }
-    });
-    this.rpc.handleRequests((request) => this.answer(request));
     this.agentExited = new Promise<void>((resolve) => {
       process.child.once("exit", () => resolve());
       process.child.once("error", () => resolve());
@@ -111,17 +119,6 @@ export class AcpClient {
     await this.process.spawned;
   }
 
-  /** A permission request goes to its session's handlers (cancelled when none); the rest is refused. */
-  private answer(request: RpcMessage): RequestPermissionResponse {
-    const handlers = this.handlersOf(request.params);
-    if (request.method === "session/request_permission") {
-      if (!handlers) return { outcome: { outcome: "cancelled" } };
-      return handlers.onPermission(request.params as RequestPermissionRequest);
-    }
-    handlers?.onRefused?.(request.method);
-    throw Object.assign(new Error(`jest-m3 does not serve ${request.method}`), { code: -32601 });
-  }
-
   /**
    * Sets who answers the agent's permission requests and receives its updates: for every
    * session, or, on an agent shared by several sessions, for the one ACP session
@@ -130,23 +127,15 @@ export class AcpClient {
    * them.
    */
   handle(handlers: AcpClientHandlers, sessionId?: string): () => void {
-    if (sessionId === undefined) {
-      this.handlers = handlers;
-      return () => {
-        if (this.handlers === handlers) this.handlers = undefined;
-      };
-    }
-    this.sessions.set(sessionId, handlers);
-    return () => {
-      if (this.sessions.get(sessionId) === handlers) this.sessions.delete(sessionId);
-    };
-  }
-
-  /** The handlers of the session a message is about (its `sessionId`), or the default ones. */
-  private handlersOf(params: unknown): AcpClientHandlers | undefined {
-    if (this.sessions.size === 0) return this.handlers;
-    const id = sessionOf(params);
-    return id === undefined ? undefined : this.sessions.get(id);
+    const stops = [
+      this.rpc.onNotification((note) => {
+        if (note.method === "session/update") {
+          handlers.onUpdate(note.params as SessionNotification);
+        }
+      }, sessionId),
+      this.rpc.handleRequests((request) => answer(request, handlers), sessionId),
+    ];
+    return () => stops.forEach((stop) => stop());
   }
 
   /** Calls `listener` with every stdout line that was not an ACP message. */

@@ -75,9 +75,18 @@ export class AppServerClient {
     this.rpc.notify(method, params);
   }
 
-  /** Calls `listener` with every notification; returns the function that stops it. */
-  onNotification(listener: (notification: ServerNotification) => void): () => void {
-    return this.rpc.onNotification((notification) => listener(notification as ServerNotification));
+  /**
+   * Calls `listener` with every notification, or those of thread `threadId` only; returns
+   * the function that stops it.
+   */
+  onNotification(
+    listener: (notification: ServerNotification) => void,
+    threadId?: string,
+  ): () => void {
+    return this.rpc.onNotification(
+      (notification) => listener(notification as ServerNotification),
+      threadId,
+    );
   }
 
   /** Sets who answers the app-server's requests (for `threadId` only, when given). */

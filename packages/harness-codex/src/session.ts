@@ -44,13 +44,11 @@ export class CodexSession implements HarnessSession {
       interrupt: (turn) => this.requestInterrupt(turn),
     });
     this.stops.push(
-      client.onNotification((notification) => {
-        // On a shared app-server, another thread's notifications are not this session's.
-        const params = notification.params as { threadId?: unknown } | null;
-        const thread = typeof params?.threadId === "string" ? params.threadId : undefined;
-        if (lease && thread !== this.id) return;
-        this.onNotification(notification);
-      }),
+      // On a shared app-server, another thread's notifications are not this session's.
+      client.onNotification(
+        (notification) => this.onNotification(notification),
+        lease ? id : undefined,
+      ),
       client.handleServerRequests(
         (request) => this.onServerRequest(request),
         lease ? id : undefined,

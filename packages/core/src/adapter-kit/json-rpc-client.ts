@@ -44,10 +44,18 @@ export interface JsonRpcClientOptions {
   readonly jsonrpcField?: boolean;
   /** The longest stdout line read (see {@link JsonLines}). */
   readonly maxLineLength?: number;
-  /** Which handler answers an agent request, e.g. the thread its params name. */
+  /**
+   * Which handler answers an agent request, and which scoped listeners get a notification:
+   * e.g. the thread its params name.
+   */
   readonly scopeOf?: (params: unknown) => string | undefined;
   /** The word for a scope in refusals, e.g. `thread` (default `scope`). */
   readonly scopeName?: string;
+  /**
+   * Answers an agent request no handler takes (default: a -32601 error naming the method
+   * and scope), e.g. a permission request of a session that is gone, cancelled.
+   */
+  readonly unhandled?: RpcRequestHandler;
   /** The error of a waiting request when the agent exits (default {@link AgentExited}). */
   exited?(what: string, exit: string, stderrTail: string): Error;
   /** The error of a request not answered in time (default {@link AgentTimeout}). */
@@ -63,7 +71,10 @@ export class JsonRpcClient {
   private readonly lines: JsonLines;
   private readonly pending: PendingRequests<unknown>;
   private nextId = 1;
-  private readonly listeners = new Set<(notification: RpcMessage) => void>();
+  private readonly listeners = new Set<{
+    readonly listener: (notification: RpcMessage) => void;
+    readonly scope: string | undefined;
+  }>();
   private readonly handlers = new Map<string | undefined, RpcRequestHandler>();
 
   constructor(
@@ -92,10 +103,15 @@ export class JsonRpcClient {
     return this.lines.onProblem(listener);
   }
 
-  /** Calls `listener` with every notification; returns the function that stops it. */
-  onNotification(listener: (notification: RpcMessage) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+  /**
+   * Calls `listener` with every notification, or with `scope` only with those whose params
+   * the `scopeOf` option maps to it (a session of a shared agent hears only its own).
+   * Returns the function that stops it.
+   */
+  onNotification(listener: (notification: RpcMessage) => void, scope?: string): () => void {
+    const entry = { listener, scope };
+    this.listeners.add(entry);
+    return () => this.listeners.delete(entry);
   }
 
   /**
@@ -155,7 +171,10 @@ export class JsonRpcClient {
       void this.answer({ id, method, params: message.params });
     } else if (typeof method === "string") {
       const notification: RpcMessage = { method, params: message.params };
-      for (const listener of [...this.listeners]) listener(notification);
+      const scope = this.options.scopeOf?.(message.params);
+      for (const { listener, scope: only } of [...this.listeners]) {
+        if (only === undefined || only === scope) listener(notification);
+      }
     } else if (hasId) {
       if (!isJsonObject(message.error)) {
         this.pending.resolve(id, message.result ?? null);
@@ -179,7 +198,9 @@ export class JsonRpcClient {
   private async answer(request: RpcMessage & { id: string | number }): Promise<void> {
     const scope = this.options.scopeOf?.(request.params);
     const handler =
-      (scope !== undefined ? this.handlers.get(scope) : undefined) ?? this.handlers.get(undefined);
+      (scope !== undefined ? this.handlers.get(scope) : undefined) ??
+      this.handlers.get(undefined) ??
+      this.options.unhandled;
     if (!handler) {
       const where = scope ? ` for ${this.options.scopeName ?? "scope"} ${scope}` : "";
       const message = `jest-m3 does not handle ${request.method}${where}`;
