@@ -18,45 +18,21 @@ import {
   qwenHarness,
   stopWarmAcpAgents,
 } from "@jest-m3/harness-acp";
-import type { ScriptedModel, Script } from "@jest-m3/scripted-model";
+import type { ScriptedModel } from "@jest-m3/scripted-model";
 import { callLog, isRunning, ledgerServer, shippingServer, waitFor } from "./support/acp";
-import { childrenOf, childrenRunning, useScriptedModel } from "@jest-m3/test-support";
+import {
+  childrenOf,
+  childrenRunning,
+  useScriptedModel,
+  warmIsolationScript,
+} from "@jest-m3/test-support";
 
 jest.setTimeout(120_000);
 
 /** This worker's agent processes of `harness` (the warm ones outlive their kits). */
 const agentPids = (harness: string): number[] => childrenRunning(process.pid, harness);
 
-const SCRIPT: Script = {
-  rules: [
-    {
-      name: "quote",
-      when: { user: /weight_kg (\d+) in zone (\w+)/ },
-      steps: [
-        {
-          call: "shipping:shipping_quote",
-          args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
-        },
-        { reply: "The {{match.2}} quote for {{match.1}} kg is ready." },
-      ],
-    },
-    {
-      name: "record",
-      when: { user: /Record the word (\w+)/ },
-      steps: [{ call: "shipping:record_entry", args: { text: "{{match.1}}" } }, { reply: "Done." }],
-    },
-    {
-      // B tries A's tool: the agent offers B no such tool, so the model cannot name it.
-      name: "steal",
-      when: { user: /Quote through the other session/ },
-      toolNotOffered: "expected",
-      steps: [
-        { call: "shipping:shipping_quote", args: { weight_kg: 9, zone: "local" } },
-        { reply: "Quoted." },
-      ],
-    },
-  ],
-};
+const SCRIPT = warmIsolationScript("The {{match.2}} quote for {{match.1}} kg is ready.");
 
 /** Every main request of `model` whose body mentions `text`, as JSON. */
 function requestsWith(model: ScriptedModel, text: string): string[] {

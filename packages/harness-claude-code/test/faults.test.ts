@@ -6,65 +6,47 @@
  */
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { HarnessStartError, MCPTestKit } from "@jest-m3/core";
+import { HarnessStartError } from "@jest-m3/core";
 import claudeCodeHarness, { resolveClaudeExecutable } from "@jest-m3/harness-claude-code";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { fixturePath } from "@jest-m3/test-support";
-import { closeAndExpectNoProcessLeft, ledgerServer } from "./support/claude";
+import { faultServer, faultSessionScript, perTestKit } from "@jest-m3/test-support";
+import { ledgerServer } from "./support/claude";
 
 jest.setTimeout(60_000);
 
-const faultServer = {
-  name: "faulty",
-  command: process.execPath,
-  args: [fixturePath("fault-server.mjs")],
-};
+const faultyServer = faultServer();
 
 describe("Claude Code session faults", () => {
-  let model: ScriptedModel;
-  let kit: MCPTestKit;
-  beforeEach(async () => {
-    model = await startScriptedModel({
-      rules: [
-        { name: "401", when: { user: "unauthorized" }, steps: [{ http: 401, message: "bad key" }] },
-        {
-          name: "429",
-          when: { user: "rate limit me" },
-          steps: [{ http: 429, message: "slow down" }],
-        },
-        {
-          name: "500",
-          when: { user: "outage" },
-          steps: [{ http: 500, message: "scripted outage" }],
-        },
-        { name: "cut", when: { user: "cut the stream" }, steps: [{ cut: true }] },
-        {
-          name: "echo",
-          when: { user: "echo" },
-          steps: [{ call: "faulty:echo", args: { text: "hi" } }, { reply: "echoed" }],
-        },
-      ],
-      fallback: [{ reply: "fallback reply" }],
-    });
-    kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [claudeCodeHarness] });
-  });
-  afterEach(async () => {
-    await closeAndExpectNoProcessLeft(kit, []);
-    await model.close();
+  const t = perTestKit({
+    script: faultSessionScript(
+      { name: "401", when: { user: "unauthorized" }, steps: [{ http: 401, message: "bad key" }] },
+      {
+        name: "429",
+        when: { user: "rate limit me" },
+        steps: [{ http: 429, message: "slow down" }],
+      },
+      {
+        name: "500",
+        when: { user: "outage" },
+        steps: [{ http: 500, message: "scripted outage" }],
+      },
+      { name: "cut", when: { user: "cut the stream" }, steps: [{ cut: true }] },
+    ),
+    model: "each",
+    kit: { env: {}, killGraceMs: 500, harnesses: [claudeCodeHarness] },
   });
 
   const agent = (executable?: string) =>
-    kit.agents([
+    t.kit.agents([
       {
         harness: "claude-code",
         models: ["scripted-model"],
-        provider: model.providerFor("anthropic-messages"),
+        provider: t.model.providerFor("anthropic-messages"),
         ...(executable ? { executable } : {}),
       },
     ])[0]!;
 
   test("HTTP 401, 429 and 500 fail their turns with Claude Code's words; a cut stream is retried without streaming; the session stays usable", async () => {
-    const session = await agent().session({ server: faultServer, timeout: 60_000 }).open();
+    const session = await agent().session({ server: faultyServer, timeout: 60_000 }).open();
     const unauthorized = await session.send("unauthorized");
     const limited = await session.send("rate limit me");
     const outage = await session.send("outage");
@@ -79,7 +61,7 @@ describe("Claude Code session faults", () => {
     expect(outage.error?.message).toMatch(/500|scripted outage/);
     // Claude Code recovers from a broken stream by asking again without streaming (even
     // with retries off): the second answer is the script's fallback.
-    const cutRequests = model.journal.entries.filter(
+    const cutRequests = t.model.journal.entries.filter(
       (entry) => !entry.side && JSON.stringify(entry.body).includes("cut the stream"),
     );
     // (later turns carry the prompt in their history too)
@@ -96,7 +78,7 @@ describe("Claude Code session faults", () => {
   });
 
   test("an MCP server that fails to start: HarnessStartError naming it, with its stderr", async () => {
-    const dir = await kit.tempDir("m3-log-");
+    const dir = await t.kit.tempDir("m3-log-");
     const session = agent().session({
       server: ledgerServer(join(dir, "ledger.jsonl"), ["--exit-at-start"]),
       timeout: 30_000,
@@ -111,14 +93,14 @@ describe("Claude Code session faults", () => {
   test("Claude Code exiting while it starts: HarnessStartError with its stderr, nothing left", async () => {
     const real = resolveClaudeExecutable({}, {});
     if (!real.found) throw new Error(real.reason);
-    const file = join(await kit.tempDir("m3-claude-wrapper-"), "claude");
+    const file = join(await t.kit.tempDir("m3-claude-wrapper-"), "claude");
     // Readiness (--version, --help) goes to the real binary; the session's process fails.
     writeFileSync(
       file,
       `#!/bin/sh\nif [ "$1" = "--print" ]; then\n  echo "claude: fatal: cannot read settings" >&2\n  exit 3\nfi\nexec "${real.path}" "$@"\n`,
     );
     chmodSync(file, 0o755);
-    const session = agent(file).session({ server: faultServer, timeout: 30_000 });
+    const session = agent(file).session({ server: faultyServer, timeout: 30_000 });
     const error = await session.open().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(HarnessStartError);
     expect((error as Error).message).toContain("cannot read settings");

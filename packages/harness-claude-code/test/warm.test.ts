@@ -13,7 +13,6 @@ import claudeCodeHarness, {
   stopWarmClaudeCode,
   warmClaudeCodePids,
 } from "@jest-m3/harness-claude-code";
-import type { Script } from "@jest-m3/scripted-model";
 import {
   callLog,
   claudePids,
@@ -22,7 +21,7 @@ import {
   shippingServer,
   waitFor,
 } from "./support/claude";
-import { childrenOf, useScriptedModel } from "@jest-m3/test-support";
+import { childrenOf, useScriptedModel, warmIsolationScript } from "@jest-m3/test-support";
 
 jest.setTimeout(60_000);
 
@@ -34,36 +33,10 @@ function environmentOf(pid: number, name: string): string | undefined {
   return entry?.slice(name.length + 1);
 }
 
-const SCRIPT: Script = {
-  rules: [
-    {
-      name: "quote",
-      when: { user: /weight_kg (\d+) in zone (\w+)/ },
-      steps: [
-        {
-          call: "shipping:shipping_quote",
-          args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
-        },
-        { reply: "The {{match.2}} quote for {{match.1}} kg is {{result.amount}}." },
-      ],
-    },
-    {
-      name: "record",
-      when: { user: /^Record the word (\w+)/ },
-      steps: [{ call: "shipping:record_entry", args: { text: "{{match.1}}" } }, { reply: "Done." }],
-    },
-    {
-      // B tries A's tool: Claude Code offers B no such tool, so the model cannot name it.
-      name: "steal",
-      when: { user: /^Quote through the other session/ },
-      toolNotOffered: "expected",
-      steps: [
-        { call: "shipping:shipping_quote", args: { weight_kg: 9, zone: "local" } },
-        { reply: "Quoted." },
-      ],
-    },
-  ],
-};
+const SCRIPT = warmIsolationScript(
+  "The {{match.2}} quote for {{match.1}} kg is {{result.amount}}.",
+  true,
+);
 
 describe("warm Claude Code", () => {
   const model = useScriptedModel(SCRIPT, { after: stopWarmClaudeCode });

@@ -6,61 +6,42 @@
  */
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { HarnessStartError, isUnavailable, MCPTestKit, M3Error } from "@jest-m3/core";
+import { HarnessStartError, isUnavailable, M3Error } from "@jest-m3/core";
 import codexHarness, { resolveCodexExecutable } from "@jest-m3/harness-codex";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
-import { fixturePath } from "@jest-m3/test-support";
-import { closeAndExpectNoProcessLeft } from "./support/codex";
+import { faultServer, faultSessionScript, perTestKit } from "@jest-m3/test-support";
 
-const faultServer = {
-  name: "faulty",
-  command: process.execPath,
-  args: [fixturePath("fault-server.mjs")],
-};
+const faultyServer = faultServer();
 
 describe("Codex session faults", () => {
-  let model: ScriptedModel;
-  let kit: MCPTestKit;
-  beforeEach(async () => {
-    model = await startScriptedModel({
-      rules: [
-        {
-          name: "flood",
-          when: { user: "flood" },
-          steps: [{ call: "faulty:flood", args: { bytes: 4_000_000 } }, { reply: "done flooding" }],
-        },
-        {
-          name: "big",
-          when: { user: "big result" },
-          steps: [{ call: "faulty:big", args: { bytes: 10 * 1024 * 1024 } }, { reply: "got it" }],
-        },
-        {
-          name: "echo",
-          when: { user: "echo" },
-          steps: [{ call: "faulty:echo", args: { text: "hi" } }, { reply: "echoed" }],
-        },
-      ],
-      fallback: [{ reply: "fallback reply" }],
-    });
-    kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [codexHarness] });
-  });
-  afterEach(async () => {
-    await closeAndExpectNoProcessLeft(kit, []);
-    await model.close();
+  const t = perTestKit({
+    script: faultSessionScript(
+      {
+        name: "flood",
+        when: { user: "flood" },
+        steps: [{ call: "faulty:flood", args: { bytes: 4_000_000 } }, { reply: "done flooding" }],
+      },
+      {
+        name: "big",
+        when: { user: "big result" },
+        steps: [{ call: "faulty:big", args: { bytes: 10 * 1024 * 1024 } }, { reply: "got it" }],
+      },
+    ),
+    model: "each",
+    kit: { env: {}, killGraceMs: 500, harnesses: [codexHarness] },
   });
 
   const agent = (executable?: string) =>
-    kit.agents([
+    t.kit.agents([
       {
         harness: "codex",
         models: ["scripted"],
-        provider: model.provider,
+        provider: t.model.provider,
         ...(executable ? { executable } : {}),
       },
     ])[0]!;
 
   test("a server flooding stderr: the call succeeds and the mirrored stderr stays bounded", async () => {
-    const session = await agent().session({ server: faultServer, timeout: 60_000 }).open();
+    const session = await agent().session({ server: faultyServer, timeout: 60_000 }).open();
     const turn = await session.send("flood");
     await session.close();
     expect(turn.snapshot.outcome).toBe("completed");
@@ -74,7 +55,7 @@ describe("Codex session faults", () => {
   });
 
   test("a 10 MB tool result crosses the wire whole and is recorded", async () => {
-    const session = await agent().session({ server: faultServer, timeout: 60_000 }).open();
+    const session = await agent().session({ server: faultyServer, timeout: 60_000 }).open();
     const turn = await session.send("big result");
     await session.close();
     const [call] = turn.toolCalls;
@@ -85,18 +66,18 @@ describe("Codex session faults", () => {
   });
 
   test("control characters and a prompt of almost 1 MB reach the model intact; the turn completes", async () => {
-    const session = await agent().session({ server: faultServer, timeout: 60_000 }).open();
+    const session = await agent().session({ server: faultyServer, timeout: 60_000 }).open();
     const prompt = `tab\there, bell\u0007, escape\u001b[31m, \u0001\u001f end\n${"x".repeat(1_000_000)}`;
     const turn = await session.send(prompt);
     await session.close();
     expect(turn.snapshot.outcome).toBe("completed");
     expect(turn.response?.text).toBe("fallback reply");
-    const asked = model.journal.entries.map((entry) => JSON.stringify(entry)).join("\n");
+    const asked = t.model.journal.entries.map((entry) => JSON.stringify(entry)).join("\n");
     expect(asked).toContain("bell\\u0007");
   });
 
   test("a prompt over Codex's input limit fails its turn with Codex's words; the session goes on", async () => {
-    const session = await agent().session({ server: faultServer, timeout: 60_000 }).open();
+    const session = await agent().session({ server: faultyServer, timeout: 60_000 }).open();
     const tooLong = await session.send("y".repeat(1024 * 1024 + 1));
     const next = await session.send("echo");
     await session.close();
@@ -111,7 +92,7 @@ describe("Codex session faults", () => {
   async function wrapper(body: string): Promise<string> {
     const real = resolveCodexExecutable({}, {});
     if (!real.found) throw new Error(real.reason);
-    const file = join(await kit.tempDir("m3-codex-wrapper-"), "codex");
+    const file = join(await t.kit.tempDir("m3-codex-wrapper-"), "codex");
     // Readiness (--version, the app-server probe) goes to the real binary; the session's
     // app-server (the second app-server start) misbehaves.
     writeFileSync(
@@ -126,7 +107,7 @@ describe("Codex session faults", () => {
     const executable = await wrapper(
       '    echo "codex: fatal: cannot open state database" >&2\n    exit 3',
     );
-    const session = agent(executable).session({ server: faultServer, timeout: 30_000 });
+    const session = agent(executable).session({ server: faultyServer, timeout: 30_000 });
     const error = await session.open().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(HarnessStartError);
     expect((error as Error).message).toContain("cannot open state database");
@@ -135,7 +116,7 @@ describe("Codex session faults", () => {
 
   test("an app-server that never answers: open fails within the session's timeout, nothing left", async () => {
     const executable = await wrapper("    exec sleep 600");
-    const session = agent(executable).session({ server: faultServer, timeout: 3_000 });
+    const session = agent(executable).session({ server: faultyServer, timeout: 3_000 });
     const started = Date.now();
     const error = await session.open().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(M3Error);

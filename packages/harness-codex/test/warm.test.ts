@@ -9,23 +9,11 @@ import { ExecutionOutcome, MCPTestKit, type StdioServer } from "@jest-m3/core";
 import codexHarness, { stopWarmAppServers } from "@jest-m3/harness-codex";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import { callLog, ledgerServer, shippingServer } from "./support/codex";
-import { childrenOf } from "@jest-m3/test-support";
+import { childrenOf, seedRule } from "@jest-m3/test-support";
 
 function codexChildren(): number[] {
   return childrenOf(process.pid, "codex");
 }
-
-const quoteRule = {
-  name: "quote",
-  when: { user: /weight_kg (\d+) in zone (\w+)/ },
-  steps: [
-    {
-      call: "shipping:shipping_quote",
-      args: { weight_kg: "{{match.1 | number}}", zone: "{{match.2}}" },
-    },
-    { reply: "The quote is {{result.amount}} {{result.currency}}." },
-  ],
-};
 
 describe("warm Codex sessions", () => {
   let models: ScriptedModel[] = [];
@@ -36,8 +24,8 @@ describe("warm Codex sessions", () => {
   afterAll(() => stopWarmAppServers());
 
   test("two sessions share one app-server and see nothing of each other", async () => {
-    const a = await startScriptedModel({ rules: [quoteRule] });
-    const b = await startScriptedModel({ rules: [quoteRule] });
+    const a = await startScriptedModel({ rules: [seedRule()] });
+    const b = await startScriptedModel({ rules: [seedRule()] });
     models.push(a, b);
     await using kitA = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [codexHarness] });
     await using kitB = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [codexHarness] });
@@ -101,7 +89,7 @@ describe("warm Codex sessions", () => {
   });
 
   test("a session with other credentials gets its own app-server; keys never cross", async () => {
-    const a = await startScriptedModel({ rules: [quoteRule] });
+    const a = await startScriptedModel({ rules: [seedRule()] });
     models.push(a);
     process.env.M3_WARM_TEST_KEY = "sk-warm-only-for-c";
     try {
@@ -136,7 +124,7 @@ describe("warm Codex sessions", () => {
   });
 
   test("closing a warm session stops its MCP servers; closing the pool leaves nothing", async () => {
-    const a = await startScriptedModel({ rules: [quoteRule] });
+    const a = await startScriptedModel({ rules: [seedRule()] });
     models.push(a);
     await using kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [codexHarness] });
     const log = join(await kit.tempDir("m3-log-"), "calls.jsonl");

@@ -14,7 +14,7 @@ import {
   type ExecutionResult,
   type TurnResult,
 } from "@jest-m3/core";
-import type { Rule, ScriptedUsage } from "@jest-m3/scripted-model";
+import type { Rule, Script, ScriptedUsage } from "@jest-m3/scripted-model";
 // Types only (erased): jest-m3's matchers on the global expect, which the preset registers.
 import type {} from "jest-m3";
 import { REPO_ROOT } from "./paths";
@@ -64,6 +64,39 @@ export function seedRule(
         ...(callUsage ? { usage: callUsage } : {}),
       },
       { reply, ...(replyUsage ? { usage: replyUsage } : {}) },
+    ],
+  };
+}
+
+/**
+ * The script of the warm-session tests, which try to see across two sessions of one process:
+ * the seed's quote (answered with `reply`), "Record the word W" (one `shipping:record_entry`
+ * of W, then "Done.") and "Quote through the other session" (a call of a tool the agent must
+ * not offer, `toolNotOffered: "expected"`). `anchored` matches the last two only at the start
+ * of the prompt.
+ */
+export function warmIsolationScript(reply: string, anchored = false): Script {
+  const start = anchored ? "^" : "";
+  return {
+    rules: [
+      seedRule(reply),
+      {
+        name: "record",
+        when: { user: new RegExp(`${start}Record the word (\\w+)`) },
+        steps: [
+          { call: "shipping:record_entry", args: { text: "{{match.1}}" } },
+          { reply: "Done." },
+        ],
+      },
+      {
+        name: "steal",
+        when: { user: new RegExp(`${start}Quote through the other session`) },
+        toolNotOffered: "expected",
+        steps: [
+          { call: "shipping:shipping_quote", args: { weight_kg: 9, zone: "local" } },
+          { reply: "Quoted." },
+        ],
+      },
     ],
   };
 }

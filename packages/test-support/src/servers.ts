@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import type { StdioServer } from "@jest-m3/core";
+import type { Rule, Script } from "@jest-m3/scripted-model";
 import { fixturePath, REPO_ROOT, SHIPPING_SCRIPT } from "./paths";
 
 /**
@@ -96,12 +97,61 @@ export function envServer(log: string, variables: readonly string[]): StdioServe
   };
 }
 
+/** One start of {@link startLogServer}: the server process as it saw itself. */
+export interface LoggedStart {
+  readonly pid: number;
+  /** When it started (ms since the epoch). */
+  readonly at: number;
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/**
+ * The shipping server that first writes to `log` (one JSON line) the process it is: its id,
+ * start time, working folder and whole environment. Read with {@link startLog}.
+ */
+export function startLogServer(log: string): StdioServer {
+  return {
+    name: "shipping",
+    command: process.execPath,
+    args: [fixturePath("start-log-server.mjs")],
+    env: { START_LOG: log },
+  };
+}
+
+/** The starts {@link startLogServer} logged to `file`, in order (none when it has no file yet). */
+export function startLog(file: string): LoggedStart[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as LoggedStart);
+}
+
 /** The fault server over stdio, with the given flags. */
 export function faultServer(...flags: string[]): StdioServer {
   return {
     name: "faulty",
     command: process.execPath,
     args: [fixturePath("fault-server.mjs"), ...flags],
+  };
+}
+
+/**
+ * A script for the fault server's sessions: `rules` first, then "echo" (one `faulty:echo` of
+ * "hi", then the reply "echoed"); anything else gets "fallback reply".
+ */
+export function faultSessionScript(...rules: Rule[]): Script {
+  return {
+    rules: [
+      ...rules,
+      {
+        name: "echo",
+        when: { user: "echo" },
+        steps: [{ call: "faulty:echo", args: { text: "hi" } }, { reply: "echoed" }],
+      },
+    ],
+    fallback: [{ reply: "fallback reply" }],
   };
 }
 
