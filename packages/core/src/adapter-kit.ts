@@ -9,6 +9,8 @@
  *   line-delimited {@link JsonRpcClient};
  * - one turn at a time: {@link TurnSlot} (dead agent, busy, abort → interrupt, grace, health);
  * - start failures: {@link startFailure}, {@link tornDown};
+ * - a reported call's status and shape, in one wording: {@link callOutcome},
+ *   {@link unfinishedCall}, {@link reportedCall};
  * - executables and versions: {@link resolveAgentExecutable}, {@link readVersion},
  *   {@link versionCapability} (one tested version), {@link rangeCapability} (a tested range);
  * - the Node an agent runs on when it needs a newer one than the tests': {@link findAgentNode},
@@ -77,8 +79,10 @@ export {
 } from "./adapter-kit/turn-slot.js";
 export {
   callOutcome,
+  reportedCall,
   unfinishedCall,
   type AgentNames,
+  type CallReading,
   type CallResult,
 } from "./adapter-kit/agent-names.js";
 export {

@@ -1,10 +1,10 @@
-import { isJsonObject, isPolicyDenialMessage, parseToolName } from "@jest-m3/core/adapter-kit";
 import {
-  unavailable,
-  type ReportedToolCall,
-  type ToolCallStatus,
-  type ToolPolicy,
-} from "@jest-m3/core/harness";
+  isJsonObject,
+  isPolicyDenialMessage,
+  parseToolName,
+  reportedCall,
+} from "@jest-m3/core/adapter-kit";
+import type { ReportedToolCall, ToolCallStatus, ToolPolicy } from "@jest-m3/core/harness";
 import type { AcpToolCallStatus, ToolCallContent } from "./protocol.js";
 import type { ToolIdentity } from "./tool-names.js";
 
@@ -148,26 +148,24 @@ export function reportedToolCall(
     error = unfinished.reason;
   }
   const input = isJsonObject(call.rawInput) ? call.rawInput : undefined;
-  const args =
-    input && (Object.keys(input).length > 0 || !call.permissionArguments)
-      ? input
-      : call.permissionArguments;
-  return {
-    id: call.toolCallId,
-    server: call.identity.server,
-    tool: call.identity.tool,
-    arguments: args ?? unavailable(`${agent} reported no arguments for this call over ACP`),
-    result:
-      call.status === "completed" && texts.length > 0
-        ? { content: texts.map((entry) => ({ type: "text", text: entry })) }
-        : unavailable(
-            call.status === "completed"
-              ? `${agent} reported no content for this call's result`
-              : `${agent} reported no result${error ? `: ${error}` : ""}`,
-          ),
-    status,
-    ...(error !== undefined ? { error } : {}),
-    ...(call.startedAt !== undefined ? { startedAt: call.startedAt } : {}),
-    ...(call.endedAt !== undefined ? { endedAt: call.endedAt } : {}),
-  };
+  return reportedCall(
+    { agent },
+    {
+      id: call.toolCallId,
+      server: call.identity.server,
+      tool: call.identity.tool,
+      arguments:
+        input && (Object.keys(input).length > 0 || !call.permissionArguments)
+          ? input
+          : call.permissionArguments,
+      result:
+        call.status === "completed" && texts.length > 0
+          ? { content: texts.map((entry) => ({ type: "text", text: entry })) }
+          : undefined,
+      status,
+      error,
+      startedAt: call.startedAt,
+      endedAt: call.endedAt,
+    },
+  );
 }

@@ -1,6 +1,12 @@
-import { callOutcome, isPolicyDenialMessage } from "@jest-m3/core/adapter-kit";
-import { unavailable, type ReportedToolCall, type ToolCallStatus } from "@jest-m3/core/harness";
+import {
+  callOutcome,
+  isJsonObject,
+  isPolicyDenialMessage,
+  reportedCall,
+} from "@jest-m3/core/adapter-kit";
+import type { ReportedToolCall, ToolCallStatus } from "@jest-m3/core/harness";
 import { normalizeName } from "./config.js";
+import { CLAUDE_NAMES } from "./errors.js";
 import type { Json, ToolResultMeta, ToolUseMeta } from "./protocol.js";
 
 /** Claude Code's tool for loading deferred tools: not an MCP call, never reported. */
@@ -61,15 +67,11 @@ export interface ObservedCall {
   deniedByAdapter?: boolean;
 }
 
-function isPlainObject(value: unknown): value is { [key: string]: Json } {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function textOf(content: Json | undefined): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
     return content
-      .map((block) => (isPlainObject(block) && typeof block.text === "string" ? block.text : ""))
+      .map((block) => (isJsonObject(block) && typeof block.text === "string" ? block.text : ""))
       .join("\n");
   }
   return "";
@@ -85,7 +87,7 @@ function resultOf(
     : typeof content === "string"
       ? [{ type: "text", text: content }]
       : [];
-  if (isPlainObject(toolUseResult) && toolUseResult.structuredContent != null) {
+  if (isJsonObject(toolUseResult) && toolUseResult.structuredContent != null) {
     return { content: blocks, structuredContent: toolUseResult.structuredContent };
   }
   return { content: blocks };
@@ -116,29 +118,23 @@ export function reportedToolCall(
 ): ReportedToolCall {
   const { result } = call;
   const { status, error } = callOutcome(
-    { agent: "Claude Code" },
+    CLAUDE_NAMES,
     result && { isError: result.isError, text: textOf(result.content) },
     unfinished,
     (text) => failedStatus(call, text, allowed),
   );
-  return {
+  return reportedCall(CLAUDE_NAMES, {
     id: call.id,
     server: call.name.server,
     tool: call.name.tool,
-    arguments: isPlainObject(call.input)
-      ? call.input
-      : unavailable(
-          `Claude Code reported the input as ${JSON.stringify(call.input ?? null).slice(0, 80)}, not an object`,
-        ),
+    arguments: call.input,
     result:
       result !== undefined && status !== "policy_denied"
         ? resultOf(result.content, result.toolUseResult)
-        : unavailable(
-            error !== undefined ? `no result: ${error}` : "Claude Code reported no result",
-          ),
+        : undefined,
     status,
-    ...(error !== undefined ? { error } : {}),
+    error,
     startedAt: call.startedAt,
-    ...(result !== undefined ? { endedAt: result.endedAt } : {}),
-  };
+    endedAt: result?.endedAt,
+  });
 }

@@ -1,9 +1,7 @@
-import { isPolicyDenialMessage } from "@jest-m3/core/adapter-kit";
-import { unavailable, type ReportedToolCall, type ToolCallStatus } from "@jest-m3/core/harness";
-import type { Json, McpToolCallItem } from "./protocol.js";
-
-/** Codex's item error after the adapter declined an approval (0.171). */
-export const DECLINED_MESSAGE = "user rejected MCP tool call";
+import { isPolicyDenialMessage, reportedCall } from "@jest-m3/core/adapter-kit";
+import type { ReportedToolCall, ToolCallStatus } from "@jest-m3/core/harness";
+import { CODEX_NAMES } from "./errors.js";
+import type { McpToolCallItem } from "./protocol.js";
 
 /** What the session knows about a call besides Codex's item. */
 export interface CallContext {
@@ -14,10 +12,6 @@ export interface CallContext {
   readonly observedEnd?: number;
   /** For a call Codex never completed: why (the turn was interrupted, the process died). */
   readonly unfinished?: { readonly status: ToolCallStatus; readonly reason: string };
-}
-
-function isPlainObject(value: Json | undefined): value is { [key: string]: Json } {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function failedStatus(item: McpToolCallItem, declined: boolean): ToolCallStatus {
@@ -47,19 +41,14 @@ export function reportedToolCall(item: McpToolCallItem, context: CallContext): R
   if (status === "policy_denied" && error === undefined) {
     error = "declined by the session's tool policy";
   }
-  const args = item.arguments;
   const result = item.result;
   const startedAt = item.startedAtMs ?? context.observedStart;
   const endedAt = item.completedAtMs ?? context.observedEnd;
-  return {
+  return reportedCall(CODEX_NAMES, {
     id: item.id,
     server: item.server,
     tool: item.tool,
-    arguments: isPlainObject(args)
-      ? args
-      : unavailable(
-          `Codex reported the arguments as ${JSON.stringify(args ?? null).slice(0, 80)}, not an object`,
-        ),
+    arguments: item.arguments,
     result: result
       ? {
           content: result.content,
@@ -68,14 +57,10 @@ export function reportedToolCall(item: McpToolCallItem, context: CallContext): R
             : {}),
           ...(result._meta != null ? { _meta: result._meta } : {}),
         }
-      : unavailable(
-          error !== undefined
-            ? `Codex reported no result: ${error}`
-            : "Codex reported no result for this call",
-        ),
+      : undefined,
     status,
-    ...(error !== undefined ? { error } : {}),
-    ...(typeof startedAt === "number" ? { startedAt } : {}),
-    ...(typeof endedAt === "number" && item.status !== "inProgress" ? { endedAt } : {}),
-  };
+    error,
+    startedAt: typeof startedAt === "number" ? startedAt : undefined,
+    endedAt: typeof endedAt === "number" && item.status !== "inProgress" ? endedAt : undefined,
+  });
 }

@@ -8,8 +8,10 @@
  * const { status, reason } = unfinishedCall(names, "failed", "the agent exited");
  * ```
  */
-import type { ToolCallStatus } from "../evidence/trace.js";
+import type { ReportedToolCall, ToolCallStatus } from "../evidence/trace.js";
+import { unavailable } from "../evidence/unavailable.js";
 import type { AdapterTurnOutcome } from "../harness/contract.js";
+import { isJsonObject } from "./json-lines.js";
 
 /** The names an adapter's messages use for its agent. */
 export interface AgentNames {
@@ -65,4 +67,55 @@ export function callOutcome(
   if (!result.isError) return { status: "success" };
   const error = result.text || `${names.agent} reported an error without a message`;
   return { status: failed(result.text), error };
+}
+
+/** What an adapter read of one MCP call, for {@link reportedCall}. */
+export interface CallReading {
+  readonly id: string;
+  readonly server: string;
+  readonly tool: string;
+  /** The arguments as the agent reported them (anything but an object is unavailable). */
+  readonly arguments: unknown;
+  /** The call's MCP result as the agent reported it, or undefined when it reported none. */
+  readonly result: Readonly<Record<string, unknown>> | undefined;
+  readonly status: ToolCallStatus;
+  readonly error?: string | undefined;
+  /** When the call started and ended (monotonic epoch ms), where known. */
+  readonly startedAt?: number | undefined;
+  readonly endedAt?: number | undefined;
+}
+
+/**
+ * The {@link ReportedToolCall} of what an adapter read, in the one wording: arguments that
+ * are not an object, and a result the agent did not report, are unavailable with the
+ * reason in the agent's name; fields it did not say are left out.
+ *
+ * @example
+ * ```ts
+ * reportedCall({ agent: "My Agent" }, { id, server, tool, arguments: input, result: undefined, status: "incomplete", error });
+ * ```
+ */
+export function reportedCall(names: AgentNames, call: CallReading): ReportedToolCall {
+  const { agent } = names;
+  const { arguments: args, error, startedAt, endedAt } = call;
+  const shown = JSON.stringify(args ?? null).slice(0, 80);
+  return {
+    id: call.id,
+    server: call.server,
+    tool: call.tool,
+    arguments: isJsonObject(args)
+      ? args
+      : unavailable(
+          args === undefined
+            ? `${agent} reported no arguments for this call`
+            : `${agent} reported the arguments as ${shown}, not an object`,
+        ),
+    result:
+      call.result ??
+      unavailable(`${agent} reported no result${error !== undefined ? `: ${error}` : ""}`),
+    status: call.status,
+    ...(error !== undefined ? { error } : {}),
+    ...(startedAt !== undefined ? { startedAt } : {}),
+    ...(endedAt !== undefined ? { endedAt } : {}),
+  };
 }
