@@ -7,7 +7,7 @@
  * (bench/warm.ts, bench/warm-acp.ts, bench/warm-claude-code.ts).
  */
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -52,12 +52,15 @@ export function loggingServer(log: string): StdioServer {
   return { ...SHIPPING_SERVER, env: { SHIPPING_CALL_LOG: log } };
 }
 
-/** Throws unless the server's own log at `file` holds two calls. */
-export function checkLog(file: string, side: string): void {
-  const calls = readFileSync(file, "utf8").split("\n").filter(Boolean);
-  if (calls.length !== 2) {
-    throw new Error(`${side}: the server logged ${calls.length} calls, not 2`);
-  }
+/** How many calls the server's own log at `file` holds (0 when it has none yet). */
+export function callsLogged(file: string): number {
+  return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).length : 0;
+}
+
+/** Throws unless the server's own log at `file` holds two calls more than `before`. */
+export function checkLog(file: string, side: string, before = 0): void {
+  const calls = callsLogged(file) - before;
+  if (calls !== 2) throw new Error(`${side}: the server logged ${calls} calls, not 2`);
 }
 
 /** Throws unless turn `turn`'s reply carries `expected[turn - 1]` and it made one call. */
@@ -434,6 +437,7 @@ export async function warmSession(side: WarmSide, log: string): Promise<WarmPhas
     timeout: side.timeout,
   });
   const count = side.calls ?? quotesOf;
+  const before = callsLogged(log);
   const t0 = performance.now();
   let t1 = t0;
   let t2 = t0;
@@ -450,7 +454,7 @@ export async function warmSession(side: WarmSide, log: string): Promise<WarmPhas
   if (session.result.snapshot.outcome !== "completed") {
     throw new Error(`${side.what}: not completed`);
   }
-  checkLog(log, "warm");
+  checkLog(log, "warm", before);
   return { open: t1 - t0, turns: t2 - t1, close: t3 - t2 };
 }
 
@@ -507,7 +511,9 @@ export async function warmSuites(run: WarmSuites): Promise<WarmTimes> {
           for (let index = 0; index < run.sessions; index++) {
             const one = performance.now();
             // The bare round checks its replies, its calls and that nothing of it is left.
-            if (side === "warm") await run.warm(model!, join(dir, `warm-${serial++}.jsonl`));
+            // A suite's warm sessions share one server spec (one call log), as a suite's
+            // tests do: each session checks that it added its two calls.
+            if (side === "warm") await run.warm(model!, join(dir, `warm-${suite}.jsonl`));
             else await run.bare(model);
             times.each[side].push(performance.now() - one);
           }

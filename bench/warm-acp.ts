@@ -9,7 +9,8 @@
 // tests do: the provider's address is part of what a warm process is started with.
 //
 // Run on its own: `npx tsx bench/warm-acp.ts [gemini] [opencode]` (after `npm run build`).
-import { geminiHarness, opencodeHarness, stopWarmAcpAgents } from "@jest-m3/harness-acp";
+import { stopWarmPools } from "@jest-m3/core/runner";
+import { geminiHarness, opencodeHarness } from "@jest-m3/harness-acp";
 import { ACP_AGENTS, acpRound } from "./acp-session";
 import { QUOTE_EXPECTED, QUOTE_SCRIPT, reportWarm, warmSession, warmSuites } from "./support";
 
@@ -44,7 +45,8 @@ async function benchAgent(agent: Agent, sessions: number, suites: number): Promi
         },
         log,
       ),
-    stop: stopWarmAcpAgents,
+    // The agents and the spare servers waiting for their next session.
+    stop: stopWarmPools,
   });
   reportWarm(
     `warm-acp: ${agent.label}, `,

@@ -9,10 +9,8 @@
 // address is part of what a warm process is started with.
 //
 // Run on its own: `npx tsx bench/warm-claude-code.ts [sessions] [suites]` (after `npm run build`).
-import claudeCodeHarness, {
-  resolveClaudeExecutable,
-  stopWarmClaudeCode,
-} from "@jest-m3/harness-claude-code";
+import { stopWarmPools } from "@jest-m3/core/runner";
+import claudeCodeHarness, { resolveClaudeExecutable } from "@jest-m3/harness-claude-code";
 import { claudeCodeBareRound, claudeCodeRound } from "./claude-code-session";
 import { reportWarm, SHIPPING_EXPECTED, SHIPPING_SCRIPT, warmSession, warmSuites } from "./support";
 
@@ -55,7 +53,8 @@ export async function benchWarmClaudeCode({
         },
         log,
       ),
-    stop: stopWarmClaudeCode,
+    // The agents and the spare servers waiting for their next session.
+    stop: stopWarmPools,
   });
   reportWarm(
     "warm-claude-code: Claude Code, ",

@@ -31,6 +31,7 @@ export {
 } from "./agents/registry.js";
 export { suggestName } from "./text/suggest.js";
 export { stopWarmPools } from "./adapter-kit/warm-registry.js";
+export { stopSpareServers, SPARE_SERVERS_VARIABLE } from "./wire/spare-servers.js";
 export { canonicalJson } from "./evidence/canonical.js";
 export { toolCatalogs, type ListedTool, type ToolCatalog } from "./evidence/catalogs.js";
 export { harnessDialects } from "./harness/dialects.js";

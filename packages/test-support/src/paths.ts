@@ -15,6 +15,7 @@ export type FixtureName =
   | "ledger-server.mjs"
   | "named-tools-server.mjs"
   | "env-server.mjs"
+  | "start-log-server.mjs"
   | "fault-server.mjs"
   | "echo-secret-server.mjs";
 

@@ -11,6 +11,7 @@
  * announceWarmProcess({ pid: child.pid, label: "my-agent (warm)", command: executable });
  * ```
  */
+import { stopSpareServers } from "../wire/spare-servers.js";
 
 /** A process a warm pool started outside any kit. */
 export interface WarmProcess {
@@ -43,6 +44,8 @@ export function registerWarmPool(stop: () => Promise<void>): () => void {
  */
 export async function stopWarmPools(): Promise<void> {
   await Promise.allSettled([...pools].map((stop) => stop()));
+  // The spare servers waiting for the next session of a warm agent go with the agents.
+  await stopSpareServers();
 }
 
 /**

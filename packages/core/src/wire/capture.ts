@@ -9,11 +9,12 @@ import {
   type CapturedStdioServer,
 } from "./captured-server.js";
 import type { ToolPolicy } from "../servers/tool-policy.js";
-import type { FlushFrame, RelayFrame } from "./channel-protocol.js";
+import type { FlushFrame, HelloFrame, RelayFrame } from "./channel-protocol.js";
 import { HttpCaptureProxy } from "./http-proxy.js";
 import { parseJsonRpcPayload } from "./json-rpc.js";
 import { LineSplitter } from "./line-splitter.js";
 import { stdioRelayLaunch } from "./relay-launch.js";
+import { spareServers, type RelayOrigin } from "./spare-servers.js";
 import { processStartTime } from "../processes/managed-process.js";
 import { describeExit } from "../errors.js";
 
@@ -31,6 +32,8 @@ interface RelayConnection {
   serverPid: number | null;
   exited: boolean;
   readonly acks: Map<number, () => void>;
+  /** Where the native relay ran (its hello says), for a spare server of the next session. */
+  origin?: RelayOrigin;
 }
 
 /**
@@ -44,6 +47,8 @@ export class WireCapture {
   private readonly recorder = new TraceRecorder();
   private readonly relays = new Set<RelayConnection>();
   private readonly proxies: HttpCaptureProxy[] = [];
+  /** The stdio servers this capture wrapped, by name. */
+  private readonly stdioSpecs = new Map<string, ResolvedStdioServer>();
   /** Relays and servers that said hello and have not reported their exit, with start times. */
   private readonly knownPids = new Map<number, string | null>();
   private nextConnection = 1;
@@ -174,6 +179,10 @@ export class WireCapture {
     if (this.closed) return;
     this.closed = true;
     for (const relay of this.relays) {
+      const spec = this.stdioSpecs.get(relay.server);
+      if (spec && relay.origin) spareServers.sessionClosed(spec, relay.origin);
+    }
+    for (const relay of this.relays) {
       for (const resolve of relay.acks.values()) resolve();
       relay.socket.destroy();
     }
@@ -184,6 +193,8 @@ export class WireCapture {
   private wrapStdio(server: ResolvedStdioServer): CapturedStdioServer {
     const allowed = this.policy.get(server.name);
     const relay = stdioRelayLaunch();
+    this.stdioSpecs.set(server.name, server);
+    const spares = spareServers.socketsFor(server).flatMap((socket) => ["--spare", socket]);
     return {
       kind: "stdio",
       name: server.name,
@@ -198,6 +209,7 @@ export class WireCapture {
         "--env-keep",
         JSON.stringify(Object.keys(server.env)),
         ...(server.cwd ? ["--cwd", server.cwd] : []),
+        ...spares,
         "--",
         server.command,
         ...server.args,
@@ -255,6 +267,14 @@ export class WireCapture {
     });
   }
 
+  /** Where the native relay ran: what a spare server for the next session must match. */
+  private noteOrigin(relay: RelayConnection, frame: HelloFrame): void {
+    const spec = this.stdioSpecs.get(frame.server);
+    if (frame.ppid === undefined || frame.cwd === undefined || !frame.inherited) return;
+    relay.origin = { ppid: frame.ppid, cwd: frame.cwd, inherited: frame.inherited };
+    if (spec) spareServers.relayStarted(spec, relay.origin, frame.spare);
+  }
+
   private onFrame(relay: RelayConnection, frame: RelayFrame): void {
     const where = { server: relay.server, connection: relay.connection };
     switch (frame.t) {
@@ -278,9 +298,10 @@ export class WireCapture {
             command: "(via relay)",
           });
         }
+        this.noteOrigin(relay, frame);
         this.recorder.event(
           "connected",
-          `relay pid ${frame.relayPid}, server pid ${frame.serverPid}`,
+          `relay pid ${frame.relayPid}, server pid ${frame.serverPid}${frame.spare ? " (a spare, started before the session and used by no other)" : ""}`,
           {
             server: frame.server,
             connection: relay.connection,

@@ -12,6 +12,14 @@ export interface HelloFrame {
   readonly server: string;
   readonly relayPid: number;
   readonly serverPid: number | null;
+  /** The native relay: the socket of the spare it took, a server started ahead of the session (spare-servers.ts). */
+  readonly spare?: string;
+  /** The native relay: the process that started the relay (the agent, usually). */
+  readonly ppid?: number;
+  /** The native relay: the server's working folder. */
+  readonly cwd?: string;
+  /** The native relay: the inherited (allow-listed) part of the server's environment. */
+  readonly inherited?: Readonly<Record<string, string>>;
 }
 
 /** One line that crossed the relay, verbatim. */

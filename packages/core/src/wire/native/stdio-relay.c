@@ -5,6 +5,16 @@
  *   stdio-relay --channel <socket> --server <name> [--allow <json>] [--env-keep <json>]
  *               [--inherit <json>] [--cwd <dir>] -- <command> <args...>
  *   stdio-relay --source-sha256      (prints the SHA-256 of the source it was built from)
+ *   stdio-relay ... [--spare <socket>]...   (try these spares before starting the server)
+ *   stdio-relay --park <socket> [--env-keep <json>] [--inherit <json>] [--cwd <dir>]
+ *               -- <command> <args...>
+ *
+ * A spare: `--park` starts the server ahead of any session and keeps it, untouched, for the
+ * one relay that asks for it with `--spare <socket>` and would start exactly the same
+ * process (same command, arguments, working folder and environment, compared byte for byte).
+ * That relay receives the server's pipes (SCM_RIGHTS) and serves as if it had started the
+ * server itself; the parked relay reaps the server and passes its exit status on. A relay
+ * whose process would differ, or that finds no spare, starts its own server as ever.
  *
  * Same frames on the channel (channel-protocol.ts), same guarantees: bytes from the server
  * are forwarded unchanged and every line is mirrored first; client lines are checked by the
@@ -26,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1066,8 +1077,248 @@ static int cloexec_pipe(int ends[2]) {
   return 0;
 }
 
+/* ---------- spares: a server started ahead, handed to one relay ---------- */
+
+/* What makes two server processes the same: working folder, command line, environment. */
+static void spare_key(buf_t *key, const char *cwd, char **target, char **env) {
+  char here[4096];
+  const char *dir = cwd ? cwd : (getcwd(here, sizeof here) ? here : "");
+  buf_add(key, dir, strlen(dir) + 1);
+  for (char **arg = target; *arg; arg++) buf_add(key, *arg, strlen(*arg) + 1);
+  buf_ch(key, '\1');
+  for (char **entry = env; *entry; entry++) buf_add(key, *entry, strlen(*entry) + 1);
+}
+
+static int unix_socket_at(const char *path, struct sockaddr_un *addr) {
+  if (strlen(path) >= sizeof addr->sun_path) return -1;
+  memset(addr, 0, sizeof *addr);
+  addr->sun_family = AF_UNIX;
+  strcpy(addr->sun_path, path);
+  return socket(AF_UNIX, SOCK_STREAM, 0);
+}
+
+static int read_full(int fd, void *into, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = read(fd, (char *)into + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return -1;
+    got += (size_t)r;
+  }
+  return 0;
+}
+
+/* Asks the spare at `path` for its server; on a match fills pid and the pipes (in, out,
+   err) and returns the socket the exit status will come on, else -1 (start one's own). */
+static int attach_spare(const char *path, const buf_t *key, pid_t *pid, int fds[3]) {
+  struct sockaddr_un addr;
+  int fd = unix_socket_at(path, &addr);
+  if (fd < 0) return -1;
+  struct timeval wait = {2, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+  uint32_t len = (uint32_t)key->len;
+  if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
+    close(fd);
+    return -1;
+  }
+  write_all(fd, (const char *)&len, sizeof len);
+  write_all(fd, key->data, key->len);
+  char answer = 0;
+  int32_t spare_pid = 0;
+  struct iovec parts[2] = {{&answer, 1}, {&spare_pid, sizeof spare_pid}};
+  union {
+    struct cmsghdr align;
+    char space[CMSG_SPACE(3 * sizeof(int))];
+  } control;
+  memset(&control, 0, sizeof control);
+  struct msghdr msg = {0};
+  msg.msg_iov = parts;
+  msg.msg_iovlen = 2;
+  msg.msg_control = control.space;
+  msg.msg_controllen = sizeof control.space;
+  ssize_t r;
+  do r = recvmsg(fd, &msg, MSG_WAITALL);
+  while (r < 0 && errno == EINTR);
+  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  if (r != 1 + (ssize_t)sizeof spare_pid || answer != 'Y' || !c || c->cmsg_type != SCM_RIGHTS ||
+      c->cmsg_len != CMSG_LEN(3 * sizeof(int))) {
+    if (c && c->cmsg_type == SCM_RIGHTS) {
+      int *got = (int *)CMSG_DATA(c);
+      for (size_t k = 0; k < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); k++) close(got[k]);
+    }
+    close(fd);
+    return -1;
+  }
+  memcpy(fds, CMSG_DATA(c), 3 * sizeof(int));
+  for (int k = 0; k < 3; k++) cloexec(fds[k]);
+  struct timeval forever = {0, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &forever, sizeof forever);
+  cloexec(fd);
+  *pid = spare_pid;
+  return fd;
+}
+
+/* Starts `target` with pipes on its stdio; 0 with pid and fds (in, out, err), or the errno. */
+static int start_server(const char *cwd, char **target, char **env, pid_t *pid, int fds[3]) {
+  *pid = -1;
+  int in_pipe[2], out_pipe[2], err_pipe[2], exec_pipe[2];
+  if (cloexec_pipe(in_pipe) || cloexec_pipe(out_pipe) || cloexec_pipe(err_pipe) ||
+      cloexec_pipe(exec_pipe))
+    return errno ? errno : EMFILE;
+  *pid = fork();
+  if (*pid == 0) {
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    signal(SIGPIPE, SIG_DFL);
+    signal(SIGCHLD, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    dup2(in_pipe[0], 0);
+    dup2(out_pipe[1], 1);
+    dup2(err_pipe[1], 2);
+    int failed = 0;
+    if (cwd && chdir(cwd) != 0) failed = errno;
+    if (!failed) {
+      environ = env;
+      execvp(target[0], target);
+      failed = errno;
+    }
+    if (write(exec_pipe[1], &failed, sizeof failed) < 0) _exit(127);
+    _exit(127);
+  }
+  close(in_pipe[0]);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  close(exec_pipe[1]);
+  int exec_error = 0;
+  if (*pid < 0) {
+    exec_error = errno;
+  } else {
+    ssize_t r;
+    do r = read(exec_pipe[0], &exec_error, sizeof exec_error);
+    while (r < 0 && errno == EINTR);
+    if (r <= 0) exec_error = 0;
+  }
+  close(exec_pipe[0]);
+  fds[0] = in_pipe[1];
+  fds[1] = out_pipe[0];
+  fds[2] = err_pipe[0];
+  return exec_error;
+}
+
+/* --park: start the server now, say `ready <pid>` on stdout, and hand it to the one relay
+   whose key matches; until then the kit's end of stdin closing (the kit is gone), or a
+   signal, stops it. Afterwards: reap the server and send its status (code, signal). */
+static int park(const char *path, const char *cwd, char **target, char **env) {
+  pid_t pid;
+  int fds[3];
+  int failed = start_server(cwd, target, env, &pid, fds);
+  if (failed) {
+    if (pid > 0) waitpid(pid, NULL, 0);
+    printf("failed %s\n", errno_name(failed) ? errno_name(failed) : strerror(failed));
+    return 127;
+  }
+  buf_t key = {0};
+  spare_key(&key, cwd, target, env);
+  struct sockaddr_un addr;
+  int listener = unix_socket_at(path, &addr);
+  unlink(path);
+  if (listener < 0 || bind(listener, (struct sockaddr *)&addr, sizeof addr) != 0 ||
+      chmod(path, 0600) != 0 || listen(listener, 4) != 0) {
+    printf("failed %s\n", strerror(errno));
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    return 70;
+  }
+  cloexec(listener);
+  printf("ready %d\n", (int)pid);
+  fflush(stdout);
+  int handed = -1, stdin_open = 1, status = 0, done = 0;
+  while (!done) {
+    struct pollfd p[3] = {{sig_pipe[0], POLLIN, 0}, {listener, POLLIN, 0}, {0, POLLIN, 0}};
+    int n = handed >= 0 ? 1 : (stdin_open ? 3 : 2);
+    if (poll(p, (nfds_t)n, -1) < 0 && errno != EINTR) break;
+    if (p[0].revents & POLLIN) {
+      unsigned char sigs[64];
+      ssize_t r = read(sig_pipe[0], sigs, sizeof sigs);
+      for (ssize_t k = 0; k < r; k++)
+        if (sigs[k] != SIGCHLD) kill(pid, handed >= 0 ? sigs[k] : SIGKILL);
+      if (waitpid(pid, &status, WNOHANG) == pid) done = 1;
+    }
+    if (done || handed >= 0) continue;
+    if (n > 2 && (p[2].revents & (POLLIN | POLLHUP | POLLERR))) {
+      char drop[256];
+      if (read(0, drop, sizeof drop) <= 0) { /* the kit is gone: no one will ask for it */
+        stdin_open = 0;
+        kill(pid, SIGKILL);
+      }
+    }
+    if (!(p[1].revents & POLLIN)) continue;
+    int asker = accept(listener, NULL, NULL);
+    if (asker < 0) continue;
+    struct timeval wait = {2, 0};
+    setsockopt(asker, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+    uint32_t len = 0;
+    buf_t theirs = {0};
+    int same = 0;
+    if (read_full(asker, &len, sizeof len) == 0 && len == key.len) {
+      buf_reserve(&theirs, len);
+      same = read_full(asker, theirs.data, len) == 0 && memcmp(theirs.data, key.data, len) == 0;
+    }
+    buf_free(&theirs);
+    if (!same) { /* another process than this one: the asker starts its own */
+      char no = 'N';
+      if (write(asker, &no, 1) < 0) { /* it went away */
+      }
+      close(asker);
+      continue;
+    }
+    char yes = 'Y';
+    int32_t sent_pid = (int32_t)pid;
+    struct iovec parts[2] = {{&yes, 1}, {&sent_pid, sizeof sent_pid}};
+    union {
+      struct cmsghdr align;
+      char space[CMSG_SPACE(3 * sizeof(int))];
+    } control;
+    memset(&control, 0, sizeof control);
+    struct msghdr msg = {0};
+    msg.msg_iov = parts;
+    msg.msg_iovlen = 2;
+    msg.msg_control = control.space;
+    msg.msg_controllen = sizeof control.space;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(3 * sizeof(int));
+    memcpy(CMSG_DATA(c), fds, 3 * sizeof(int));
+    if (sendmsg(asker, &msg, MSG_NOSIGNAL) != 1 + (ssize_t)sizeof sent_pid) {
+      close(asker);
+      continue;
+    }
+    /* Handed on: the asker holds the only ends now, so the server sees its client alone. */
+    for (int k = 0; k < 3; k++) close(fds[k]);
+    close(listener);
+    unlink(path);
+    handed = asker;
+  }
+  if (!done) waitpid(pid, &status, 0);
+  if (handed >= 0) {
+    int32_t how[2] = {WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+                      WIFSIGNALED(status) ? WTERMSIG(status) : 0};
+    write_all(handed, (const char *)how, sizeof how);
+    close(handed);
+  } else {
+    unlink(path);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *channel = NULL, *allow = NULL, *keep = NULL, *inherit = NULL, *cwd = NULL;
+  const char *park_at = NULL, *spares[8];
+  int spare_count = 0;
   int split = -1;
   if (argc == 2 && strcmp(argv[1], "--source-sha256") == 0) {
     puts(RELAY_SOURCE_SHA256);
@@ -1085,10 +1336,14 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[k], "--env-keep") == 0) keep = value;
     else if (strcmp(argv[k], "--inherit") == 0) inherit = value;
     else if (strcmp(argv[k], "--cwd") == 0) cwd = value;
+    else if (strcmp(argv[k], "--park") == 0) park_at = value;
+    else if (strcmp(argv[k], "--spare") == 0) {
+      if (spare_count < 8 && value) spares[spare_count++] = value;
+    }
     else continue;
     k++;
   }
-  if (!channel || !server_name || split < 0 || split + 1 >= argc) {
+  if ((!park_at && (!channel || !server_name)) || split < 0 || split + 1 >= argc) {
     fputs("stdio-relay: usage: stdio-relay --channel <socket> --server <name> [--allow <json "
           "array>] -- <command> [args...]\n",
           stderr);
@@ -1106,35 +1361,37 @@ int main(int argc, char **argv) {
     mono_origin = mono_ms();
   }
 
-  /* The server starts only once the kit listens: a relay that cannot report would forward
-     calls no one sees, and a test could then pass on evidence that was never collected. */
-  channel_fd = socket(AF_UNIX, SOCK_STREAM, 0);
-  struct sockaddr_un addr;
-  memset(&addr, 0, sizeof addr);
-  addr.sun_family = AF_UNIX;
-  int reach = -1;
-  const char *why = NULL;
-  if (strlen(channel) >= sizeof addr.sun_path) {
-    why = "the socket path is too long";
-  } else if (channel_fd >= 0) {
-    strcpy(addr.sun_path, channel);
-    reach = connect(channel_fd, (struct sockaddr *)&addr, sizeof addr);
+  if (!park_at) {
+    /* The server starts only once the kit listens: a relay that cannot report would forward
+       calls no one sees, and a test could then pass on evidence that was never collected. */
+    channel_fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sun_family = AF_UNIX;
+    int reach = -1;
+    const char *why = NULL;
+    if (strlen(channel) >= sizeof addr.sun_path) {
+      why = "the socket path is too long";
+    } else if (channel_fd >= 0) {
+      strcpy(addr.sun_path, channel);
+      reach = connect(channel_fd, (struct sockaddr *)&addr, sizeof addr);
+    }
+    if (reach != 0) {
+      buf_t quoted = {0}, name = {0};
+      json_quote(&quoted, channel, strlen(channel), 1);
+      json_quote(&name, server_name, strlen(server_name), 1);
+      fprintf(stderr,
+              "stdio-relay: cannot reach the test kit's channel %s (connect %s %s); not starting "
+              "server %s, since its calls could not be recorded. Is the kit (or the session) that "
+              "wrapped this server still open?\n",
+              quoted.data, why ? why : (errno_name(errno) ? errno_name(errno) : strerror(errno)),
+              channel, name.data);
+      return 70;
+    }
+    channel_up = 1;
+    cloexec(channel_fd);
+    nonblocking(channel_fd);
   }
-  if (reach != 0) {
-    buf_t quoted = {0}, name = {0};
-    json_quote(&quoted, channel, strlen(channel), 1);
-    json_quote(&name, server_name, strlen(server_name), 1);
-    fprintf(stderr,
-            "stdio-relay: cannot reach the test kit's channel %s (connect %s %s); not starting "
-            "server %s, since its calls could not be recorded. Is the kit (or the session) that "
-            "wrapped this server still open?\n",
-            quoted.data, why ? why : (errno_name(errno) ? errno_name(errno) : strerror(errno)),
-            channel, name.data);
-    return 70;
-  }
-  channel_up = 1;
-  cloexec(channel_fd);
-  nonblocking(channel_fd);
 
   /* The server's environment: the inherited allow-list and the spec's own variables. */
   char **env = environ;
@@ -1177,50 +1434,23 @@ int main(int argc, char **argv) {
   sigaction(SIGHUP, &sa, NULL);
   signal(SIGPIPE, SIG_IGN);
 
-  int in_pipe[2], out_pipe[2], err_pipe[2], exec_pipe[2];
-  if (cloexec_pipe(in_pipe) || cloexec_pipe(out_pipe) || cloexec_pipe(err_pipe) ||
-      cloexec_pipe(exec_pipe))
-    return 70;
-  child_pid = fork();
-  if (child_pid == 0) {
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    signal(SIGPIPE, SIG_DFL);
-    signal(SIGCHLD, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGHUP, SIG_DFL);
-    dup2(in_pipe[0], 0);
-    dup2(out_pipe[1], 1);
-    dup2(err_pipe[1], 2);
-    int failed = 0;
-    if (cwd && chdir(cwd) != 0) failed = errno;
-    if (!failed) {
-      environ = env;
-      execvp(target[0], target);
-      failed = errno;
+  if (park_at) return park(park_at, cwd, target, env);
+
+  /* A spare started ahead for exactly this process, else the relay's own server. */
+  int fds[3] = {-1, -1, -1}, spare_fd = -1, spare_taken = -1, exec_error = 0;
+  if (spare_count > 0) {
+    buf_t key = {0};
+    spare_key(&key, cwd, target, env);
+    for (int k = 0; k < spare_count && spare_fd < 0; k++) {
+      spare_fd = attach_spare(spares[k], &key, &child_pid, fds);
+      spare_taken = k;
     }
-    if (write(exec_pipe[1], &failed, sizeof failed) < 0) _exit(127);
-    _exit(127);
+    buf_free(&key);
   }
-  close(in_pipe[0]);
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  close(exec_pipe[1]);
-  int exec_error = 0;
-  if (child_pid < 0) {
-    exec_error = errno;
-  } else {
-    ssize_t r;
-    do r = read(exec_pipe[0], &exec_error, sizeof exec_error);
-    while (r < 0 && errno == EINTR);
-    if (r <= 0) exec_error = 0;
-  }
-  close(exec_pipe[0]);
-  child_in = in_pipe[1];
-  child_out = out_pipe[0];
-  child_err = err_pipe[0];
+  if (spare_fd < 0) exec_error = start_server(cwd, target, env, &child_pid, fds);
+  child_in = fds[0];
+  child_out = fds[1];
+  child_err = fds[2];
   nonblocking(child_in);
 
   buf_t f = {0};
@@ -1228,8 +1458,36 @@ int main(int argc, char **argv) {
   buf_str(&f, ",\"server\":");
   json_quote(&f, server_name, strlen(server_name), 1);
   buf_fmt(&f, ",\"relayPid\":%d,\"serverPid\":", (int)getpid());
-  if (exec_error) buf_str(&f, "null}");
-  else buf_fmt(&f, "%d}", (int)child_pid);
+  if (exec_error) buf_str(&f, "null");
+  else buf_fmt(&f, "%d", (int)child_pid);
+  /* What a spare for the next session of this agent needs: who started this relay, the
+     server's folder and the inherited part of its environment (the kit knows the rest). */
+  if (spare_fd >= 0) {
+    buf_str(&f, ",\"spare\":");
+    json_quote(&f, spares[spare_taken], strlen(spares[spare_taken]), 1);
+  }
+  buf_fmt(&f, ",\"ppid\":%d,\"cwd\":", (int)getppid());
+  {
+    char here[4096];
+    const char *dir = cwd ? cwd : (getcwd(here, sizeof here) ? here : "");
+    json_quote(&f, dir, strlen(dir), 1);
+  }
+  buf_str(&f, ",\"inherited\":{");
+  if (inherit) {
+    size_t *lengths, count = 0;
+    char **names = string_array(inherit, &lengths, &count, "--inherit");
+    int first = 1;
+    for (size_t k = 0; k < count; k++) {
+      const char *value = getenv(names[k]);
+      if (!value) continue;
+      if (!first) buf_ch(&f, ',');
+      first = 0;
+      json_quote(&f, names[k], strlen(names[k]), 1);
+      buf_ch(&f, ':');
+      json_quote(&f, value, strlen(value), 1);
+    }
+  }
+  buf_str(&f, "}}");
   send_frame(&f);
 
   int exit_code = -1, exit_signal = 0, child_done = 0, client_closed = 0;
@@ -1263,9 +1521,11 @@ int main(int argc, char **argv) {
   int stdin_open = !exec_error;
 
   while (!(child_done && child_out < 0 && child_err < 0)) {
-    struct pollfd fds[6];
-    int n = 0, i_sig = -1, i_in = -1, i_out = -1, i_err = -1, i_chan = -1, i_cin = -1;
+    struct pollfd fds[7];
+    int n = 0, i_sig = -1, i_in = -1, i_out = -1, i_err = -1, i_chan = -1, i_cin = -1,
+        i_spare = -1;
     fds[i_sig = n++] = (struct pollfd){sig_pipe[0], POLLIN, 0};
+    if (spare_fd >= 0 && !child_done) fds[i_spare = n++] = (struct pollfd){spare_fd, POLLIN, 0};
     if (stdin_open) fds[i_in = n++] = (struct pollfd){0, POLLIN, 0};
     if (child_out >= 0) fds[i_out = n++] = (struct pollfd){child_out, POLLIN, 0};
     if (child_err >= 0) fds[i_err = n++] = (struct pollfd){child_err, POLLIN, 0};
@@ -1307,6 +1567,17 @@ int main(int argc, char **argv) {
         if (WIFSIGNALED(status)) exit_signal = WTERMSIG(status);
         else exit_code = WEXITSTATUS(status);
       }
+    }
+    /* A spare's server is the parked relay's child: its status comes from there. */
+    if (i_spare >= 0 && (fds[i_spare].revents & (POLLIN | POLLHUP | POLLERR))) {
+      int32_t how[2] = {-1, 0};
+      if (read_full(spare_fd, how, sizeof how) == 0) {
+        exit_code = how[0];
+        exit_signal = how[1];
+      }
+      child_done = 1;
+      close(spare_fd);
+      spare_fd = -1;
     }
     if (i_chan >= 0 && (fds[i_chan].revents & (POLLIN | POLLHUP | POLLERR))) {
       ssize_t r = read(channel_fd, chunk, sizeof chunk);
