@@ -22,8 +22,8 @@ jest.setTimeout(120_000);
 
 const hello = helloModel(stopWarmClaudeCode);
 
-test("a warm Claude Code refuses a session with a workspace before it starts, naming the option and the fix", async () => {
-  await using kit = new MCPTestKit({ env: {}, harnesses: [claudeCodeHarness] });
+/** A project to copy (notes.md), this kit's Claude Code agent with `options`, and a server. */
+async function projectAndAgent(kit: MCPTestKit, options?: Record<string, unknown>) {
   const root = await kit.tempDir("m3-claude-warm-ws-");
   const source = join(root, "project");
   mkdirSync(source);
@@ -33,13 +33,18 @@ test("a warm Claude Code refuses a session with a workspace before it starts, na
       harness: "claude-code",
       models: ["claude-sonnet-5-5"],
       provider: hello.model.providerFor("anthropic-messages"),
-      options: { warm: true },
+      ...(options ? { options } : {}),
     },
   ]);
-  const server = shippingServer(join(root, "calls.jsonl"));
+  return { source, agent: agent!, server: shippingServer(join(root, "calls.jsonl")) };
+}
+
+test("a warm Claude Code refuses a session with a workspace before it starts, naming the option and the fix", async () => {
+  await using kit = new MCPTestKit({ env: {}, harnesses: [claudeCodeHarness] });
+  const { source, agent, server } = await projectAndAgent(kit, { warm: true });
   const before = claudePids();
   for (const workspace of [{ copy: source }, { readOnly: source }] as const) {
-    const session = agent!.session({ server, workspace, timeout: 60_000 });
+    const session = agent.session({ server, workspace, timeout: 60_000 });
     const error = await session.open().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InvalidClaudeCodeOptions);
     expect((error as Error).message).toMatch(
@@ -54,7 +59,7 @@ test("a warm Claude Code refuses a session with a workspace before it starts, na
   expect(claudePids()).toEqual(before);
 
   // Without a workspace the same selection opens a warm session.
-  const session = agent!.session({ server, timeout: 60_000 });
+  const session = agent.session({ server, timeout: 60_000 });
   {
     await using open = await session.open();
     await open.send("Please say hello.");
@@ -66,19 +71,8 @@ test("a warm Claude Code refuses a session with a workspace before it starts, na
 test("with warm left out, a workspace session is cold: its own Claude Code, working in the workspace", async () => {
   await stopWarmClaudeCode();
   await using kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [claudeCodeHarness] });
-  const root = await kit.tempDir("m3-claude-warm-ws-");
-  const source = join(root, "project");
-  mkdirSync(source);
-  writeFileSync(join(source, "notes.md"), "todo\n");
-  const [agent] = kit.agents([
-    {
-      harness: "claude-code",
-      models: ["claude-sonnet-5-5"],
-      provider: hello.model.providerFor("anthropic-messages"),
-    },
-  ]);
-  const server = shippingServer(join(root, "calls.jsonl"));
-  const session = agent!.session({ server, workspace: { copy: source }, timeout: 60_000 });
+  const { source, agent, server } = await projectAndAgent(kit);
+  const session = agent.session({ server, workspace: { copy: source }, timeout: 60_000 });
   let cwd: string;
   {
     await using open = await session.open();

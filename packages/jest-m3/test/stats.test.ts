@@ -123,26 +123,15 @@ describe("sequential decision", () => {
   const plan = { maxTrials: 30, atLeast: 15, minRate: 0.5, confidence: 0.95 };
   test("stops on the interval, on curtailment, and at the cap", () => {
     expect(decideTrials(10, 10, plan)).toEqual({ stop: false });
-    expect(decideTrials(11, 11, plan)).toEqual({
-      stop: true,
-      reason: "rate above minRate",
-      passes: true,
-    });
-    expect(decideTrials(0, 11, plan)).toEqual({
-      stop: true,
-      reason: "rate below minRate",
-      passes: false,
-    });
-    expect(decideTrials(15, 20, plan)).toEqual({
-      stop: true,
-      reason: "requirement met",
-      passes: true,
-    });
-    expect(decideTrials(2, 18, plan)).toEqual({
-      stop: true,
-      reason: "requirement out of reach",
-      passes: false,
-    });
+    const stops = [
+      [11, 11, "rate above minRate", true],
+      [0, 11, "rate below minRate", false],
+      [15, 20, "requirement met", true],
+      [2, 18, "requirement out of reach", false],
+    ] as const;
+    for (const [passed, ran, reason, passes] of stops) {
+      expect(decideTrials(passed, ran, plan)).toEqual({ stop: true, reason, passes });
+    }
   });
 
   test("early stops are wrong at most 1 - confidence of the time (seeded simulation)", () => {

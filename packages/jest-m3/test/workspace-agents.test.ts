@@ -3,12 +3,12 @@
  * model): an MCP server started in the workspace (`cwd: "workspace"`) writes and deletes
  * files through its tools, and `result.workspace` holds exactly what its log says it did.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
 import { ExecutionOutcome, MCPTestKit, expect } from "jest-m3";
 import type { ProviderDialect } from "@jest-m3/core/harness";
 import { useScriptedModel } from "@jest-m3/test-support";
-import { filesServer } from "./support/files-server";
+import { filesLog, filesServer, sourceProject } from "./support/files-server";
 
 jest.setTimeout(180_000);
 
@@ -33,12 +33,10 @@ describe.each([
 ] as const)("a workspace on %s", (harness, dialect: ProviderDialect, modelName) => {
   test("the server's writes in the workspace are the session's diff", async () => {
     await using kit = new MCPTestKit({ env: {} });
-    const root = await kit.tempDir("m3-workspace-test-");
-    const source = join(root, "project");
-    mkdirSync(source);
-    writeFileSync(join(source, "obsolete.txt"), "old\n");
-    writeFileSync(join(source, "readme.md"), "stays\n");
-    const log = join(root, "files.jsonl");
+    const { source, log } = await sourceProject(kit, "m3-workspace-test-", {
+      "obsolete.txt": "old\n",
+      "readme.md": "stays\n",
+    });
     const [agent] = kit.agents([
       { harness, models: [modelName], provider: model.providerFor(dialect) },
     ]);
@@ -54,11 +52,9 @@ describe.each([
     const result = session.result;
     expect(result).toHaveOutcome(ExecutionOutcome.COMPLETED);
     const workspace = result.workspace!;
-    const lines = readFileSync(log, "utf8")
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line) as { op: string; cwd: string; path: string });
-    expect(lines.map((line) => [line.op, line.cwd, relative(workspace.path, line.path)])).toEqual([
+    expect(
+      filesLog(log).map((line) => [line.op, line.cwd, relative(workspace.path, line.path)]),
+    ).toEqual([
       ["write_file", workspace.path, "docs/summary.md"],
       ["delete_file", workspace.path, "obsolete.txt"],
     ]);

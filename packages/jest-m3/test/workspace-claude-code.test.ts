@@ -3,12 +3,12 @@
  * turned on with `options: { builtinTools }`) and an MCP server started in the workspace
  * (`cwd: "workspace"`) change files in one turn, and both changes are in `result.workspace`.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit, expect } from "jest-m3";
 import claudeCodeHarness from "@jest-m3/harness-claude-code";
 import { useScriptedModel } from "@jest-m3/test-support";
-import { filesServer } from "./support/files-server";
+import { filesServer, sourceProject } from "./support/files-server";
 
 jest.setTimeout(120_000);
 
@@ -42,11 +42,9 @@ describe("a workspace on a real Claude Code session", () => {
   afterAll(() => kit.close());
 
   test("the agent's Edit tool and an MCP server's write are both in the diff", async () => {
-    const root = await kit.tempDir("m3-workspace-test-");
-    const source = join(root, "project");
-    mkdirSync(source);
-    writeFileSync(join(source, "greeting.txt"), "helo world\n");
-    const log = join(root, "files.jsonl");
+    const { source, log } = await sourceProject(kit, "m3-workspace-test-", {
+      "greeting.txt": "helo world\n",
+    });
     const [agent] = kit.agents([
       {
         harness: "claude-code",

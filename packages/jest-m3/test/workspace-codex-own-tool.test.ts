@@ -9,12 +9,12 @@
  * Without the option Codex offers no command tool; a wrong tool name is refused before
  * anything starts.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit, expect } from "jest-m3";
 import codexHarness, { InvalidCodexOptions } from "@jest-m3/harness-codex";
 import { useScriptedModel } from "@jest-m3/test-support";
-import { filesServer } from "./support/files-server";
+import { filesLog, filesServer, sourceProject } from "./support/files-server";
 
 jest.setTimeout(120_000);
 
@@ -64,12 +64,10 @@ function offered(from: number): string[] {
 
 test("Codex's own apply_patch and an MCP server both edit the workspace; the allow-list holds for MCP tools", async () => {
   await using kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [codexHarness] });
-  const root = await kit.tempDir("m3-codex-own-");
-  const source = join(root, "project");
-  mkdirSync(source);
-  writeFileSync(join(source, "notes.md"), "# Notes\ntodo\n");
-  writeFileSync(join(source, "keep.txt"), "kept\n");
-  const log = join(root, "files.jsonl");
+  const { source, log } = await sourceProject(kit, "m3-codex-own-", {
+    "notes.md": "# Notes\ntodo\n",
+    "keep.txt": "kept\n",
+  });
   const [agent] = kit.agents([
     {
       harness: "codex",
@@ -104,8 +102,7 @@ test("Codex's own apply_patch and an MCP server both edit the workspace; the all
     "out/run/report.json",
   ]);
   // The edit was Codex's own: the MCP server made only the write, in the workspace.
-  const lines = readFileSync(log, "utf8").trim().split("\n");
-  expect(lines.map((line) => (JSON.parse(line) as { op: string }).op)).toEqual(["write_file"]);
+  expect(filesLog(log).map((line) => line.op)).toEqual(["write_file"]);
   expect(result.trace.toolCalls.map((call) => [call.server, call.tool, call.status])).toEqual([
     ["files", "write_file", "success"],
   ]);

@@ -20,23 +20,13 @@ import { join, relative } from "node:path";
 import { ExecutionOutcome, MCPTestKit, expect, type ExecutionResult } from "jest-m3";
 import codexHarness from "@jest-m3/harness-codex";
 import { useScriptedModel } from "@jest-m3/test-support";
-import { filesServer } from "./support/files-server";
+import { filesLog, filesServer } from "./support/files-server";
 
 jest.setTimeout(120_000);
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]).toString(
   "base64",
 );
-
-type LogLine = { op: string; cwd: string; path: string; from?: string };
-const logOf = (file: string): LogLine[] =>
-  existsSync(file)
-    ? readFileSync(file, "utf8")
-        .trim()
-        .split("\n")
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as LogLine)
-    : [];
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync("git", args, {
@@ -140,7 +130,7 @@ describe("workspaces on a real Codex session", () => {
     expect(workspace.source).toBe(source);
 
     // Ground truth: the server ran in the workspace, and every path it touched is a change.
-    const lines = logOf(log);
+    const lines = filesLog(log);
     expect(lines.map((line) => line.op)).toEqual([
       "write_file",
       "write_file",
@@ -241,8 +231,8 @@ describe("workspaces on a real Codex session", () => {
     await Promise.all(opened.map((session) => session.close()));
     const [first, second] = sessions.map((session) => session.result);
     expect(first!.workspace!.path).not.toBe(second!.workspace!.path);
-    expect(logOf(logs[0]!).map((line) => line.cwd)).toEqual([first!.workspace!.path]);
-    expect(logOf(logs[1]!).map((line) => line.cwd)).toEqual([second!.workspace!.path]);
+    expect(filesLog(logs[0]!).map((line) => line.cwd)).toEqual([first!.workspace!.path]);
+    expect(filesLog(logs[1]!).map((line) => line.cwd)).toEqual([second!.workspace!.path]);
     expect(first).toHaveChangedFiles([{ path: "a.txt", change: "added" }]);
     expect(second).toHaveChangedFiles([{ path: "b.txt", change: "added" }]);
     expect(first).toHaveFileContent("a.txt", "first\n");
@@ -275,7 +265,7 @@ describe("workspaces on a real Codex session", () => {
       "v1",
       git(repo, "rev-parse", "v1").trim(),
     ]);
-    expect(logOf(log).map((line) => line.cwd)).toEqual([workspace.path]);
+    expect(filesLog(log).map((line) => line.cwd)).toEqual([workspace.path]);
     expect(result).toHaveChangedFiles([{ path: "file.txt", change: "modified" }]);
     expect(workspace.changes[0]!.diff).toBe(
       "--- a/file.txt\n+++ b/file.txt\n@@ -1,1 +1,1 @@\n-v1\n+agent\n",

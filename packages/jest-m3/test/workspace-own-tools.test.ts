@@ -6,11 +6,12 @@
  * `result.workspace` while no MCP call is recorded for it. (Claude Code's Edit is in
  * workspace-claude-code.test.ts.)
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ExecutionOutcome, MCPTestKit, expect } from "jest-m3";
 import type { ProviderDialect } from "@jest-m3/core/harness";
 import { useScriptedModel } from "@jest-m3/test-support";
+import { sourceProject } from "./support/files-server";
 
 jest.setTimeout(180_000);
 
@@ -38,10 +39,7 @@ test.each([
   "%s's own write tool edits the workspace; the diff has it, the trace has no MCP call",
   async (harness, dialect: ProviderDialect, modelName, tool) => {
     await using kit = new MCPTestKit({ env: {} });
-    const root = await kit.tempDir("m3-workspace-test-");
-    const source = join(root, "project");
-    mkdirSync(source);
-    writeFileSync(join(source, "readme.md"), "stays\n");
+    const { source } = await sourceProject(kit, "m3-workspace-test-", { "readme.md": "stays\n" });
     const [agent] = kit.agents([
       {
         harness,
