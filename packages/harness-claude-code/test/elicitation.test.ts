@@ -11,33 +11,25 @@ import claudeCodeHarness from "@jest-m3/harness-claude-code";
 jest.setTimeout(60_000);
 
 describe("elicitation through Claude Code", () => {
-  const t = deskPerTest(claudeCodeHarness);
-
-  function agent() {
-    const [selection] = t.kit.agents([
-      {
-        harness: "claude-code",
-        models: ["scripted-model"],
-        provider: t.model.providerFor("anthropic-messages"),
-      },
-    ]);
-    return selection!;
-  }
+  const t = deskPerTest(claudeCodeHarness, (model) => ({
+    harness: "claude-code",
+    models: ["scripted-model"],
+    provider: model.providerFor("anthropic-messages"),
+  }));
 
   test("accept with content, decline, cancel and an unplanned one reach the server, per turn", async () => {
-    const claude = agent();
+    const claude = t.agent();
     expect((await claude.readiness()).capabilities.elicitation).toEqual({ status: "ready" });
-    const session = claude.session({
-      server: await t.desk.stdio(),
-      elicitation: {
+    const session = await t.deskSession(
+      {
         rules: [
           { when: { message: "seat" }, answer: { action: "accept", content: { seat: "12A" } } },
           { when: { message: "meal" }, answer: { action: "decline" } },
           { when: { message: "bag" }, answer: () => ({ action: "cancel" }) },
         ],
       },
-      timeout: 60_000,
-    });
+      claude,
+    );
     let first, second;
     {
       await using open = await session.open();
@@ -64,7 +56,7 @@ describe("elicitation through Claude Code", () => {
   });
 
   test("without a plan, the adapter declines and says so", async () => {
-    const session = agent().session({ server: await t.desk.stdio(), timeout: 60_000 });
+    const session = await t.deskSession();
     let turn;
     {
       await using open = await session.open();

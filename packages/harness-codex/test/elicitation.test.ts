@@ -10,22 +10,23 @@ import codexHarness, { stopWarmAppServers } from "@jest-m3/harness-codex";
 import { expect } from "jest-m3";
 
 describe("elicitation through Codex", () => {
-  const t = deskPerTest(codexHarness);
+  const t = deskPerTest(codexHarness, (model) => ({
+    harness: "codex",
+    models: ["scripted"],
+    provider: model.provider,
+  }));
 
   test("accept with content reaches the server; the matcher finds it in its turn", async () => {
-    const [agent] = t.kit.agents([
-      { harness: "codex", models: ["scripted"], provider: t.model.provider },
-    ]);
-    expect((await agent!.readiness()).capabilities.elicitation).toEqual({ status: "ready" });
-    const session = agent!.session({
-      server: await t.desk.stdio(),
-      elicitation: {
+    const agent = t.agent();
+    expect((await agent.readiness()).capabilities.elicitation).toEqual({ status: "ready" });
+    const session = await t.deskSession(
+      {
         rules: [
           { when: { message: "seat" }, answer: { action: "accept", content: { seat: "12A" } } },
         ],
       },
-      timeout: 60_000,
-    });
+      agent,
+    );
     let first, second;
     {
       await using open = await session.open();
@@ -63,18 +64,11 @@ describe("elicitation through Codex", () => {
   });
 
   test("decline and cancel reach the server, one after the other, from rules with times", async () => {
-    const [agent] = t.kit.agents([
-      { harness: "codex", models: ["scripted"], provider: t.model.provider },
-    ]);
-    const session = agent!.session({
-      server: await t.desk.stdio(),
-      elicitation: {
-        rules: [
-          { answer: { action: "decline" }, times: 1 },
-          { answer: () => ({ action: "cancel" }), times: 1 },
-        ],
-      },
-      timeout: 60_000,
+    const session = await t.deskSession({
+      rules: [
+        { answer: { action: "decline" }, times: 1 },
+        { answer: () => ({ action: "cancel" }), times: 1 },
+      ],
     });
     let turn;
     {
@@ -96,18 +90,9 @@ describe("elicitation through Codex", () => {
   });
 
   test("an elicitation the plan does not expect is declined and recorded; so is one past the round limit", async () => {
-    const [agent] = t.kit.agents([
-      { harness: "codex", models: ["scripted"], provider: t.model.provider },
-    ]);
-    const session = agent!.session({
-      server: await t.desk.stdio(),
-      elicitation: {
-        rules: [
-          { when: { message: "seat" }, answer: { action: "accept", content: { seat: "1C" } } },
-        ],
-        roundLimit: 2,
-      },
-      timeout: 60_000,
+    const session = await t.deskSession({
+      rules: [{ when: { message: "seat" }, answer: { action: "accept", content: { seat: "1C" } } }],
+      roundLimit: 2,
     });
     let first, second;
     {
@@ -137,23 +122,10 @@ describe("elicitation through Codex", () => {
   });
 
   test("warm app-servers: each session's own plan answers its own thread's elicitations", async () => {
-    const [agent] = t.kit.agents([
-      {
-        harness: "codex",
-        models: ["scripted"],
-        provider: t.model.provider,
-        options: { warm: true },
-      },
-    ]);
+    const agent = t.agent({ warm: true });
     const seats = ["3C", "4D"];
     const sessions = await Promise.all(
-      seats.map(async (seat) =>
-        agent!.session({
-          server: await t.desk.stdio(),
-          elicitation: { action: "accept", content: { seat } },
-          timeout: 60_000,
-        }),
-      ),
+      seats.map((seat) => t.deskSession({ action: "accept", content: { seat } }, agent)),
     );
     const replies: (string | undefined)[] = [];
     try {
@@ -174,15 +146,8 @@ describe("elicitation through Codex", () => {
   });
 
   test("URL mode: the plan's rule for the URL answers, and the server hears it", async () => {
-    const [agent] = t.kit.agents([
-      { harness: "codex", models: ["scripted"], provider: t.model.provider },
-    ]);
-    const session = agent!.session({
-      server: await t.desk.stdio(),
-      elicitation: {
-        rules: [{ when: { mode: "url", url: /login/ }, answer: { action: "accept" } }],
-      },
-      timeout: 60_000,
+    const session = await t.deskSession({
+      rules: [{ when: { mode: "url", url: /login/ }, answer: { action: "accept" } }],
     });
     let turn;
     {
@@ -195,10 +160,7 @@ describe("elicitation through Codex", () => {
   });
 
   test("without a plan, Codex's adapter declines as before, and the decline is on the wire", async () => {
-    const [agent] = t.kit.agents([
-      { harness: "codex", models: ["scripted"], provider: t.model.provider },
-    ]);
-    const session = agent!.session({ server: await t.desk.stdio(), timeout: 60_000 });
+    const session = await t.deskSession();
     let turn;
     {
       await using open = await session.open();
@@ -209,12 +171,10 @@ describe("elicitation through Codex", () => {
   });
 
   test("a bad plan is an InvalidArgument at agent.session(), before anything starts", () => {
-    const [agent] = t.kit.agents([
-      { harness: "codex", models: ["scripted"], provider: t.model.provider },
-    ]);
+    const agent = t.agent();
     const server = { name: "desk", command: process.execPath };
     expect(() =>
-      agent!.session({
+      agent.session({
         server,
         elicitation: { rules: [{ answer: { action: "agree" } }] } as never,
       }),
@@ -226,7 +186,7 @@ describe("elicitation through Codex", () => {
         ),
       }),
     );
-    expect(() => agent!.session({ server, elicitation: "yes" as never })).toThrow(
+    expect(() => agent.session({ server, elicitation: "yes" as never })).toThrow(
       /agent.session\(\): elicitation must be an elicitation plan/,
     );
     expect(t.kit.processes).toEqual([]);

@@ -3,9 +3,15 @@
  * (mockServer) whose `book` tool asks for input in the middle of the call, and the scripted
  * model's rule that calls it ("Please book asking seat,meal.").
  */
+import type {
+  AgentSelection,
+  AgentSelectionInput,
+  AgentSession,
+  SessionOptions,
+} from "@jest-m3/core";
 import type { HarnessDefinition } from "@jest-m3/core/harness";
 import { mockServer, type MockServer } from "@jest-m3/core/testing";
-import type { Rule } from "@jest-m3/scripted-model";
+import type { Rule, ScriptedModel } from "@jest-m3/scripted-model";
 import { perTestKit, type PerTest } from "./per-test";
 
 /** A desk server whose `book` tool asks for input and answers with what it got back. */
@@ -55,12 +61,28 @@ export const BOOK_RULE: Rule = {
   steps: [{ call: "desk:book", args: { ask: "{{match.1}}" } }, { reply: "{{result}}" }],
 };
 
+/** What {@link deskPerTest} keeps for the running test. */
+export interface DeskPerTest extends PerTest {
+  /** This test's desk server. */
+  readonly desk: MockServer;
+  /** This test's agent: the selection `select` gives for the model, with `options` if given. */
+  agent(options?: Record<string, unknown>): AgentSelection;
+  /** A session of `agent` (default: {@link DeskPerTest.agent}) on the desk, 60 s a turn. */
+  deskSession(
+    elicitation?: SessionOptions["elicitation"],
+    agent?: AgentSelection,
+  ): Promise<AgentSession>;
+}
+
 /**
  * An elicitation test's set-up (call it at a describe block's top level): for each test a
  * scripted model playing {@link BOOK_RULE}, a kit with `harness` and a desk server, closed
- * after it with nothing left running.
+ * after it with nothing left running; `select` is the harness's selection for the model.
  */
-export function deskPerTest(harness: HarnessDefinition): PerTest & { readonly desk: MockServer } {
+export function deskPerTest(
+  harness: HarnessDefinition,
+  select: (model: ScriptedModel) => AgentSelectionInput,
+): DeskPerTest {
   const t = perTestKit({
     script: { rules: [BOOK_RULE] },
     model: "each",
@@ -73,10 +95,27 @@ export function deskPerTest(harness: HarnessDefinition): PerTest & { readonly de
   afterEach(async () => {
     await desk?.close();
   });
-  return Object.defineProperty(t, "desk", {
-    get() {
-      if (!desk) throw new Error("deskPerTest: the desk exists only inside a test");
-      return desk;
+  const deskOf = (): MockServer => {
+    if (!desk) throw new Error("deskPerTest: the desk exists only inside a test");
+    return desk;
+  };
+  const agent = (options?: Record<string, unknown>): AgentSelection => {
+    const selection = select(t.model);
+    return t.kit.agents([options ? { ...selection, options } : selection])[0]!;
+  };
+  return Object.defineProperties(t, {
+    desk: { get: deskOf },
+    agent: { value: agent },
+    deskSession: {
+      value: async (
+        elicitation?: SessionOptions["elicitation"],
+        on: AgentSelection = agent(),
+      ): Promise<AgentSession> =>
+        on.session({
+          server: await deskOf().stdio(),
+          ...(elicitation ? { elicitation } : {}),
+          timeout: 60_000,
+        }),
     },
-  }) as PerTest & { readonly desk: MockServer };
+  }) as DeskPerTest;
 }
