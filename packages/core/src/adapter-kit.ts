@@ -8,7 +8,7 @@
  * - framing and requests: {@link JsonLines}, {@link PendingRequests}, and over both a
  *   line-delimited {@link JsonRpcClient};
  * - one turn at a time: {@link TurnSlot} (dead agent, busy, abort → interrupt, grace, health);
- * - start failures: {@link startFailure}, {@link tornDown};
+ * - start failures: {@link startFailure}, {@link tornDown}, {@link startOrUndo};
  * - a reported call's status and shape, in one wording: {@link callOutcome},
  *   {@link unfinishedCall}, {@link reportedCall};
  * - executables and versions: {@link resolveAgentExecutable}, {@link readVersion},
@@ -88,9 +88,11 @@ export {
 export {
   launchable,
   startFailure,
+  startOrUndo,
   tornDown,
   withoutSharedStderr,
   type StartFailureContext,
+  type StartUndo,
 } from "./adapter-kit/start-failure.js";
 export {
   executableResolver,

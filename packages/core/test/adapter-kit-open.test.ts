@@ -3,11 +3,17 @@
  * agent's messages; a reported failure, the deadline, the session's abort and the agent's
  * real exit each end it with one start error and the stderr tail) and the warm opening (a
  * fresh folder for the plan, removed when anything fails, one start error in the agent's
- * words).
+ * words), and the start undone on failure.
  */
 import { EventEmitter } from "node:events";
 import { existsSync } from "node:fs";
-import { AgentProcess, openWarmLease, startupWait } from "@jest-m3/core/adapter-kit";
+import {
+  AgentExited,
+  AgentProcess,
+  openWarmLease,
+  startOrUndo,
+  startupWait,
+} from "@jest-m3/core/adapter-kit";
 import { HarnessStartError } from "@jest-m3/core/harness";
 import { nodeAgent } from "@jest-m3/test-support";
 
@@ -124,4 +130,30 @@ test("openWarmLease plans in a fresh folder, leases, and removes the folder on a
   expect(existsSync(roots[2]!)).toBe(false);
   const { rm } = await import("node:fs/promises");
   await rm(roots[0]!, { recursive: true, force: true });
+});
+
+test("startOrUndo: the start's value, or its failure in the agent's words after the undo", async () => {
+  const running = agent(LIVES);
+  const signal = new AbortController().signal;
+  const on = { names, signal, stderrTail: () => "out of cheese", undo: () => running.close(200) };
+  await expect(startOrUndo("kit", () => Promise.resolve(7), on)).resolves.toBe(7);
+  expect(running.exitDescription).toBeUndefined();
+  const failed = startOrUndo(
+    "kit",
+    () => Promise.reject(new AgentExited("my-agent serve", "x", "code 1", "")),
+    on,
+  );
+  await expect(failed).rejects.toThrow(/my-agent serve exited \(code 1\) while starting/);
+  await expect(failed).rejects.toThrow(/stderr \(last lines\) ---\nout of cheese/);
+  expect(running.exitDescription).toBeDefined(); // undone before the error
+  const shared = startOrUndo("kit", () => Promise.reject(new Error("no")), {
+    ...on,
+    shared: true,
+    failure: (error, context) =>
+      new HarnessStartError("kit", `own words (${context.stderrTail === "" ? "no" : "a"} tail)`),
+  });
+  await expect(shared).rejects.toThrow(
+    'Harness "kit" could not open a session: own words (a tail)',
+  );
+  await expect(shared).rejects.not.toThrow(/stderr/);
 });

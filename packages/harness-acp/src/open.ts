@@ -1,4 +1,4 @@
-import { launchable, openWarmLease, startFailure, tornDown } from "@jest-m3/core/adapter-kit";
+import { launchable, openWarmLease, startOrUndo, tornDown } from "@jest-m3/core/adapter-kit";
 import { HarnessStartError, type HarnessLaunch } from "@jest-m3/core/harness";
 import { AcpClient } from "./acp-client.js";
 import { sessionMcpServers } from "./config.js";
@@ -96,29 +96,6 @@ async function startSession<O extends ResolvedCommonOptions>(
 }
 
 /**
- * `start()`, or, when it throws, the start's error in the agent's words (with
- * `stderrTail()`, "" on a shared agent) after `undo()` (the agent stopped or left).
- */
-async function startOrUndo<T>(
-  profile: Pick<AcpProfile, "name" | "agent">,
-  launch: HarnessLaunch,
-  start: () => Promise<T>,
-  on: { stderrTail(): string; undo(): Promise<void> },
-): Promise<T> {
-  try {
-    return await start();
-  } catch (error) {
-    const failure = startFailure(profile.name, error, {
-      names: { agent: profile.agent },
-      stderrTail: on.stderrTail(),
-      aborted: launch.signal.aborted,
-    });
-    await on.undo();
-    throw failure;
-  }
-}
-
-/**
  * Opens a session of `profile`'s agent: one process in a fresh HOME, XDG folders and
  * TMPDIR, `initialize`, then `session/new` in the launch's workspace with the captured MCP
  * servers, then whatever the profile does next (pick the model).
@@ -153,7 +130,9 @@ export function openAcpSession<O extends ResolvedCommonOptions>(
       }
       return startSession(profile, { launch, options, client }, check, home.root);
     };
-    return startOrUndo(profile, launch, start, {
+    return startOrUndo(profile.name, start, {
+      names: { agent },
+      signal: launch.signal,
       stderrTail: () => client.agentProcess.stderrTail(),
       undo: () => client.close(profile.stop(options), 300),
     });
@@ -177,10 +156,11 @@ async function openWarmSession<O extends ResolvedCommonOptions>(
   const check = checkInitialize(profile.agent, initialize!);
   const context = { launch, options, client };
   return startOrUndo(
-    profile,
-    launch,
+    profile.name,
     () => startSession(profile, context, check, lease.root, { lease, opened }),
     {
+      names: { agent: profile.agent },
+      signal: launch.signal,
       // Another session's lines may be in the shared stderr: none of it goes into this error.
       stderrTail: () => "",
       undo: () => leaveWarmSession(client, lease, opened.sessionId, launch),

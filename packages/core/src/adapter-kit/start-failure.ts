@@ -54,6 +54,48 @@ export function startFailure(
   return new HarnessStartError(harness, errorMessage(error), details);
 }
 
+/** How {@link startOrUndo} words a start's failure and undoes what the start began. */
+export interface StartUndo {
+  readonly names: AgentNames;
+  /** The launch's signal: a failure after it aborted is a start the session tore down. */
+  readonly signal: AbortSignal;
+  /** The agent's stderr tail at the failure ("" where it is not this session's). */
+  stderrTail(): string;
+  /** Stops the agent, or leaves a shared one; done before the error is thrown. */
+  undo(): Promise<void>;
+  /** The failure in the agent's own words, where it has some for `error` (else the kit's). */
+  failure?(error: unknown, context: StartFailureContext): HarnessStartError | undefined;
+  /** A shared agent: the error keeps no stderr section (see {@link withoutSharedStderr}). */
+  readonly shared?: boolean;
+}
+
+/**
+ * `start()`, or, when it throws, its {@link startFailure} in the agent's words (with the
+ * stderr section), thrown after `undo()`: what every adapter's `open()` does once the agent
+ * runs.
+ *
+ * @example
+ * ```ts
+ * return startOrUndo("my-agent", () => handshake(client), {
+ *   names, signal: launch.signal, stderrTail: () => client.agent.stderrTail(), undo: () => client.close(300),
+ * });
+ * ```
+ */
+export async function startOrUndo<T>(
+  harness: string,
+  start: () => Promise<T>,
+  on: StartUndo,
+): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    const context = { names: on.names, stderrTail: on.stderrTail(), aborted: on.signal.aborted };
+    const failure = on.failure?.(error, context) ?? startFailure(harness, error, context);
+    await on.undo();
+    throw on.shared ? withoutSharedStderr(harness, failure) : failure;
+  }
+}
+
 /**
  * A start failure without the stderr section, for an agent shared by several sessions
  * (another session's lines may be in its stderr): the first line of `failure`'s words.
