@@ -4,6 +4,7 @@
  * agent, health and close. The script's own replies are the ground truth of what was sent.
  */
 import {
+  AgentExited,
   AgentProcess,
   finishedTurn,
   UsageTally,
@@ -153,6 +154,21 @@ test("an aborted request is never sent; a start that throws fails the turn in th
     outcome: "failed",
     error: "Turn Agent refused the turn: no thread",
   });
+});
+
+test("a start that throws the agent's exit fails the turn as that exit, with the error's tail", async () => {
+  const names = { agent: "Turn Agent", process: "turn-agent serve", stderr: "turn-agent" };
+  const running = { exitDescription: undefined, onExit: () => () => undefined };
+  const exit = new AgentExited("turn-agent serve", "while waiting for turn", "code 9", "gone");
+  const run = (tail: string) =>
+    new TurnSlot<LineTurn>({ names, agent: running, stderrTail: () => tail, interrupt: () => {} })
+      .run(request("x", signal()), new LineTurn(), () => Promise.reject(exit))
+      .then((turn) => turn.error);
+  expect(await run("earlier")).toBe(
+    "turn-agent serve exited (code 9) during the turn\n--- turn-agent stderr (last lines) ---\ngone",
+  );
+  // A shared agent's (its session's tail is ""): none of the error's stderr.
+  expect(await run("")).toBe("turn-agent serve exited (code 9) during the turn");
 });
 
 test("the agent's death fails the running turn with its stderr tail; later turns fail at once", async () => {

@@ -8,7 +8,7 @@ import type {
 } from "@jest-m3/core/harness";
 import type { AppServerClient } from "./app-server-client.js";
 import { answerRequest, fromPlan } from "./approvals.js";
-import { AppServerExited, CODEX_NAMES, CodexRpcError } from "./errors.js";
+import { CODEX_NAMES, CodexRpcError } from "./errors.js";
 import type { Json, ServerNotification, ServerRequest } from "./protocol.js";
 import { TurnCollector } from "./turn.js";
 
@@ -67,25 +67,15 @@ export class CodexSession implements HarnessSession {
    * when the app-server dies (outcome `failed`, with its stderr tail).
    */
   send(request: AdapterTurnRequest): Promise<AdapterTurn> {
+    // The app-server's exit meanwhile (AppServerExited) fails the turn with its stderr tail.
     return this.slot.run(request, new TurnCollector(this.id), async (turn) => {
-      try {
-        const started = await this.client.request("turn/start", {
-          threadId: this.id,
-          input: [{ type: "text", text: request.text, text_elements: [] }],
-        });
-        turn.started(started.turn.id);
-        // An interrupt asked before Codex named the turn goes out now.
-        if (turn.interruptRequested) void this.requestInterrupt(turn);
-      } catch (error) {
-        if (!(error instanceof AppServerExited)) throw error;
-        turn.finish(
-          "failed",
-          this.slot.withTail(
-            `codex app-server exited (${error.exit}) during the turn`,
-            error.stderrTail,
-          ),
-        );
-      }
+      const started = await this.client.request("turn/start", {
+        threadId: this.id,
+        input: [{ type: "text", text: request.text, text_elements: [] }],
+      });
+      turn.started(started.turn.id);
+      // An interrupt asked before Codex named the turn goes out now.
+      if (turn.interruptRequested) void this.requestInterrupt(turn);
     });
   }
 

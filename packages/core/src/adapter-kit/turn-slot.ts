@@ -20,7 +20,7 @@ import type {
 } from "../harness/contract.js";
 import type { ReportedToolCall } from "../evidence/trace.js";
 import { stderrSection } from "../errors.js";
-import { errorMessage } from "./agent-errors.js";
+import { AgentExited, errorMessage } from "./agent-errors.js";
 import type { AgentNames } from "./agent-names.js";
 import type { UsageTally } from "./reported-usage.js";
 
@@ -86,7 +86,8 @@ export class TurnSlot<T extends SlotTurn> {
 
   /**
    * Runs `turn`: `start` sends it to the agent (a throw fails the turn with the agent's
-   * words); resolves with the turn once it ends. A dead agent or a closed slot gives a
+   * words; an {@link AgentExited} with its exit and stderr tail, as the agent's exit during
+   * the turn); resolves with the turn once it ends. A dead agent or a closed slot gives a
    * failed turn at once, a running turn makes it throw.
    */
   async run(
@@ -121,7 +122,16 @@ export class TurnSlot<T extends SlotTurn> {
     try {
       await start(turn);
     } catch (error) {
-      turn.finish("failed", `${this.options.names.agent} refused the turn: ${errorMessage(error)}`);
+      turn.finish(
+        "failed",
+        error instanceof AgentExited
+          ? this.withTail(
+              `${this.process} exited (${error.exit}) during the turn`,
+              // None of a shared agent's stderr (its tail here is "").
+              this.options.stderrTail() === "" ? "" : error.stderrTail,
+            )
+          : `${this.options.names.agent} refused the turn: ${errorMessage(error)}`,
+      );
     }
     try {
       return await turn.done;
