@@ -1108,6 +1108,30 @@ static int read_full(int fd, void *into, size_t n) {
   return 0;
 }
 
+/* The message that hands a server on: 'Y', its pid, and (as SCM_RIGHTS) its three pipes. */
+typedef struct {
+  char answer;
+  int32_t pid;
+  struct iovec parts[2];
+  union {
+    struct cmsghdr align;
+    char space[CMSG_SPACE(3 * sizeof(int))];
+  } control;
+  struct msghdr msg;
+} handover_t;
+
+static void handover_init(handover_t *h, char answer, pid_t pid) {
+  memset(h, 0, sizeof *h);
+  h->answer = answer;
+  h->pid = (int32_t)pid;
+  h->parts[0] = (struct iovec){&h->answer, 1};
+  h->parts[1] = (struct iovec){&h->pid, sizeof h->pid};
+  h->msg.msg_iov = h->parts;
+  h->msg.msg_iovlen = 2;
+  h->msg.msg_control = h->control.space;
+  h->msg.msg_controllen = sizeof h->control.space;
+}
+
 /* Asks the spare at `path` for its server; on a match fills pid and the pipes (in, out,
    err) and returns the socket the exit status will come on, else -1 (start one's own). */
 static int attach_spare(const char *path, const buf_t *key, pid_t *pid, int fds[3]) {
@@ -1123,24 +1147,13 @@ static int attach_spare(const char *path, const buf_t *key, pid_t *pid, int fds[
   }
   write_all(fd, (const char *)&len, sizeof len);
   write_all(fd, key->data, key->len);
-  char answer = 0;
-  int32_t spare_pid = 0;
-  struct iovec parts[2] = {{&answer, 1}, {&spare_pid, sizeof spare_pid}};
-  union {
-    struct cmsghdr align;
-    char space[CMSG_SPACE(3 * sizeof(int))];
-  } control;
-  memset(&control, 0, sizeof control);
-  struct msghdr msg = {0};
-  msg.msg_iov = parts;
-  msg.msg_iovlen = 2;
-  msg.msg_control = control.space;
-  msg.msg_controllen = sizeof control.space;
+  handover_t h;
+  handover_init(&h, 0, -1);
   ssize_t r;
-  do r = recvmsg(fd, &msg, MSG_WAITALL);
+  do r = recvmsg(fd, &h.msg, MSG_WAITALL);
   while (r < 0 && errno == EINTR);
-  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-  if (r != 1 + (ssize_t)sizeof spare_pid || answer != 'Y' || !c || c->cmsg_type != SCM_RIGHTS ||
+  struct cmsghdr *c = CMSG_FIRSTHDR(&h.msg);
+  if (r != 1 + (ssize_t)sizeof h.pid || h.answer != 'Y' || !c || c->cmsg_type != SCM_RIGHTS ||
       c->cmsg_len != CMSG_LEN(3 * sizeof(int))) {
     if (c && c->cmsg_type == SCM_RIGHTS) {
       int *got = (int *)CMSG_DATA(c);
@@ -1154,7 +1167,7 @@ static int attach_spare(const char *path, const buf_t *key, pid_t *pid, int fds[
   struct timeval forever = {0, 0};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &forever, sizeof forever);
   cloexec(fd);
-  *pid = spare_pid;
+  *pid = h.pid;
   return fd;
 }
 
@@ -1275,25 +1288,14 @@ static int park(const char *path, const char *cwd, char **target, char **env) {
       close(asker);
       continue;
     }
-    char yes = 'Y';
-    int32_t sent_pid = (int32_t)pid;
-    struct iovec parts[2] = {{&yes, 1}, {&sent_pid, sizeof sent_pid}};
-    union {
-      struct cmsghdr align;
-      char space[CMSG_SPACE(3 * sizeof(int))];
-    } control;
-    memset(&control, 0, sizeof control);
-    struct msghdr msg = {0};
-    msg.msg_iov = parts;
-    msg.msg_iovlen = 2;
-    msg.msg_control = control.space;
-    msg.msg_controllen = sizeof control.space;
-    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    handover_t h;
+    handover_init(&h, 'Y', pid);
+    struct cmsghdr *c = CMSG_FIRSTHDR(&h.msg);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
     c->cmsg_len = CMSG_LEN(3 * sizeof(int));
     memcpy(CMSG_DATA(c), fds, 3 * sizeof(int));
-    if (sendmsg(asker, &msg, MSG_NOSIGNAL) != 1 + (ssize_t)sizeof sent_pid) {
+    if (sendmsg(asker, &h.msg, MSG_NOSIGNAL) != 1 + (ssize_t)sizeof h.pid) {
       close(asker);
       continue;
     }
