@@ -1,16 +1,21 @@
 /**
  * The adapter kit's warm pool over real processes (idle Node scripts): shared and exclusive
- * leases, the idle stop, a dead process replaced, the runner's stop of every pool, and the
- * announcement of each process. The system's process table is the ground truth.
+ * leases, the idle stop, a dead process replaced, the runner's stop of every pool, the
+ * announcement of each process, and a shared agent left by a session (its servers stopped). The system's process table is the ground truth.
  */
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   AgentProcess,
   ManagedProcess,
+  WarmAgents,
   WarmPool,
   announceWarmProcess,
   holdProcess,
   isProcessAlive,
   killProcessGroup,
+  type WarmAgentLease,
   type WarmProcess,
 } from "@jest-m3/core/adapter-kit";
 import { defaultRuntime, stopWarmPools } from "@jest-m3/core/runner";
@@ -190,4 +195,48 @@ test("the runner's stopWarmPools stops every pool's processes, leased or idle", 
   await stopWarmPools();
   expect(pids.filter(isProcessAlive)).toEqual([]);
   expect([...shared.all, ...exclusive.all]).toEqual([]);
+});
+
+test("WarmAgents leaveShared: the session's MCP servers in a shared agent stop; it is kept only when it answered", async () => {
+  // The agent starts one "MCP server" child per line on stdin, as agents start a session's servers.
+  const server = ["-e", "setInterval(() => undefined, 1000)", "m3-leave-shared-server"];
+  const AGENT = String.raw`
+const { spawn } = require("node:child_process");
+require("node:readline").createInterface({ input: process.stdin }).on("line", () => {
+  const child = spawn(process.execPath, ${JSON.stringify(server)}, { stdio: "ignore" });
+  console.log(String(child.pid));
+});
+setInterval(() => undefined, 1000);
+`;
+  const warm = new WarmAgents({
+    label: "leave-shared agent (warm)",
+    lease: "shared",
+    client: (child) => ({ agent: new AgentProcess(child) }),
+  });
+  const spec = async () => ({
+    command: process.execPath,
+    args: ["-e", AGENT],
+    env: { PATH: process.env.PATH ?? "" },
+    root: await mkdtemp(join(tmpdir(), "m3-leave-shared-")),
+  });
+  const serverOf = async (lease: WarmAgentLease<{ agent: AgentProcess }>): Promise<number> => {
+    const { child } = lease.client.agent.process;
+    const pid = new Promise<number>((resolve) =>
+      child.stdout.once("data", (chunk: Buffer) => resolve(Number(String(chunk).trim()))),
+    );
+    child.stdin.write("start a server\n");
+    return pid;
+  };
+  const servers = [{ kind: "stdio", command: process.execPath, args: server }];
+  const first = await warm.acquire(await spec());
+  const started = await serverOf(first);
+  expect(isProcessAlive(started)).toBe(true);
+  await first.leaveShared(servers, () => Promise.resolve(true), 500);
+  expect(isProcessAlive(started)).toBe(false);
+  const second = await warm.acquire(await spec());
+  expect(second.started).toBe(false); // it answered: kept for the next session
+  const agentPid = second.client.agent.pid!;
+  await second.leaveShared([], () => Promise.resolve(false), 500);
+  expect(isProcessAlive(agentPid)).toBe(false); // it did not: stopped
+  await warm.stopAll();
 });

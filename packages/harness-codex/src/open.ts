@@ -3,10 +3,8 @@ import {
   openWarmLease,
   startFailure,
   startupWait,
-  stopSessionServers,
   tornDown,
   withoutSharedStderr,
-  type WarmAgentLease,
 } from "@jest-m3/core/adapter-kit";
 import { HarnessStartError, type HarnessLaunch } from "@jest-m3/core/harness";
 import { AppServerClient } from "./app-server-client.js";
@@ -174,25 +172,6 @@ export async function openCodexSession(launch: HarnessLaunch): Promise<CodexSess
 }
 
 /**
- * Lets go of a warm session's thread whose open failed: unsubscribed, its MCP servers
- * stopped, the app-server handed back to the pool for the sessions it still serves.
- */
-async function leaveThread(
-  lease: WarmAgentLease<AppServerClient>,
-  launch: HarnessLaunch,
-  threadId: string | undefined,
-): Promise<void> {
-  const { client } = lease;
-  if (threadId !== undefined) {
-    await client
-      .request("thread/unsubscribe", { threadId }, { timeoutMs: 1000 })
-      .catch(() => undefined);
-  }
-  await stopSessionServers(client.process.pid, launch.servers, CLOSE_GRACE_MS);
-  await lease.release(true);
-}
-
-/**
  * Opens a session on a warm app-server (`options: { warm: true }`): its own ephemeral
  * thread, with its own MCP servers, provider and workspace, in an app-server shared only
  * with sessions of the same executable, environment and login (see warm-pool.ts).
@@ -232,7 +211,15 @@ async function openWarmSession(
   } catch (error) {
     const statuses = byThread.get(threadId ?? "") ?? new Map<string, McpStartupStatus>();
     const failure = startError(error, client, statuses, names, launch.signal.aborted);
-    await leaveThread(lease, launch, threadId);
+    // Its thread let go of (unsubscribed), its MCP servers stopped; the app-server still
+    // serves the sessions it has.
+    const unsubscribe = async (): Promise<boolean> => {
+      if (threadId === undefined) return true;
+      const wait = { timeoutMs: 1000 };
+      await client.request("thread/unsubscribe", { threadId }, wait).catch(() => undefined);
+      return true;
+    };
+    await lease.leaveShared(launch.servers, unsubscribe, CLOSE_GRACE_MS);
     // Another session's lines may be in the shared stderr: none of it goes into this error.
     throw withoutSharedStderr("codex", failure);
   } finally {

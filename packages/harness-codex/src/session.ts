@@ -1,4 +1,4 @@
-import { stopSessionServers, TurnSlot, type WarmAgentLease } from "@jest-m3/core/adapter-kit";
+import { TurnSlot, type WarmAgentLease } from "@jest-m3/core/adapter-kit";
 import type {
   AdapterTurn,
   AdapterTurnRequest,
@@ -104,14 +104,14 @@ export class CodexSession implements HarnessSession {
       for (const stop of this.stops.splice(0)) stop();
       // An app-server that no longer answers (hung, stopped) serves no later session; an
       // error answer is still an answer.
-      const answered = await this.client
-        .request("thread/unsubscribe", { threadId: this.id }, { timeoutMs: CLOSE_GRACE_MS })
-        .then(
-          () => true,
-          (error: unknown) => error instanceof CodexRpcError,
-        );
-      await stopSessionServers(this.client.process.pid, this.launch.servers, CLOSE_GRACE_MS);
-      await lease.release(answered);
+      const unsubscribe = () =>
+        this.client
+          .request("thread/unsubscribe", { threadId: this.id }, { timeoutMs: CLOSE_GRACE_MS })
+          .then(
+            () => true,
+            (error: unknown) => error instanceof CodexRpcError,
+          );
+      await lease.leaveShared(this.launch.servers, unsubscribe, CLOSE_GRACE_MS);
     });
   }
 

@@ -22,7 +22,9 @@ import { WarmPool, type WarmLeaseKind } from "./warm-pool.js";
 import {
   holdProcess,
   killProcessGroup,
+  stopSessionServers,
   warmStartKey,
+  type SessionServer,
   type WarmStartSpec,
 } from "./warm-processes.js";
 import { announceWarmProcess } from "./warm-registry.js";
@@ -73,6 +75,18 @@ export interface WarmAgentLease<C> {
     midTurn: boolean,
     reset: () => Promise<void>,
     failed: (error: unknown) => void,
+  ): Promise<void>;
+  /**
+   * Hands a shared process back at a session's end: `end` lets the session go on the agent
+   * (closes its thread or session) and resolves whether the agent still answered; the MCP
+   * servers the session started in it (`servers`, as the launch gives them) are stopped
+   * (see {@link stopSessionServers}, `graceMs` each); then the process is released,
+   * reusable only when it answered (else it stops, with every session it serves).
+   */
+  leaveShared(
+    servers: readonly SessionServer[],
+    end: () => Promise<boolean>,
+    graceMs: number,
   ): Promise<void>;
 }
 
@@ -152,6 +166,11 @@ export class WarmAgents<C extends WarmAgentClient, S extends WarmStartSpec = War
           }
         }
         await lease.release(reusable);
+      },
+      leaveShared: async (servers, end, graceMs) => {
+        const answered = await end();
+        await stopSessionServers(lease.warm.client.agent.pid, servers, graceMs);
+        await lease.release(answered);
       },
     };
   }
