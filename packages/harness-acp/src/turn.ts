@@ -1,4 +1,4 @@
-import { unfinishedCall } from "@jest-m3/core/adapter-kit";
+import { finishedTurn, isJsonObject, UsageTally, unfinishedCall } from "@jest-m3/core/adapter-kit";
 import {
   monotonicNow,
   type AdapterTurn,
@@ -12,15 +12,6 @@ import {
   type ObservedCall,
   type ToolIdentity,
 } from "./reported-calls.js";
-
-function isNonEmptyObject(value: unknown): boolean {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    !Array.isArray(value) &&
-    Object.keys(value).length > 0
-  );
-}
 
 /**
  * Everything one turn produced, from `session/prompt` to its answer (or an interrupt, or
@@ -138,14 +129,10 @@ export class TurnCollector {
         return reportedToolCall(call, this.agent, unfinished);
       })
       .filter((call): call is ReportedToolCall => call !== undefined);
-    const text = [...this.segments].reverse().find((segment) => segment.trim() !== "");
-    this.resolve({
-      outcome,
-      response: text === undefined ? null : { text },
-      error,
-      toolCalls,
-      events: this.events.slice(),
-    });
+    const text = [...this.segments].reverse().find((segment) => segment.trim() !== "") ?? null;
+    // ACP reports no token usage: the tally stays empty.
+    const parts = { text, toolCalls, events: this.events, usage: new UsageTally() };
+    this.resolve(finishedTurn(outcome, error, parts));
   }
 
   /** The call an update is about; identified from the first update that says enough. */
@@ -170,7 +157,8 @@ export class TurnCollector {
     }
     if (
       update.rawInput !== undefined &&
-      (isNonEmptyObject(update.rawInput) || call.rawInput === undefined)
+      ((isJsonObject(update.rawInput) && Object.keys(update.rawInput).length > 0) ||
+        call.rawInput === undefined)
     ) {
       call.rawInput = update.rawInput;
     }
