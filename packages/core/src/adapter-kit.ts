@@ -5,8 +5,8 @@
  * part takes functions and plain values, and names no agent.
  *
  * - the agent process: {@link AgentProcess} (exit, stderr tail, close with grace);
- * - framing and requests: {@link JsonLines}, {@link PendingRequests}, and over both a
- *   line-delimited {@link JsonRpcClient};
+ * - framing and requests: {@link JsonLines}, {@link PendingRequests} (and {@link within}
+ *   for an answer that is no request), and over both a line-delimited {@link JsonRpcClient};
  * - one turn at a time: {@link TurnSlot} (dead agent, busy, abort → interrupt, grace, health);
  * - start failures: {@link startFailure}, {@link tornDown}, {@link startOrUndo};
  * - a reported call's status and shape, in one wording: {@link callOutcome},
@@ -60,7 +60,7 @@ export {
   type JsonObject,
   type LineProblem,
 } from "./adapter-kit/json-lines.js";
-export { PendingRequests, type RequestOptions } from "./adapter-kit/pending-requests.js";
+export { PendingRequests, within, type RequestOptions } from "./adapter-kit/pending-requests.js";
 export {
   JsonRpcClient,
   type JsonRpcClientOptions,

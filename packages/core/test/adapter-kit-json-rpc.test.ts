@@ -10,6 +10,7 @@ import {
   JsonRpcClient,
   ManagedProcess,
   isProcessAlive,
+  within,
 } from "@jest-m3/core/adapter-kit";
 
 const AGENT = String.raw`
@@ -186,4 +187,15 @@ test("a command that cannot start says so as its exit", async () => {
   const error = await agent.request("echo").catch((caught: unknown) => caught);
   expect(error).toBeInstanceOf(AgentExited);
   expect((error as AgentExited).exit).toMatch(/^could not be started: .*ENOENT/);
+});
+
+test("within: the promise when it settles first, else what late() gives or throws", async () => {
+  const slow = new Promise<string>((resolve) => setTimeout(resolve, 300, "slow"));
+  await expect(within(Promise.resolve("quick"), 50, () => "late")).resolves.toBe("quick");
+  await expect(within(slow, 20, () => "late")).resolves.toBe("late");
+  const thrown = within(slow, 20, () => {
+    throw new Error("/clear took longer than 20 ms");
+  });
+  await expect(thrown).rejects.toThrow("/clear took longer than 20 ms");
+  await expect(within(Promise.reject(new Error("gone")), 50, () => "late")).rejects.toThrow("gone");
 });

@@ -1,4 +1,4 @@
-import { errorMessage, TurnSlot } from "@jest-m3/core/adapter-kit";
+import { errorMessage, TurnSlot, within } from "@jest-m3/core/adapter-kit";
 import {
   isToolAllowed,
   type AdapterTurn,
@@ -175,12 +175,11 @@ export class AcpSession implements HarnessSession {
       for (const stop of this.stops.splice(0)) stop();
       // An agent that never answered the last prompt, even cancelled (hung, stopped), serves
       // no later session: the pool stops it.
-      let timer: NodeJS.Timeout | undefined;
-      const answered = await Promise.race([
+      const answered = await within(
         this.prompted.then(() => true),
-        new Promise<boolean>((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS, false))),
-      ]);
-      clearTimeout(timer);
+        CLOSE_GRACE_MS,
+        () => false,
+      );
       await leaveWarmSession(this.client, lease, this.id, this.launch, answered);
     });
   }

@@ -8,7 +8,12 @@
 // endConversation): its MCP servers removed, its deny rules cleared, its conversation
 // ended; a process that cannot be reset cleanly is stopped, never handed on.
 import { join } from "node:path";
-import { WarmAgents, type WarmAgentLease, type WarmStartSpec } from "@jest-m3/core/adapter-kit";
+import {
+  WarmAgents,
+  within,
+  type WarmAgentLease,
+  type WarmStartSpec,
+} from "@jest-m3/core/adapter-kit";
 import type { ClaudeHomes } from "./home.js";
 import type { McpServerStatus, StreamMessage } from "./protocol.js";
 import { StreamJsonClient } from "./stream-json-client.js";
@@ -38,16 +43,6 @@ export async function acquireWarmClaude(spec: WarmStartSpec): Promise<WarmLease>
   return { ...lease, homes };
 }
 
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
-
 /**
  * Sends `/clear` and waits for its `result`: the uuid Claude Code's `conversation_reset`
  * names (where the new conversation starts). Throws when `/clear` fails or resets nothing.
@@ -73,7 +68,9 @@ async function clearConversation(client: StreamJsonClient, timeoutMs: number): P
   });
   try {
     if (!client.sendUser("/clear")) throw new Error("Claude Code's stdin is closed");
-    const result = await within(cleared, timeoutMs, "/clear");
+    const result = await within(cleared, timeoutMs, () => {
+      throw new Error(`/clear took longer than ${timeoutMs} ms`);
+    });
     if ((result as { is_error?: unknown }).is_error === true) {
       throw new Error(`/clear failed: ${JSON.stringify(result).slice(0, 300)}`);
     }

@@ -107,3 +107,28 @@ export class PendingRequests<R> {
     this.pending.clear();
   }
 }
+
+/**
+ * `promise`, or what `late()` gives (a value, or a throw) once `ms` passed first: the wait
+ * for an agent's answer that is not a request (a reply on its stream, a turn's end). The
+ * timer is cleared when the promise settles first and never holds the process open.
+ *
+ * @example
+ * ```ts
+ * const answered = await within(prompted.then(() => true), 2000, () => false);
+ * ```
+ */
+export function within<T>(promise: Promise<T>, ms: number, late: () => T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<T>((resolve, reject) => {
+    timer = setTimeout(() => {
+      try {
+        resolve(late());
+      } catch (error) {
+        reject(error);
+      }
+    }, ms);
+    timer.unref();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
