@@ -4,9 +4,6 @@
  * load, its home in the kit's folders). Claude Code's sessions are warm by default, and
  * agent-matrix-claude-code-warm.test.ts runs every cell on them.
  */
-import { describeAgentMatrix } from "./agent-matrix";
+import { describeColdMatrix } from "./agent-matrix";
 
-describeAgentMatrix("claude-code", {
-  warm: false,
-  cells: /agent killed|agent hanging|sessions at once|planted key/,
-});
+describeColdMatrix("claude-code");

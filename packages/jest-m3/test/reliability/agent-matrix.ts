@@ -109,6 +109,11 @@ export interface MatrixOptions {
   readonly warm: boolean;
   /** Only the cells whose title matches (default: every cell). */
   readonly cells?: RegExp;
+  /**
+   * Sessions the load cell opens at once (default 8). A cold file proves one agent process
+   * per session under load with fewer: each is a whole agent start on a two-core machine.
+   */
+  readonly loadSessions?: number;
 }
 
 /** Every agent the project has, and what each does with a provider's faults (observed). */
@@ -205,8 +210,8 @@ export const MATRIX_AGENTS: Record<string, MatrixAgent> = {
  * How many processes a shared warm pool runs for the load cell's sessions opened at once:
  * one, or as many as its limit of sessions per process makes (8 at 3 a process: 3).
  */
-function sharedProcesses(agentCase: MatrixAgent): number {
-  return Math.ceil(LOAD_SESSIONS / (agentCase.warmSessions ?? LOAD_SESSIONS));
+function sharedProcesses(agentCase: MatrixAgent, sessions: number): number {
+  return Math.ceil(sessions / (agentCase.warmSessions ?? sessions));
 }
 
 /** The turn budget of cells that end by a timeout: short, so the matrix stays quick. */
@@ -394,7 +399,7 @@ function relayPids(events: readonly { kind: string; detail: string }[]): number[
  */
 export function describeAgentMatrix(
   name: keyof typeof MATRIX_AGENTS,
-  { warm, cells }: MatrixOptions = { warm: false },
+  { warm, cells, loadSessions = LOAD_SESSIONS }: MatrixOptions = { warm: false },
 ): void {
   const agentCase = MATRIX_AGENTS[name]!;
   const label = warm ? `${name} (warm)` : name;
@@ -522,8 +527,8 @@ export function describeAgentMatrix(
       // matrix's two server sets, "faulty" and "shipping", may each keep an idle one.)
       const most =
         agentCase.warmLease === "shared"
-          ? sharedProcesses(agentCase) + (agentCase.warmKeyNamesServers ? 1 : 0)
-          : LOAD_SESSIONS + 1;
+          ? sharedProcesses(agentCase, loadSessions) + (agentCase.warmKeyNamesServers ? 1 : 0)
+          : loadSessions + 1;
       expect({
         live: live.map((child) => `pid ${child.pid} (${child.label}), since ${child.cell}`),
       }).toEqual({ live: live.length <= most ? expect.anything() : `at most ${most}` });
@@ -748,10 +753,10 @@ export function describeAgentMatrix(
   });
 
   cell(
-    `${LOAD_SESSIONS} sessions at once, two turns each: the server's log equals the kit's records, turn by turn`,
+    `${loadSessions} sessions at once, two turns each: the server's log equals the kit's records, turn by turn`,
     async () => {
       const logDir = await kit.tempDir("m3-matrix-load-");
-      const runs = Array.from({ length: LOAD_SESSIONS }, async (_, index) => {
+      const runs = Array.from({ length: loadSessions }, async (_, index) => {
         const log = join(logDir, `calls-${index}.jsonl`);
         const session = agent().session({ server: shippingServer(log), timeout: 90_000 });
         const turns = [];
@@ -782,7 +787,7 @@ export function describeAgentMatrix(
         expect(recorded.map((calls) => calls.length)).toEqual([1, 2]);
       }
       expect(new Set(results.map(({ session }) => session.result.snapshot.sessionId)).size).toBe(
-        LOAD_SESSIONS,
+        loadSessions,
       );
       // The agent process each session ran on, from its relays' parent links.
       const servedBy = new Map(started.map((child) => [child.pid, child.servedBy]));
@@ -798,9 +803,11 @@ export function describeAgentMatrix(
       // served two of them. A shared pool serves them all on one process, each on its own
       // thread or ACP session.
       const distinct = new Set(agents).size;
-      note = `${distinct} agent process(es) for ${LOAD_SESSIONS} sessions`;
+      note = `${distinct} agent process(es) for ${loadSessions} sessions`;
       expect(distinct).toBe(
-        warm && agentCase.warmLease === "shared" ? sharedProcesses(agentCase) : LOAD_SESSIONS,
+        warm && agentCase.warmLease === "shared"
+          ? sharedProcesses(agentCase, loadSessions)
+          : loadSessions,
       );
     },
     180_000,
@@ -844,4 +851,18 @@ export function describeAgentMatrix(
       if (runDir) expect(filesContaining(runDir, PLANTED_KEY)).toEqual([]);
     },
   );
+}
+
+/**
+ * The cold matrix of an agent whose sessions are warm by default: only the cells about the
+ * agent process a session owns (killed, stopped, one per session under load, its home in
+ * the kit's folders), with four sessions at once (each a whole agent start), while its warm
+ * file runs every cell with eight.
+ */
+export function describeColdMatrix(name: keyof typeof MATRIX_AGENTS): void {
+  describeAgentMatrix(name, {
+    warm: false,
+    cells: /agent killed|agent hanging|sessions at once|planted key/,
+    loadSessions: 4,
+  });
 }
