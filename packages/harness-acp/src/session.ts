@@ -130,11 +130,7 @@ export class AcpSession implements HarnessSession {
         (answer) => this.onStop(turn, answer.stopReason),
         (error: unknown) => {
           if (error instanceof AgentExited) {
-            const tail = this.lease ? "" : error.stderrTail;
-            turn.finish(
-              "failed",
-              this.slot.withTail(`${agent} exited (${error.exit}) during the turn`, tail),
-            );
+            turn.finish("failed", this.slot.exitedWords(error));
           } else if (error instanceof AcpRpcError) {
             const cancelled = this.slot.interruptRequested(turn);
             turn.finish(cancelled ? "interrupted" : "failed", error.message);

@@ -43,10 +43,8 @@ export const APP_SERVER_ARGS: readonly string[] = [
  * snapshot stays off either way (it would write the environment into CODEX_HOME).
  */
 export function appServerArgs(options: Pick<ResolvedCodexOptions, "builtinTools">): string[] {
-  if (options.builtinTools.length === 0) return [...APP_SERVER_ARGS];
   const args = [...APP_SERVER_ARGS];
-  const at = args.indexOf("shell_tool");
-  args.splice(at - 1, 2);
+  if (options.builtinTools.length > 0) args.splice(args.indexOf("shell_tool") - 1, 2);
   return args;
 }
 

@@ -125,11 +125,7 @@ export class TurnSlot<T extends SlotTurn> {
       turn.finish(
         "failed",
         error instanceof AgentExited
-          ? this.withTail(
-              `${this.process} exited (${error.exit}) during the turn`,
-              // None of a shared agent's stderr (its tail here is "").
-              this.options.stderrTail() === "" ? "" : error.stderrTail,
-            )
+          ? this.exitedWords(error)
           : `${this.options.names.agent} refused the turn: ${errorMessage(error)}`,
       );
     }
@@ -138,6 +134,16 @@ export class TurnSlot<T extends SlotTurn> {
     } finally {
       request.signal.removeEventListener("abort", onAbort);
     }
+  }
+
+  /**
+   * The words of a turn the agent's exit ended, from the {@link AgentExited} a request of
+   * the turn rejected with: its exit and stderr tail (none of a shared agent's, whose tail
+   * here is "").
+   */
+  exitedWords(error: AgentExited): string {
+    const tail = this.options.stderrTail() === "" ? "" : error.stderrTail;
+    return this.withTail(`${this.process} exited (${error.exit}) during the turn`, tail);
   }
 
   /** True once an interrupt of `turn` was asked for. */
