@@ -13,6 +13,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { DOCUMENTED_TSCONFIG } from "@jest-m3/test-support";
 import { treeRss } from "./process-tree";
 
 export const REPO = join(__dirname, "..");
@@ -32,17 +33,7 @@ export function makeProject(prefix: string, files: Record<string, string>): stri
 }
 
 /** A tsconfig as a user's project has it (no isolatedModules: ts-jest's default checks types). */
-export const USER_TSCONFIG = JSON.stringify({
-  compilerOptions: {
-    target: "ES2022",
-    lib: ["ES2022", "ESNext.Disposable"],
-    module: "commonjs",
-    strict: true,
-    esModuleInterop: true,
-    skipLibCheck: true,
-    types: ["node", "jest"],
-  },
-});
+export const USER_TSCONFIG = JSON.stringify(DOCUMENTED_TSCONFIG);
 
 /** How a whole Jest run went. */
 export interface JestRun {

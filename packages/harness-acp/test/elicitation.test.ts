@@ -9,6 +9,7 @@ import type { HarnessDefinition, ProviderDialect } from "@jest-m3/core/harness";
 import { mockServer, type MockServer } from "@jest-m3/core/testing";
 import { geminiHarness, opencodeHarness } from "@jest-m3/harness-acp";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { callRule } from "@jest-m3/test-support";
 import { expect } from "jest-m3";
 import { closeAndExpectNoProcessLeft } from "./support/acp";
 
@@ -26,13 +27,7 @@ describe.each(cases)("%s and elicitation", (agentName, harness, dialect) => {
 
   beforeEach(async () => {
     model = await startScriptedModel({
-      rules: [
-        {
-          name: "book",
-          when: { user: /book a seat/ },
-          steps: [{ call: "desk:book", args: {} }, { reply: "{{result}}" }],
-        },
-      ],
+      rules: [callRule(/book a seat/, "desk:book", {}, "{{result}}", "book")],
     });
     kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [harness] });
     desk = mockServer({

@@ -19,6 +19,7 @@ import {
   InvalidAcpOptions,
 } from "@jest-m3/harness-acp";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
+import { callRule, quoteRule } from "@jest-m3/test-support";
 import {
   acpLaunch,
   callLog,
@@ -73,24 +74,9 @@ beforeEach(async () => {
           { reply: "Ran it." },
         ],
       },
-      {
-        name: "list",
-        when: { user: "list" },
-        steps: [{ call: "shipping:list_directory", args: { dir_path: "." } }, { reply: "Listed." }],
-      },
-      {
-        name: "glob",
-        when: { user: "glob" },
-        steps: [{ call: "shipping:glob", args: { pattern: "**/*" } }, { reply: "Globbed." }],
-      },
-      {
-        name: "quote",
-        when: { user: "quote" },
-        steps: [
-          { call: "shipping:shipping_quote", args: { weight_kg: 2, zone: "local" } },
-          { reply: "Quoted." },
-        ],
-      },
+      callRule("list", "shipping:list_directory", { dir_path: "." }, "Listed."),
+      callRule("glob", "shipping:glob", { pattern: "**/*" }, "Globbed."),
+      quoteRule(),
     ],
   });
 });

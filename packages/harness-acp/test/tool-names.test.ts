@@ -24,6 +24,7 @@ import {
   type AcpSession,
 } from "@jest-m3/harness-acp";
 import {
+  callRule,
   expectOneCallBothWays,
   namedCallLog as calls,
   namedToolsServer as namedServer,
@@ -155,31 +156,18 @@ describe("identification by what the protocol says", () => {
   });
 
   test("OpenCode: by kind and the title as a flattened name", () => {
-    expect(
-      identifyOpencodeCall(
-        { toolCallId: "call_1", kind: "execute", title: "shipping_quote=1 touch x" },
-        session,
-      ),
-    ).toBeUndefined();
-    expect(
-      identifyOpencodeCall(
-        { toolCallId: "call_1", kind: "execute", title: "shipping_shipping_quote" },
-        session,
-      ),
-    ).toBeUndefined();
-    expect(
-      identifyOpencodeCall(
-        { toolCallId: "call_1", kind: "other", title: "shipping_shipping_quote" },
-        session,
-      ),
-    ).toEqual({ server: "shipping", tool: "shipping_quote" });
     const listed = { servers: ["ship.v2"], policy: policy(["ship.v2:get.quote"], ["ship.v2"]) };
-    expect(
-      identifyOpencodeCall(
-        { toolCallId: "call_1", kind: "other", title: "ship_v2_get_quote" },
-        listed,
-      ),
-    ).toEqual({ server: "ship.v2", tool: "get.quote" });
+    const cases = [
+      ["execute", "shipping_quote=1 touch x", session, undefined],
+      ["execute", "shipping_shipping_quote", session, undefined],
+      ["other", "shipping_shipping_quote", session, { server: "shipping", tool: "shipping_quote" }],
+      ["other", "ship_v2_get_quote", listed, { server: "ship.v2", tool: "get.quote" }],
+    ] as const;
+    for (const [kind, title, context, identified] of cases) {
+      expect(identifyOpencodeCall({ toolCallId: "call_1", kind, title }, context)).toEqual(
+        identified,
+      );
+    }
   });
 
   test("any ACP agent: never from display text or an agent's own kind", () => {
@@ -202,13 +190,7 @@ describe("identification by what the protocol says", () => {
 describe("live", () => {
   const t = perTestKit({
     script: {
-      rules: [
-        {
-          name: "quote",
-          when: { user: "quote" },
-          steps: [{ call: "ship.v2:get.quote", args: { note: "one" } }, { reply: "Quoted." }],
-        },
-      ],
+      rules: [callRule("quote", "ship.v2:get.quote", { note: "one" }, "Quoted.")],
     },
     model: "each",
   });

@@ -7,26 +7,20 @@
  */
 import { chmodSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { MCPTestKit, type StdioServer, type WireCapture } from "@jest-m3/core";
 import { nameCollisions, serverPrefixOverlaps, ToolNameCollision } from "@jest-m3/core/adapter-kit";
 import { HarnessStartError } from "@jest-m3/core/harness";
 import claudeCodeHarness, {
   claudeCodeNaming,
   type ClaudeCodeSession,
 } from "@jest-m3/harness-claude-code";
-import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import {
+  callRule,
   expectOneCallBothWays,
   namedCallLog as calls,
   namedToolsServer as namedServer,
+  perTestKit,
 } from "@jest-m3/test-support";
-import {
-  claudeLaunch,
-  claudeSelection,
-  closeAndExpectNoProcessLeft,
-  knownPids,
-  turn,
-} from "./support/claude";
+import { claudeLaunch, claudeSelection, turn } from "./support/claude";
 
 jest.setTimeout(90_000);
 
@@ -53,14 +47,19 @@ describe("Claude Code's naming rule", () => {
 });
 
 describe("Claude Code sessions", () => {
-  let model: ScriptedModel;
-  let kit: MCPTestKit;
-  let captures: WireCapture[];
-  let pids: number[];
+  const t = perTestKit({
+    script: {
+      rules: [callRule("dotted", "a.b:c", { note: "one" }, "Done.")],
+    },
+    model: "each",
+  });
   let tripwire: { path: string; ran: () => boolean } | undefined;
+  beforeEach(() => {
+    tripwire = undefined;
+  });
 
   async function standIn(): Promise<{ path: string; ran: () => boolean }> {
-    const dir = await kit.tempDir("m3-tripwire-");
+    const dir = await t.kit.tempDir("m3-tripwire-");
     const marker = join(dir, "ran");
     const path = join(dir, "claude");
     writeFileSync(path, `#!/bin/sh\necho "$@" >> "${marker}"\nexit 3\n`);
@@ -68,35 +67,20 @@ describe("Claude Code sessions", () => {
     return { path, ran: () => existsSync(marker) };
   }
 
-  beforeEach(async () => {
-    model = await startScriptedModel({
-      rules: [
-        {
-          name: "dotted",
-          when: { user: "dotted" },
-          steps: [{ call: "a.b:c", args: { note: "one" } }, { reply: "Done." }],
-        },
-      ],
-    });
-    kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
-    captures = [];
-    pids = [];
-    tripwire = undefined;
-  });
-  afterEach(async () => {
-    await closeAndExpectNoProcessLeft(kit, [...pids, ...knownPids(kit, captures)]);
-    await model.close();
-  });
-
-  /** Opens with the stand-in executable instead of Claude Code. */
+  /**
+   * Opens with the stand-in executable instead of Claude Code, on the named-tools servers
+   * `servers` (name and tools) logging to `log`; the error it fails with.
+   */
   async function openWithStandIn(
-    servers: readonly StdioServer[],
-    tools: readonly string[] | undefined,
+    log: string,
+    servers: readonly (readonly [string, readonly string[]])[],
+    tools?: readonly string[],
   ): Promise<unknown> {
     tripwire = await standIn();
-    const selection = claudeSelection(model.providerFor("anthropic-messages"));
-    const { launch, capture } = await claudeLaunch(kit, selection, servers, tools);
-    captures.push(capture);
+    const selection = claudeSelection(t.model.providerFor("anthropic-messages"));
+    const named = servers.map(([name, offered]) => namedServer(name, [...offered], log));
+    const { launch, capture } = await claudeLaunch(t.kit, selection, named, tools);
+    t.captures.push(capture);
     const opened = claudeCodeHarness.open({
       ...launch,
       config: { ...launch.config, M3_CLAUDE_CODE_EXECUTABLE: tripwire.path },
@@ -108,9 +92,13 @@ describe("Claude Code sessions", () => {
   }
 
   test("two listed tools with one name are refused before Claude Code starts", async () => {
-    const log = join(await kit.tempDir("m3-log-"), "calls.jsonl");
+    const log = join(await t.kit.tempDir("m3-log-"), "calls.jsonl");
     const error = await openWithStandIn(
-      [namedServer("a.b", ["c"], log), namedServer("a_b", ["c"], log)],
+      log,
+      [
+        ["a.b", ["c"]],
+        ["a_b", ["c"]],
+      ],
       ["a.b:c", "a_b:c"],
     );
     expect(error).toBeInstanceOf(ToolNameCollision);
@@ -123,11 +111,11 @@ describe("Claude Code sessions", () => {
   });
 
   test("servers a and a__b with unlisted tools are refused before Claude Code starts", async () => {
-    const log = join(await kit.tempDir("m3-log-"), "calls.jsonl");
-    const error = await openWithStandIn(
-      [namedServer("a", ["b__c"], log), namedServer("a__b", ["c"], log)],
-      undefined,
-    );
+    const log = join(await t.kit.tempDir("m3-log-"), "calls.jsonl");
+    const error = await openWithStandIn(log, [
+      ["a", ["b__c"]],
+      ["a__b", ["c"]],
+    ]);
     expect(error).toBeInstanceOf(ToolNameCollision);
     expect((error as ToolNameCollision).names).toEqual(["a", "a__b"]);
     expect((error as Error).message).toMatch(
@@ -138,25 +126,25 @@ describe("Claude Code sessions", () => {
   });
 
   test("the stand-in does run when the names are distinct (so it would have seen a spawn)", async () => {
-    const log = join(await kit.tempDir("m3-log-"), "calls.jsonl");
-    const error = await openWithStandIn(
-      [namedServer("a.b", ["c"], log), namedServer("a-b", ["c"], log)],
-      undefined,
-    );
+    const log = join(await t.kit.tempDir("m3-log-"), "calls.jsonl");
+    const error = await openWithStandIn(log, [
+      ["a.b", ["c"]],
+      ["a-b", ["c"]],
+    ]);
     expect(error).toBeInstanceOf(HarnessStartError);
     expect(tripwire?.ran()).toBe(true);
   });
 
   test("servers a.b and a-b open; a call of a.b:c is one record, on a.b, seen both ways", async () => {
-    const log = join(await kit.tempDir("m3-log-"), "calls.jsonl");
+    const log = join(await t.kit.tempDir("m3-log-"), "calls.jsonl");
     const { launch, capture } = await claudeLaunch(
-      kit,
-      claudeSelection(model.providerFor("anthropic-messages")),
+      t.kit,
+      claudeSelection(t.model.providerFor("anthropic-messages")),
       [namedServer("a.b", ["c"], log), namedServer("a-b", ["c"], log)],
     );
-    captures.push(capture);
+    t.captures.push(capture);
     const session = (await claudeCodeHarness.open(launch)) as ClaudeCodeSession;
-    pids.push(session.pid as number);
+    t.pids.push(session.pid as number);
 
     const result = await turn(session, capture, "turn-1", "Please run the dotted one.");
 

@@ -8,23 +8,15 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HarnessStartError, isUnavailable, M3Error } from "@jest-m3/core";
 import codexHarness, { resolveCodexExecutable } from "@jest-m3/harness-codex";
-import { faultServer, faultSessionScript, perTestKit } from "@jest-m3/test-support";
+import { callRule, faultServer, faultSessionScript, perTestKit } from "@jest-m3/test-support";
 
 const faultyServer = faultServer();
 
 describe("Codex session faults", () => {
   const t = perTestKit({
     script: faultSessionScript(
-      {
-        name: "flood",
-        when: { user: "flood" },
-        steps: [{ call: "faulty:flood", args: { bytes: 4_000_000 } }, { reply: "done flooding" }],
-      },
-      {
-        name: "big",
-        when: { user: "big result" },
-        steps: [{ call: "faulty:big", args: { bytes: 10 * 1024 * 1024 } }, { reply: "got it" }],
-      },
+      callRule("flood", "faulty:flood", { bytes: 4_000_000 }, "done flooding"),
+      callRule("big result", "faulty:big", { bytes: 10 * 1024 * 1024 }, "got it", "big"),
     ),
     model: "each",
     kit: { env: {}, killGraceMs: 500, harnesses: [codexHarness] },

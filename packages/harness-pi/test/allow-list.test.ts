@@ -6,22 +6,15 @@
  * still works. With `tools: []` the model is offered no tool at all.
  */
 import { MCPTestKit, TurnOutcome, expect } from "jest-m3";
-import { ERASE_RULE, useScriptedModel, useTempFolder } from "@jest-m3/test-support";
-import { callLog, isRunning, ledgerServer, processTree } from "./support/pi";
+import { callRule, ERASE_RULE, useScriptedModel, useTempFolder } from "@jest-m3/test-support";
+import { callLog, isRunning, ledgerServer, piAgent, processTree } from "./support/pi";
 
 jest.setTimeout(120_000);
 
 const logs = useTempFolder("m3-pi-allow-", { each: true });
 const model = useScriptedModel(
   {
-    rules: [
-      ERASE_RULE,
-      {
-        name: "record",
-        when: { user: "record" },
-        steps: [{ call: "ledger:record_entry", args: { text: "lunch" } }, { reply: "Recorded." }],
-      },
-    ],
+    rules: [ERASE_RULE, callRule("record", "ledger:record_entry", { text: "lunch" }, "Recorded.")],
   },
   { each: true },
 );
@@ -39,10 +32,8 @@ function offeredNames(): string[][] {
 test("a denied tool is not offered and never reaches the server; an allowed one does", async () => {
   const log = logs("ledger.jsonl");
   await using kit = new MCPTestKit({ env: {} });
-  const [agent] = kit.agents([
-    { harness: "pi", models: ["scripted-model"], provider: model.providerFor("responses") },
-  ]);
-  const session = agent!.session({
+  const agent = piAgent(kit, model);
+  const session = agent.session({
     server: ledgerServer(log),
     tools: ["ledger:record_entry"],
     timeout: 90_000,
@@ -80,10 +71,8 @@ test("a denied tool is not offered and never reaches the server; an allowed one 
 test("with tools: [] the model is offered no tool, and nothing reaches the server", async () => {
   const log = logs("ledger.jsonl");
   await using kit = new MCPTestKit({ env: {} });
-  const [agent] = kit.agents([
-    { harness: "pi", models: ["scripted-model"], provider: model.providerFor("responses") },
-  ]);
-  const session = agent!.session({ server: ledgerServer(log), tools: [], timeout: 90_000 });
+  const agent = piAgent(kit, model);
+  const session = agent.session({ server: ledgerServer(log), tools: [], timeout: 90_000 });
   let turn;
   {
     await using open = await session.open();
@@ -101,15 +90,8 @@ test.each([
   [{ builtinTools: "default" }, ["bash", "edit", "mcp__ledger__record_entry", "read", "write"]],
 ])("built-in tools are off unless the options ask: %j", async (options, expected) => {
   await using kit = new MCPTestKit({ env: {} });
-  const [agent] = kit.agents([
-    {
-      harness: "pi",
-      models: ["scripted-model"],
-      provider: model.providerFor("responses"),
-      options,
-    },
-  ]);
-  const session = agent!.session({
+  const agent = piAgent(kit, model, options);
+  const session = agent.session({
     server: ledgerServer(logs("ledger.jsonl")),
     tools: ["ledger:record_entry"],
     timeout: 90_000,

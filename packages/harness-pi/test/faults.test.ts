@@ -6,8 +6,8 @@
  * next turn on the same session completes.
  */
 import { ExecutionOutcome, MCPTestKit, TurnOutcome, expect } from "jest-m3";
-import { quoteRule, useScriptedModel, useTempFolder } from "@jest-m3/test-support";
-import { callLog, isRunning, ledgerServer, processTree, shippingServer } from "./support/pi";
+import { isRunning, quoteRule, useScriptedModel, useTempFolder } from "@jest-m3/test-support";
+import { callLog, ledgerServer, piAgent, processTree, shippingServer } from "./support/pi";
 
 jest.setTimeout(120_000);
 
@@ -28,17 +28,7 @@ const model = useScriptedModel(
 );
 
 /** A Pi agent; `warm: false` where a test checks the session's own Pi. */
-function agentOf(kit: MCPTestKit, options: { warm?: boolean } = {}) {
-  const [agent] = kit.agents([
-    {
-      harness: "pi",
-      models: ["scripted-model"],
-      provider: model.providerFor("responses"),
-      options,
-    },
-  ]);
-  return agent!;
-}
+const agentOf = (kit: MCPTestKit, options: { warm?: boolean } = {}) => piAgent(kit, model, options);
 
 test("a server that exits at start fails open(), naming it, with its stderr", async () => {
   await using kit = new MCPTestKit({ env: {}, killGraceMs: 500 });

@@ -4,10 +4,11 @@
  * with a readable error; the session is finished `timed_out` and neither Pi nor its MCP
  * server (nor the relay) is left running, as `ps` sees it.
  */
+import type { AgentSelection, SessionOptions } from "@jest-m3/core";
 import { ExecutionOutcome, MCPTestKit, TurnOutcome, expect } from "jest-m3";
 import { startScriptedModel } from "@jest-m3/scripted-model";
-import { useScriptedModel, useTempFolder } from "@jest-m3/test-support";
-import { callLog, isRunning, ledgerServer, processTree, shippingServer } from "./support/pi";
+import { callRule, isRunning, useScriptedModel, useTempFolder } from "@jest-m3/test-support";
+import { callLog, ledgerServer, piAgent, processTree, shippingServer } from "./support/pi";
 
 jest.setTimeout(120_000);
 
@@ -27,26 +28,17 @@ const model = useScriptedModel({
   ],
 });
 
-test.each([
-  ["the model hangs before any call", "hang", 0],
-  ["the model hangs after a tool call", "quote", 1],
-])("%s: the turn ends timed_out, readable, with no process left", async (_what, prompt, calls) => {
-  const log = logs(`${prompt}.jsonl`);
-  await using kit = new MCPTestKit({ env: {} });
-  // Cold (`warm: false`): the session's own Pi, gone at close.
-  const [agent] = kit.agents([
-    {
-      harness: "pi",
-      models: ["scripted-model"],
-      provider: model.providerFor("responses"),
-      options: { warm: false },
-    },
-  ]);
-  const session = agent!.session({
-    server: shippingServer(log),
-    tools: ["shipping:shipping_quote"],
-    timeout: 90_000,
-  });
+/**
+ * One turn of `prompt` with a budget of 2000 ms on a session of `agent` (90 s otherwise), the
+ * session's processes in `kit` while it was open, and how long the turn took.
+ */
+async function turnOf2Seconds(
+  kit: MCPTestKit,
+  agent: AgentSelection,
+  options: Pick<SessionOptions, "server" | "tools">,
+  prompt: string,
+) {
+  const session = agent.session({ ...options, timeout: 90_000 });
   let turn;
   let pids: number[];
   let elapsed: number;
@@ -54,9 +46,25 @@ test.each([
     await using open = await session.open();
     pids = processTree(kit);
     const started = Date.now();
-    turn = await open.send(`Please ${prompt}.`, { timeout: 2000 });
+    turn = await open.send(prompt, { timeout: 2000 });
     elapsed = Date.now() - started;
   }
+  return { session, turn, pids, elapsed };
+}
+
+test.each([
+  ["the model hangs before any call", "hang", 0],
+  ["the model hangs after a tool call", "quote", 1],
+])("%s: the turn ends timed_out, readable, with no process left", async (_what, prompt, calls) => {
+  const log = logs(`${prompt}.jsonl`);
+  await using kit = new MCPTestKit({ env: {} });
+  // Cold (`warm: false`): the session's own Pi, gone at close.
+  const { session, turn, pids, elapsed } = await turnOf2Seconds(
+    kit,
+    piAgent(kit, model, { warm: false }),
+    { server: shippingServer(log), tools: ["shipping:shipping_quote"] },
+    `Please ${prompt}.`,
+  );
   expect(turn.snapshot.outcome).toBe(TurnOutcome.TIMED_OUT);
   expect(elapsed).toBeLessThan(2000 + 10_000);
   expect(turn.error?.code).toBe("M3_TURN_TIMEOUT");
@@ -74,35 +82,15 @@ test.each([
 test("a turn past its budget during a slow MCP call: Pi aborts the call, the server is told", async () => {
   const log = logs("ledger.jsonl");
   await using slowModel = await startScriptedModel({
-    rules: [
-      {
-        name: "wait",
-        when: { user: "wait" },
-        steps: [{ call: "ledger:wait", args: { ms: 20_000 } }, { reply: "Waited." }],
-      },
-    ],
+    rules: [callRule("wait", "ledger:wait", { ms: 20_000 }, "Waited.")],
   });
   await using kit = new MCPTestKit({ env: {} });
-  const [agent] = kit.agents([
-    {
-      harness: "pi",
-      models: ["scripted-model"],
-      provider: slowModel.providerFor("responses"),
-      options: { warm: false },
-    },
-  ]);
-  const session = agent!.session({
-    server: ledgerServer(log),
-    tools: ["ledger:wait"],
-    timeout: 90_000,
-  });
-  let turn;
-  let pids: number[];
-  {
-    await using open = await session.open();
-    pids = processTree(kit);
-    turn = await open.send("Please wait.", { timeout: 2000 });
-  }
+  const { session, turn, pids } = await turnOf2Seconds(
+    kit,
+    piAgent(kit, slowModel, { warm: false }),
+    { server: ledgerServer(log), tools: ["ledger:wait"] },
+    "Please wait.",
+  );
   expect(turn.snapshot.outcome).toBe(TurnOutcome.TIMED_OUT);
   // The call reached the server, and the server was told to stop (notifications/cancelled):
   // it logged the cancellation long before its 20 s were up.
@@ -121,10 +109,8 @@ test("a turn past its budget during a slow MCP call: Pi aborts the call, the ser
 
 test("a second turn that times out keeps no reply of the first", async () => {
   await using kit = new MCPTestKit({ env: {} });
-  const [agent] = kit.agents([
-    { harness: "pi", models: ["scripted-model"], provider: model.providerFor("responses") },
-  ]);
-  const session = agent!.session({
+  const agent = piAgent(kit, model);
+  const session = agent.session({
     server: shippingServer(logs("second.jsonl")),
     timeout: 90_000,
   });

@@ -190,13 +190,15 @@ test("the agent never cancels a shipment", async () => {
       ...(fallback ? { fallback: [{ reply: "I only quote." }] } : {}),
     });
   const config = JSON.stringify({ harnesses: ["codex"], scriptedModel: { script: "script.json" } });
-
-  test("a turn no rule answers fails its test, and the journal is in the run folder", () => {
-    const dir = project({
+  const negativeProject = (fallback: boolean) =>
+    project({
       "m3.config.json": config,
-      "script.json": script(false),
+      "script.json": script(fallback),
       "negative.test.ts": agentTest,
     });
+
+  test("a turn no rule answers fails its test, and the journal is in the run folder", () => {
+    const dir = negativeProject(false);
     const run = runJest(dir, { timeoutMs: 240_000 });
     expect(run.status).toBe(1);
     expect(run.output).toContain(
@@ -214,11 +216,7 @@ test("the agent never cancels a shipment", async () => {
   });
 
   test("a script with a fallback opts out: the same test passes", () => {
-    const dir = project({
-      "m3.config.json": config,
-      "script.json": script(true),
-      "negative.test.ts": agentTest,
-    });
+    const dir = negativeProject(true);
     const run = runJest(dir, { timeoutMs: 240_000 });
     expect(run.output).toContain("1 passed");
     expect(run.status).toBe(0);

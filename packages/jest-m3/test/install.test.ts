@@ -6,22 +6,10 @@
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DOCUMENTED_TSCONFIG } from "@jest-m3/test-support";
 import { REPO, removeTempDir, runJest, runToEnd, SHIPPING_SERVER } from "./support/user-project";
 
 const PACKAGES = ["core", "scripted-model", "jest-m3"];
-
-/** The documented tsconfig.json (docs/getting-started.md). */
-const TSCONFIG = {
-  compilerOptions: {
-    target: "ES2022",
-    lib: ["ES2022", "ESNext.Disposable"],
-    module: "commonjs",
-    strict: true,
-    esModuleInterop: true,
-    skipLibCheck: true,
-    types: ["node", "jest"],
-  },
-};
 
 const directTest = `import { join } from "node:path";
 import { MCPTestKit, expect, type StdioServer } from "jest-m3";
@@ -140,7 +128,7 @@ function project(
     join(dir, "jest.config.js"),
     esm ? 'export default { preset: "jest-m3" };\n' : 'module.exports = { preset: "jest-m3" };\n',
   );
-  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify(TSCONFIG, null, 2));
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify(DOCUMENTED_TSCONFIG, null, 2));
   writeFileSync(join(dir, "shipping-server.mjs"), readFileSync(SHIPPING_SERVER, "utf8"));
   for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
   return dir;
@@ -161,58 +149,45 @@ function expectGreen(dir: string, tests: number): void {
   expect(run.status).toBe(0);
 }
 
-describe("the documented install, with the TypeScript npm picks (6)", () => {
-  let installed: string;
+/** A project of `name` with the direct .test.ts and a plain .test.js, both passing. */
+function expectBothGreen(installed: string, name: string, esm: boolean): void {
+  expectGreen(
+    project(installed, name, esm, { "direct.test.ts": directTest, "plain.test.js": jsTest(esm) }),
+    2,
+  );
+}
+
+/** Registers the install `key` before the block's tests; returns its folder (in a test). */
+function useInstall(key: string): () => string {
+  let installed: string | undefined;
   beforeAll(async () => {
-    installed = await installs.get("ts-default")!;
+    installed = await installs.get(key)!;
   }, 300_000);
+  return () => installed!;
+}
+
+describe("the documented install, with the TypeScript npm picks (6)", () => {
+  const installed = useInstall("ts-default");
 
   test("npm picked TypeScript 6", () => {
-    expect(typescriptVersion(installed)).toMatch(/^6\./);
+    expect(typescriptVersion(installed())).toMatch(/^6\./);
   });
 
   test("a CommonJS project runs .test.ts and .test.js", () => {
-    expectGreen(
-      project(installed, "cjs-6", false, {
-        "direct.test.ts": directTest,
-        "plain.test.js": jsTest(false),
-      }),
-      2,
-    );
+    expectBothGreen(installed(), "cjs-6", false);
   });
 
   test('an ESM project ("type": "module") runs .test.ts and .test.js', () => {
-    expectGreen(
-      project(installed, "esm-6", true, {
-        "direct.test.ts": directTest,
-        "plain.test.js": jsTest(true),
-      }),
-      2,
-    );
+    expectBothGreen(installed(), "esm-6", true);
   });
 });
 
 describe("the documented install with TypeScript 5", () => {
-  let installed: string;
-  beforeAll(async () => {
-    installed = await installs.get("ts-5")!;
-  }, 300_000);
+  const installed = useInstall("ts-5");
 
   test("a CommonJS and an ESM project run .test.ts and .test.js", () => {
-    expect(typescriptVersion(installed)).toMatch(/^5\./);
-    expectGreen(
-      project(installed, "cjs-5", false, {
-        "direct.test.ts": directTest,
-        "plain.test.js": jsTest(false),
-      }),
-      2,
-    );
-    expectGreen(
-      project(installed, "esm-5", true, {
-        "direct.test.ts": directTest,
-        "plain.test.js": jsTest(true),
-      }),
-      2,
-    );
+    expect(typescriptVersion(installed())).toMatch(/^5\./);
+    expectBothGreen(installed(), "cjs-5", false);
+    expectBothGreen(installed(), "esm-5", true);
   });
 });

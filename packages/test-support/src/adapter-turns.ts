@@ -14,6 +14,7 @@ import type {
 import { correlateTurn } from "@jest-m3/core/testing";
 import type { Rule, Script, ScriptedModel } from "@jest-m3/scripted-model";
 import { runTurn, testLaunch, turnRequest } from "./launch";
+import { callRule } from "./rules";
 import type { PerTest } from "./per-test";
 import { callLog, shippingServer } from "./servers";
 import { waitFor } from "./waits";
@@ -38,11 +39,7 @@ export function quoteKgRule(reply = "Shipping costs {{result.amount}} {{result.c
  * one shipping_quote of 2 kg to "local" on the server `shipping`, then `reply` (a template).
  */
 export function quoteRule(reply = "Quoted.", user = "quote"): Rule {
-  return {
-    name: "quote",
-    when: { user },
-    steps: [{ call: "shipping:shipping_quote", args: { weight_kg: 2, zone: "local" } }, { reply }],
-  };
+  return callRule(user, "shipping:shipping_quote", { weight_kg: 2, zone: "local" }, reply, "quote");
 }
 
 /**

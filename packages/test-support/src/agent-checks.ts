@@ -18,6 +18,7 @@ import type { JsonObject, Rule, ScriptedModel } from "@jest-m3/scripted-model";
 import { isRunning } from "./processes";
 import { callLog, ledgerServer, shippingServer } from "./servers";
 import { waitFor } from "./waits";
+import { callRule } from "./rules";
 
 /**
  * A rule for prompts with "ledger": the model calls each of `tools` on the ledger server in
@@ -36,11 +37,7 @@ export function ledgerRule(
 }
 
 /** A rule for prompts with "erase": the model calls ledger:erase_ledger, then replies. */
-export const ERASE_RULE: Rule = {
-  name: "erase",
-  when: { user: "erase" },
-  steps: [{ call: "ledger:erase_ledger", args: {} }, { reply: "Erased, I hope." }],
-};
+export const ERASE_RULE: Rule = callRule("erase", "ledger:erase_ledger", {}, "Erased, I hope.");
 
 /**
  * A rule for `prompt`: one shipping_quote on the server `shipping` and one on `local` (the

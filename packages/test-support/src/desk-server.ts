@@ -13,6 +13,7 @@ import type { HarnessDefinition } from "@jest-m3/core/harness";
 import { mockServer, type MockServer } from "@jest-m3/core/testing";
 import type { Rule, ScriptedModel } from "@jest-m3/scripted-model";
 import { perTestKit, type PerTest } from "./per-test";
+import { callRule } from "./rules";
 
 /** A desk server whose `book` tool asks for input and answers with what it got back. */
 export function deskServer(): MockServer {
@@ -55,11 +56,13 @@ export function deskServer(): MockServer {
 }
 
 /** The scripted model's rule: "book asking <questions>" calls desk:book and replies its result. */
-export const BOOK_RULE: Rule = {
-  name: "book",
-  when: { user: /book asking ([\w,]+)/ },
-  steps: [{ call: "desk:book", args: { ask: "{{match.1}}" } }, { reply: "{{result}}" }],
-};
+export const BOOK_RULE: Rule = callRule(
+  /book asking ([\w,]+)/,
+  "desk:book",
+  { ask: "{{match.1}}" },
+  "{{result}}",
+  "book",
+);
 
 /** What {@link deskPerTest} keeps for the running test. */
 export interface DeskPerTest extends PerTest {

@@ -19,3 +19,6 @@ export * from "./adapter-turns";
 export * from "./node-agent";
 export * from "./readiness";
 export * from "./together";
+export * from "./tsconfig";
+export * from "./rules";
+export * from "./test-harness";

@@ -91,6 +91,21 @@ export async function testLaunch(
   return { launch, capture, events, teardown };
 }
 
+/**
+ * {@link testLaunch} with the allow-list `tools` and, when given, the extra `env` (then the
+ * launch's credentials), in the order an adapter's tests name them:
+ * `launchWithTools(kit, selection, servers, ["shipping:shipping_quote"])`.
+ */
+export function launchWithTools(
+  kit: MCPTestKit,
+  selection: SelectionSpec,
+  servers: readonly ServerSpec[],
+  tools?: readonly string[],
+  env?: Record<string, string>,
+): Promise<TestLaunch> {
+  return testLaunch(kit, selection, servers, { tools, ...(env ? { env } : {}) });
+}
+
 /** A turn request with its own abort controller. */
 export function turnRequest(
   text: string,

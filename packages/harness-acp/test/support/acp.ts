@@ -5,7 +5,7 @@
  * going through an agent session.
  */
 import { join } from "node:path";
-import type { MCPTestKit, ModelProvider, ServerSpec, StdioServer } from "@jest-m3/core";
+import type { MCPTestKit, ModelProvider, StdioServer } from "@jest-m3/core";
 import type { HarnessDefinition, SelectionSpec } from "@jest-m3/core/harness";
 import {
   AcpClient,
@@ -35,10 +35,9 @@ import {
   seedRule,
   selectionOf,
   shippingServer,
-  testLaunch,
   type PerTest,
   type SeedRun,
-  type TestLaunch,
+  launchWithTools,
 } from "@jest-m3/test-support";
 
 export {
@@ -56,6 +55,15 @@ export {
   waitFor,
   type TestLaunch,
 } from "@jest-m3/test-support";
+
+/** {@link launchWithTools} with `env` (the agent's credentials) empty unless given. */
+export const acpLaunch = (
+  kit: MCPTestKit,
+  spec: SelectionSpec,
+  servers: Parameters<typeof launchWithTools>[2],
+  tools?: readonly string[],
+  env: Record<string, string> = {},
+) => launchWithTools(kit, spec, servers, tools, env);
 
 /** The named agents' profiles (the `acp` kind needs a command, and is never warm by default). */
 const NAMED_PROFILES: readonly AcpProfile<ResolvedCommonOptions>[] = [
@@ -84,20 +92,6 @@ export function selection(
   if (!warmByDefault(harness)) return selectionOf(harness, "scripted-1", provider, extra);
   const options = { warm: false, ...extra.options };
   return selectionOf(harness, "scripted-1", provider, { ...extra, options });
-}
-
-/**
- * Wraps `servers` for capture with the allow-list `tools` and builds the launch; `env` is
- * the agent's extra environment and its credentials.
- */
-export function acpLaunch(
-  kit: MCPTestKit,
-  spec: SelectionSpec,
-  servers: readonly ServerSpec[],
-  tools?: readonly string[],
-  env: Record<string, string> = {},
-): Promise<TestLaunch> {
-  return testLaunch(kit, spec, servers, { tools, env });
 }
 
 /**

@@ -4,14 +4,12 @@
  * real Claude Code binary, the scripted model and real MCP servers without a session.
  */
 import { readFileSync } from "node:fs";
-import type { MCPTestKit, ModelProvider, ServerSpec, StdioServer } from "@jest-m3/core";
+import type { ModelProvider, StdioServer } from "@jest-m3/core";
 import type { SelectionSpec } from "@jest-m3/core/harness";
 import {
   childrenOf,
   selectionOf,
   shippingServer as sharedShippingServer,
-  testLaunch,
-  type TestLaunch,
 } from "@jest-m3/test-support";
 
 export {
@@ -26,6 +24,7 @@ export {
   turnRequest,
   waitFor,
   type TestLaunch,
+  launchWithTools as claudeLaunch,
 } from "@jest-m3/test-support";
 
 /**
@@ -51,16 +50,6 @@ export function claudeSelection(
 ): SelectionSpec {
   const options = { warm: false, ...extra.options };
   return selectionOf("claude-code", "scripted-model", provider, { ...extra, options });
-}
-
-/** Wraps `servers` for capture with the allow-list `tools` and builds the launch. */
-export function claudeLaunch(
-  kit: MCPTestKit,
-  selection: SelectionSpec,
-  servers: readonly ServerSpec[],
-  tools?: readonly string[],
-): Promise<TestLaunch> {
-  return testLaunch(kit, selection, servers, { tools });
 }
 
 /** This worker's Claude Code processes in stream-json mode (the warm ones outlive kits). */

@@ -3,9 +3,9 @@
  * model and a launch built by hand from the kit's public API, so the tests drive the real
  * Codex binary, the scripted model and real MCP servers without going through a session.
  */
-import type { MCPTestKit, ModelProvider, ServerSpec } from "@jest-m3/core";
+import type { ModelProvider } from "@jest-m3/core";
 import type { SelectionSpec } from "@jest-m3/core/harness";
-import { selectionOf, testLaunch, type TestLaunch } from "@jest-m3/test-support";
+import { selectionOf } from "@jest-m3/test-support";
 
 export {
   callLog,
@@ -19,6 +19,7 @@ export {
   turnRequest,
   waitFor,
   type TestLaunch,
+  launchWithTools as codexLaunch,
 } from "@jest-m3/test-support";
 
 /**
@@ -34,14 +35,4 @@ export function codexSelection(
     ...extra,
     options: { warm: false, ...extra.options },
   });
-}
-
-/** Wraps `servers` for capture with the allow-list `tools` and builds the launch. */
-export function codexLaunch(
-  kit: MCPTestKit,
-  selection: SelectionSpec,
-  servers: readonly ServerSpec[],
-  tools?: readonly string[],
-): Promise<TestLaunch> {
-  return testLaunch(kit, selection, servers, { tools });
 }

@@ -5,15 +5,14 @@
  * and process checks made with `ps`, independently of the kit's own bookkeeping.
  */
 import { join } from "node:path";
-import type { MCPTestKit, ModelProvider, ServerSpec, StdioServer } from "@jest-m3/core";
+import type { AgentSelection, MCPTestKit, ModelProvider, StdioServer } from "@jest-m3/core";
+import type { ScriptedModel } from "@jest-m3/scripted-model";
 import type { SelectionSpec } from "@jest-m3/core/harness";
 import {
   ledgerServer as sharedLedgerServer,
   REPO_ROOT,
   selectionOf,
   shippingServer as sharedShippingServer,
-  testLaunch,
-  type TestLaunch,
 } from "@jest-m3/test-support";
 
 export {
@@ -25,6 +24,7 @@ export {
   runTurn as turn,
   startHttpShipping,
   type TestLaunch,
+  launchWithTools as piLaunch,
 } from "@jest-m3/test-support";
 
 /** The shipping MCP server of the example (one tool, shipping_quote), in its own folder. */
@@ -45,12 +45,19 @@ export function piSelection(
   return selectionOf("pi", "scripted-model", provider, extra);
 }
 
-/** Wraps `servers` for capture with the allow-list `tools` and builds the launch by hand. */
-export function piLaunch(
+/** The kit's Pi agent on the scripted model's Responses provider, with `options`. */
+export function piAgent(
   kit: MCPTestKit,
-  selection: SelectionSpec,
-  servers: readonly ServerSpec[],
-  tools?: readonly string[],
-): Promise<TestLaunch> {
-  return testLaunch(kit, selection, servers, { tools });
+  model: ScriptedModel,
+  options: Readonly<Record<string, unknown>> = {},
+): AgentSelection {
+  const [agent] = kit.agents([
+    {
+      harness: "pi",
+      models: ["scripted-model"],
+      provider: model.providerFor("responses"),
+      options,
+    },
+  ]);
+  return agent!;
 }
