@@ -11,15 +11,14 @@ import {
   type TurnResult,
 } from "jest-m3";
 import { testHarness } from "@jest-m3/core/testing";
-import { shipping } from "@jest-m3/test-support";
+import { shipping, testAgent } from "@jest-m3/test-support";
 
 const kit = new MCPTestKit({ env: {}, harnesses: [testHarness()] });
 let quoted: TurnResult;
 let json: TurnResult;
 let result: ExecutionResult;
 beforeAll(async () => {
-  const [agent] = kit.agents([{ harness: "test", models: ["m"] }]);
-  const session = agent!.session({ server: shipping, timeout: 30_000 });
+  const session = testAgent(kit).session({ server: shipping, timeout: 30_000 });
   {
     await using open = await session.open();
     quoted = await open.send(

@@ -4,7 +4,7 @@
 import { MCPTestKit, expect, type ExecutionResult, type TurnResult } from "jest-m3";
 import { testHarness } from "@jest-m3/core/testing";
 import { failure } from "./support/failure";
-import { shipping } from "@jest-m3/test-support";
+import { shipping, testAgent } from "@jest-m3/test-support";
 
 const quote = (weight: number, zone: string) =>
   `call shipping:shipping_quote ${JSON.stringify({ weight_kg: weight, zone })}`;
@@ -24,8 +24,10 @@ describe("soft groups, ToolCall subjects and usage errors", () => {
   let result: ExecutionResult;
   let first: TurnResult;
   beforeAll(async () => {
-    const [agent] = kit.agents([{ harness: "test", models: ["m"] }]);
-    const session = agent!.session({ server: shipping, tools: ["shipping:shipping_quote"] });
+    const session = testAgent(kit).session({
+      server: shipping,
+      tools: ["shipping:shipping_quote"],
+    });
     await session.open();
     first = await session.send(`${quote(2, "local")}\n${quote(0, "local")}\nreply ok`);
     await session.close();

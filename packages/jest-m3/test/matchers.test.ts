@@ -8,7 +8,7 @@ import {
 } from "jest-m3";
 import { testHarness } from "@jest-m3/core/testing";
 import { failure } from "./support/failure";
-import { shipping } from "@jest-m3/test-support";
+import { shipping, testAgent } from "@jest-m3/test-support";
 
 const quote = (weight: number, zone: string) =>
   `call shipping:shipping_quote ${JSON.stringify({ weight_kg: weight, zone })}`;
@@ -19,8 +19,10 @@ describe("tool-call matchers on a real two-turn session", () => {
   let first: TurnResult;
   let second: TurnResult;
   beforeAll(async () => {
-    const [agent] = kit.agents([{ harness: "test", models: ["m"] }]);
-    const session = agent!.session({ server: shipping, tools: ["shipping:shipping_quote"] });
+    const session = testAgent(kit).session({
+      server: shipping,
+      tools: ["shipping:shipping_quote"],
+    });
     await session.open();
     first = await session.send(`${quote(2, "local")}\nreply Your quote is 9 USD.`);
     second = await session.send(`${quote(3, "regional")}\n${quote(1, "mars")}\nreply 15.5 USD`);

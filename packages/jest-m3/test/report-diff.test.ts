@@ -233,9 +233,13 @@ const trialsRun = (
     })),
   );
 
+/** Records in the history a crafted run of `id` whose tests ran `rows` (see trialsRun). */
+const recordTrials = (...run: Parameters<typeof trialsRun>) =>
+  recordRunInStore(history(), trialsRun(...run), null);
+
 test("20/20 → 12/20 is regressed (exit 1) though the test still meets its minRate; 3/3 → 2/3 is undecided (exit 0)", async () => {
-  await recordRunInStore(history(), trialsRun("run-a", [["dropped", 20, 20]]), null);
-  await recordRunInStore(history(), trialsRun("run-b", [["dropped", 12, 20]]), null);
+  await recordTrials("run-a", [["dropped", 20, 20]]);
+  await recordTrials("run-b", [["dropped", 12, 20]]);
   const dropped = await cli("diff");
   expect(dropped.code).toBe(1);
   expect(dropped.out).toContain("jest-m3 diff: run-a (green) → run-b (green)");
@@ -246,8 +250,8 @@ test("20/20 → 12/20 is regressed (exit 1) though the test still meets its minR
     "1 regression(s):\n  regressed: dropped (test · m1) 20/20 → 12/20, adjusted p = 0.0033",
   );
 
-  await recordRunInStore(history(), trialsRun("run-c", [["few", 3, 3]]), null);
-  await recordRunInStore(history(), trialsRun("run-d", [["few", 2, 3]]), null);
+  await recordTrials("run-c", [["few", 3, 3]]);
+  await recordTrials("run-d", [["few", 2, 3]]);
   const few = await cli("diff");
   expect(few.code).toBe(0);
   expect(few.out).toContain(
@@ -269,21 +273,13 @@ test("20/20 → 12/20 is regressed (exit 1) though the test still meets its minR
 test("Holm over a run's tests: 40 drops of p = 0.047 each are no regression together; one alone is", async () => {
   // 20/20 → 15/20: Fisher p = 0.047 on its own.
   const names = Array.from({ length: 40 }, (_, index) => `t${index}`);
-  await recordRunInStore(
-    history(),
-    trialsRun(
-      "run-a",
-      names.map((n) => [n, 20, 20]),
-    ),
-    null,
+  await recordTrials(
+    "run-a",
+    names.map((n) => [n, 20, 20]),
   );
-  await recordRunInStore(
-    history(),
-    trialsRun(
-      "run-b",
-      names.map((n) => [n, 15, 20]),
-    ),
-    null,
+  await recordTrials(
+    "run-b",
+    names.map((n) => [n, 15, 20]),
   );
   const many = await cli("diff", "--json");
   const parsed = JSON.parse(many.out) as {
@@ -296,16 +292,16 @@ test("Holm over a run's tests: 40 drops of p = 0.047 each are no regression toge
     expect(row.adjustedPValue).toBeGreaterThan(0.05);
     expect(row.verdict).toBe("undecided");
   }
-  await recordRunInStore(history(), trialsRun("run-c", [["t0", 20, 20]]), null);
-  await recordRunInStore(history(), trialsRun("run-d", [["t0", 15, 20]]), null);
+  await recordTrials("run-c", [["t0", 20, 20]]);
+  await recordTrials("run-d", [["t0", 15, 20]]);
   expect(await cli("diff")).toMatchObject({ code: 1 });
 });
 
 test("--alpha sets the level and is named; pool:K pools the last K runs so one run's few trials weigh more", async () => {
-  await recordRunInStore(history(), trialsRun("run-1", [["quotes", 5, 5]]), null);
-  await recordRunInStore(history(), trialsRun("run-2", [["quotes", 5, 5]]), null);
-  await recordRunInStore(history(), trialsRun("run-3", [["quotes", 5, 5]]), null);
-  await recordRunInStore(history(), trialsRun("run-4", [["quotes", 1, 5]]), null);
+  await recordTrials("run-1", [["quotes", 5, 5]]);
+  await recordTrials("run-2", [["quotes", 5, 5]]);
+  await recordTrials("run-3", [["quotes", 5, 5]]);
+  await recordTrials("run-4", [["quotes", 1, 5]]);
 
   // 5/5 → 1/5 against one run: p = 0.048, significant at 0.05, not at 0.01.
   expect(await cli("diff")).toMatchObject({ code: 1 });
@@ -348,8 +344,8 @@ test("--alpha sets the level and is named; pool:K pools the last K runs so one r
 test("turn latency: slower beyond chance and past the ratio is regressed (exit 1), listed apart from pass verdicts", async () => {
   const fast = [{ turnMs: [100, 110, 120, 105, 115, 102, 108, 111] }];
   const slow = [{ turnMs: [900, 950, 1000, 980, 940, 990, 1010, 1200] }];
-  await recordRunInStore(history(), trialsRun("run-a", [["quotes", 5, 5]], fast), null);
-  await recordRunInStore(history(), trialsRun("run-b", [["quotes", 5, 5]], slow), null);
+  await recordTrials("run-a", [["quotes", 5, 5]], fast);
+  await recordTrials("run-b", [["quotes", 5, 5]], slow);
   const { code, out } = await cli("diff");
   expect(code).toBe(1);
   expect(out).toContain("Unchanged: 1 test and agent pair(s), same pass rate");

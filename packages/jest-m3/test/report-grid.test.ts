@@ -1,9 +1,7 @@
 // The report's test × agent grid on a crafted run of 500 tests on 8 agents, in headless
 // Chromium: cells (pass count, rate, Wilson interval, colour), the server × tool rows, the
 // filters, a click that opens the test on that agent; open and filter times printed.
-import { mkdtempSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { statSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
 import { buildRunReport, testId } from "../dist/report/build";
@@ -12,7 +10,7 @@ import { wilsonInterval } from "../dist/stats/wilson";
 import type { TranscriptRecord } from "../dist/shared/transcript";
 import { withChromium } from "./support/chromium";
 import { sessionRecord } from "./support/blobs";
-import { removeTempDir } from "./support/user-project";
+import { useTempFolder } from "@jest-m3/test-support";
 
 /** Far above what any step takes: only a frozen page fails it (2 shared cores, CI). */
 const SANITY_MS = 10_000;
@@ -122,12 +120,10 @@ async function gridRows(page: Page, count: number): Promise<number> {
   }
 }
 
-let folder: string | undefined;
-afterAll(() => removeTempDir(folder));
+const folder = useTempFolder("m3-report-grid-");
 
 test("a 500 × 8 grid opens, colours its cells, filters and clicks through in Chromium", async () => {
-  folder = mkdtempSync(join(tmpdir(), "m3-report-grid-"));
-  const file = join(folder, "report.html");
+  const file = folder("report.html");
   const report = crafted();
   expect(report.tests).toHaveLength(TESTS);
   writeFileSync(file, renderReportHtml(report));
@@ -328,8 +324,7 @@ test("the grid writes markup in names, agents, servers, tools and number fields 
       })),
     })),
   };
-  folder ??= mkdtempSync(join(tmpdir(), "m3-report-grid-"));
-  const file = join(folder, "hostile.html");
+  const file = folder("hostile.html");
   writeFileSync(file, renderReportHtml(report));
   await withChromium(async (browser) => {
     const page = await browser.newPage();

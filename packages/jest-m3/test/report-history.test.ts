@@ -2,8 +2,8 @@
 // foreign and newer files refused without touching them, concurrent writers in separate
 // processes, and locks left by killed runs.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { hostname, tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { HistoryLocked, withLock } from "../dist/store/lock";
 import {
@@ -17,13 +17,9 @@ import { queryRows, sqlEngine } from "../dist/store/engine";
 import { recordRunInStore } from "../dist/store/record";
 import { SCHEMA_VERSION } from "../dist/store/schema";
 import { craftedRun } from "./support/crafted-run";
-import { removeTempDir } from "./support/user-project";
+import { useTempFolder } from "@jest-m3/test-support";
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "jest-m3-history-"));
-});
-afterEach(() => removeTempDir(dir));
+const dir = useTempFolder("jest-m3-history-", { each: true });
 
 const RECORD = join(__dirname, "..", "dist", "store", "record.js");
 const BUILD = join(__dirname, "..", "dist", "report", "build.js");
@@ -38,7 +34,7 @@ async function runIds(path: string): Promise<string[]> {
 }
 
 test("a store of schema 1 is migrated to the current schema, its runs kept and the old file backed up", async () => {
-  const path = join(dir, "history.sqlite");
+  const path = join(dir(), "history.sqlite");
   await writeEmptyHistory(path, 1);
   // A run as jest-m3 with schema 1 wrote it.
   const engine = await sqlEngine();
@@ -104,7 +100,7 @@ test.each([
   ["another application's SQLite database", "foreign", "M3_STORE_FOREIGN"],
   ["a history of a newer jest-m3", "newer", "M3_STORE_TOO_NEW"],
 ] as const)("%s is a clear error and is left untouched", async (_what, kind, code) => {
-  const path = join(dir, "history.sqlite");
+  const path = join(dir(), "history.sqlite");
   const engine = await sqlEngine();
   if (typeof kind === "function") {
     writeFileSync(path, kind());
@@ -140,14 +136,14 @@ test.each([
 });
 
 test("a missing history is M3_STORE_NOT_FOUND for readers", async () => {
-  await expect(readHistory(join(dir, "none.sqlite"))).rejects.toMatchObject({
+  await expect(readHistory(join(dir(), "none.sqlite"))).rejects.toMatchObject({
     code: "M3_STORE_NOT_FOUND",
     message: expect.stringContaining("npx jest"),
   });
 });
 
 test("six processes writing at once: every run recorded, the file intact", async () => {
-  const path = join(dir, "history.sqlite");
+  const path = join(dir(), "history.sqlite");
   const script = `
     const { buildRunReport } = require(${JSON.stringify(BUILD)});
     const { recordRunInStore } = require(${JSON.stringify(RECORD)});
@@ -185,7 +181,7 @@ test("six processes writing at once: every run recorded, the file intact", async
 });
 
 test("a lock left by a killed run is taken over; a live one makes the writer wait, then fail clearly", async () => {
-  const path = join(dir, "history.sqlite");
+  const path = join(dir(), "history.sqlite");
   // A process that has exited: its lock is stale.
   const gone = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], {
     encoding: "utf8",

@@ -1,15 +1,13 @@
 // A run with 5,000 tool calls opens and filters in headless Chromium without freezing: the
 // test list is virtualized and call tables are paged. Prints what it measured.
-import { mkdtempSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { statSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
 import { buildRunReport } from "../dist/report/build";
 import { renderReportHtml } from "../dist/report/html";
 import type { TranscriptCall, TranscriptRecord } from "../dist/shared/transcript";
 import { withChromium } from "./support/chromium";
-import { removeTempDir } from "./support/user-project";
+import { useTempFolder } from "@jest-m3/test-support";
 
 /** Longest any step may take before the page counts as frozen (2 shared cores, CI). */
 const BUDGET_MS = 3_000;
@@ -123,12 +121,10 @@ async function countIs(page: Page, text: string): Promise<number> {
   }
 }
 
-let folder: string | undefined;
-afterAll(() => removeTempDir(folder));
+const folder = useTempFolder("m3-report-scale-");
 
 test("a 5,000-call report opens, filters, searches and pages in Chromium within budget", async () => {
-  folder = mkdtempSync(join(tmpdir(), "m3-report-scale-"));
-  const file = join(folder, "report.html");
+  const file = folder("report.html");
   writeFileSync(file, bigReport());
   const sizeMb = statSync(file).size / 1024 / 1024;
   const timings: Record<string, number> = {};

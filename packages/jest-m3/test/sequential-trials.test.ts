@@ -2,11 +2,11 @@
 // that fails a known share of calls (its own log is the ground truth). trials() with
 // `confidence` stops as soon as the outcome is decided, in the direction the share predicts,
 // and says how many trials ran and why.
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { MCPTestKit, TrialsFailed, expect, trials, type StdioServer } from "jest-m3";
 import { testHarness } from "@jest-m3/core/testing";
+import { useTempFolder } from "@jest-m3/test-support";
 import { clopperPearson } from "../dist/stats/binomial";
 import {
   jsonLines,
@@ -17,11 +17,7 @@ import {
   runJest,
 } from "./support/user-project";
 
-let folder: string;
-beforeEach(() => {
-  folder = mkdtempSync(join(tmpdir(), "jest-m3-sequential-"));
-});
-afterEach(() => removeTempDir(folder));
+const logs = useTempFolder("jest-m3-sequential-", { each: true });
 
 const kit = new MCPTestKit({ env: {}, harnesses: [testHarness()] });
 afterAll(() => kit.close());
@@ -75,7 +71,7 @@ function predictedStop(
 }
 
 test("a server passing 90% of calls: stops early above minRate 0.5, well before the cap", async () => {
-  const log = join(folder, "calls.jsonl");
+  const log = logs("calls.jsonl");
   const summary = await trials(40, trialOn("PPPPPPPPPF", log), {
     minRate: 0.5,
     confidence: 0.95,
@@ -96,7 +92,7 @@ test("a server passing 90% of calls: stops early above minRate 0.5, well before 
 });
 
 test("a server passing 20% of calls: stops early below minRate 0.8 and fails, saying why", async () => {
-  const log = join(folder, "calls.jsonl");
+  const log = logs("calls.jsonl");
   const failed = await trials(30, trialOn("FFFFP", log), {
     minRate: 0.8,
     confidence: 0.95,
@@ -112,7 +108,7 @@ test("a server passing 20% of calls: stops early below minRate 0.8 and fails, sa
 });
 
 test("atLeast with confidence: stops when the rest cannot change the outcome", async () => {
-  const log = join(folder, "calls.jsonl");
+  const log = logs("calls.jsonl");
   // Every trial must pass: the first failure (call 5) decides it.
   const failed = await trials(10, trialOn("PPPPF", log), { confidence: 0.95 }).catch(
     (error: unknown) => error,
@@ -126,7 +122,7 @@ test("atLeast with confidence: stops when the rest cannot change the outcome", a
 });
 
 test("without confidence every trial runs; bad sequential options are usage errors first", async () => {
-  const log = join(folder, "calls.jsonl");
+  const log = logs("calls.jsonl");
   const summary = await trials(6, trialOn("PPPPF", log), { minRate: 0.5 });
   expect(summary.trials).toBe(6);
   expect(summary.stopped).toBeUndefined();

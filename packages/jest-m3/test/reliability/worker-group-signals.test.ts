@@ -7,19 +7,16 @@
  * (`processes/`) recorded may run, the stubborn servers included (by the pids they wrote
  * themselves), and not one folder of its `dirs/` ledger may exist.
  */
-import { spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import {
   isRunning,
   jsonLines,
   ledgerProcesses,
-  REPO,
   runFolder,
+  startJest,
   startTicks,
   waitUntil,
-  type JestRun,
-  type RunningJest,
 } from "../support/user-project";
 import {
   faultConfig,
@@ -30,47 +27,6 @@ import {
 
 const GONE_WITHIN_MS = 3000;
 
-/** Jest as a terminal runs it: the leader of its own process group. */
-function startJestGroup(dir: string, env: Record<string, string>): RunningJest {
-  const started = Date.now();
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: "0", ...env };
-  for (const name of ["M3_RUN_ID", "M3_RUN_DIR", "M3_SCRIPTED_PROVIDER", "M3_PROVIDER"]) {
-    delete childEnv[name];
-  }
-  delete childEnv.JEST_WORKER_ID;
-  const jest = spawn(
-    process.execPath,
-    [
-      join(REPO, "node_modules", "jest", "bin", "jest.js"),
-      "--ci",
-      "--colors=false",
-      "--maxWorkers=2",
-    ],
-    { cwd: dir, env: childEnv, stdio: ["ignore", "pipe", "pipe"], detached: true },
-  );
-  let output = "";
-  jest.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-  jest.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-  const timer = setTimeout(() => jest.kill("SIGKILL"), 150_000);
-  let exited = false;
-  jest.once("exit", () => (exited = true));
-  const done = new Promise<JestRun>((resolve) => {
-    jest.once("close", (status, signal) => {
-      clearTimeout(timer);
-      resolve({ status, signal, output, durationMs: Date.now() - started });
-    });
-  });
-  if (jest.pid === undefined) throw new Error("Jest could not be started");
-  return {
-    pid: jest.pid,
-    done,
-    get exited() {
-      return exited;
-    },
-    output: () => output,
-  };
-}
-
 test("SIGINT to the process group of a run with two workers mid-call on Claude Code: nothing recorded runs 3 s after Jest exits, no recorded folder exists", async () => {
   const files = {
     "m3.config.json": faultConfig("claude-code"),
@@ -79,10 +35,16 @@ test("SIGINT to the process group of a run with two workers mid-call on Claude C
   };
   await inFaultProject(files, "m3-group-signal-out-", async (project) => {
     const { dir, out } = project;
-    const child = (project.jest = startJestGroup(dir, {
-      M3_FAULT_OUT: out,
-      M3_FAULT_AGENT: "claude-code:claude-sonnet-5-5",
-      M3_FAULT_STUBBORN: "1",
+    // Jest as a terminal runs it: the leader of its own process group.
+    const child = (project.jest = startJest(dir, {
+      args: ["--maxWorkers=2"],
+      env: {
+        M3_FAULT_OUT: out,
+        M3_FAULT_AGENT: "claude-code:claude-sonnet-5-5",
+        M3_FAULT_STUBBORN: "1",
+      },
+      timeoutMs: 150_000,
+      detached: true,
     }));
     // Both calls arrived (the server's own log) and both servers said who they are.
     const midCall = await waitUntil(

@@ -280,16 +280,25 @@ export interface RunningJest {
   output(): string;
 }
 
-/** Starts Jest in `dir`; it is killed (SIGKILL, by its pid) if it outlives `timeoutMs`. */
+/**
+ * Starts Jest in `dir`; it is killed (SIGKILL, by its pid) if it outlives `timeoutMs`. With
+ * `detached`, Jest leads its own process group, as a terminal runs it.
+ */
 export function startJest(
   dir: string,
-  options: { args?: readonly string[]; env?: Record<string, string>; timeoutMs: number },
+  options: {
+    args?: readonly string[];
+    env?: Record<string, string>;
+    timeoutMs: number;
+    detached?: boolean;
+  },
 ): RunningJest {
   const started = Date.now();
   const child = spawn(process.execPath, jestArgs(options.args ?? []), {
     cwd: dir,
     env: childEnv(options.env ?? {}),
     stdio: ["ignore", "pipe", "pipe"],
+    detached: options.detached ?? false,
   });
   const watched = watchChild(child, options.timeoutMs);
   let exited = false;
