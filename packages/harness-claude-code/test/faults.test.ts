@@ -8,7 +8,7 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HarnessStartError } from "@jest-m3/core";
 import claudeCodeHarness, { resolveClaudeExecutable } from "@jest-m3/harness-claude-code";
-import { faultServer, faultSessionScript, perTestKit } from "@jest-m3/test-support";
+import { faultServer, faultSessionScript, perTestKitOn } from "@jest-m3/test-support";
 import { ledgerServer } from "./support/claude";
 
 jest.setTimeout(60_000);
@@ -16,8 +16,9 @@ jest.setTimeout(60_000);
 const faultyServer = faultServer();
 
 describe("Claude Code session faults", () => {
-  const t = perTestKit({
-    script: faultSessionScript(
+  const t = perTestKitOn(
+    claudeCodeHarness,
+    faultSessionScript(
       { name: "401", when: { user: "unauthorized" }, steps: [{ http: 401, message: "bad key" }] },
       {
         name: "429",
@@ -31,9 +32,7 @@ describe("Claude Code session faults", () => {
       },
       { name: "cut", when: { user: "cut the stream" }, steps: [{ cut: true }] },
     ),
-    model: "each",
-    kit: { env: {}, killGraceMs: 500, harnesses: [claudeCodeHarness] },
-  });
+  );
 
   const agent = (executable?: string) =>
     t.kit.agents([

@@ -10,7 +10,7 @@ import {
   expectSeedOn,
   expectTurnTimedOut,
   HANG_RULE,
-  perTestKit,
+  perTestKitOn,
   seedRule,
 } from "@jest-m3/test-support";
 import { shippingServer } from "./support/claude";
@@ -18,11 +18,7 @@ import { shippingServer } from "./support/claude";
 jest.setTimeout(60_000);
 
 describe("Claude Code through the kit's agent sessions", () => {
-  const t = perTestKit({
-    script: { rules: [seedRule(), HANG_RULE] },
-    model: "each",
-    kit: { env: {}, killGraceMs: 500, harnesses: [claudeCodeHarness] },
-  });
+  const t = perTestKitOn(claudeCodeHarness, { rules: [seedRule(), HANG_RULE] });
 
   test("the seed: two turns share one session, one successful shipping_quote each, wire and reported", async () => {
     const run = await expectSeedOn(

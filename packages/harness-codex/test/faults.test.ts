@@ -8,19 +8,18 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HarnessStartError, isUnavailable, M3Error } from "@jest-m3/core";
 import codexHarness, { resolveCodexExecutable } from "@jest-m3/harness-codex";
-import { callRule, faultServer, faultSessionScript, perTestKit } from "@jest-m3/test-support";
+import { callRule, faultServer, faultSessionScript, perTestKitOn } from "@jest-m3/test-support";
 
 const faultyServer = faultServer();
 
 describe("Codex session faults", () => {
-  const t = perTestKit({
-    script: faultSessionScript(
+  const t = perTestKitOn(
+    codexHarness,
+    faultSessionScript(
       callRule("flood", "faulty:flood", { bytes: 4_000_000 }, "done flooding"),
       callRule("big result", "faulty:big", { bytes: 10 * 1024 * 1024 }, "got it", "big"),
     ),
-    model: "each",
-    kit: { env: {}, killGraceMs: 500, harnesses: [codexHarness] },
-  });
+  );
 
   const agent = (executable?: string) =>
     t.kit.agents([

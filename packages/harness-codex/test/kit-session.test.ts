@@ -9,17 +9,13 @@ import {
   expectSeedOn,
   expectTurnTimedOut,
   HANG_RULE,
-  perTestKit,
+  perTestKitOn,
   seedRule,
 } from "@jest-m3/test-support";
 import { shippingServer } from "./support/codex";
 
 describe("Codex through the kit's agent sessions", () => {
-  const t = perTestKit({
-    script: { rules: [seedRule(), HANG_RULE] },
-    model: "each",
-    kit: { env: {}, killGraceMs: 500, harnesses: [codexHarness] },
-  });
+  const t = perTestKitOn(codexHarness, { rules: [seedRule(), HANG_RULE] });
 
   test("the seed: two turns share one session, one successful shipping_quote each, wire and reported", async () => {
     const run = await expectSeedOn(

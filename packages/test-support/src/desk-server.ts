@@ -12,7 +12,7 @@ import type {
 import type { HarnessDefinition } from "@jest-m3/core/harness";
 import { mockServer, type MockServer } from "@jest-m3/core/testing";
 import type { Rule, ScriptedModel } from "@jest-m3/scripted-model";
-import { perTestKit, type PerTest } from "./per-test";
+import { perTestKitOn, type PerTest } from "./per-test";
 import { callRule } from "./rules";
 
 /** A desk server whose `book` tool asks for input and answers with what it got back. */
@@ -86,11 +86,7 @@ export function deskPerTest(
   harness: HarnessDefinition,
   select: (model: ScriptedModel) => AgentSelectionInput,
 ): DeskPerTest {
-  const t = perTestKit({
-    script: { rules: [BOOK_RULE] },
-    model: "each",
-    kit: { env: {}, killGraceMs: 500, harnesses: [harness] },
-  });
+  const t = perTestKitOn(harness, { rules: [BOOK_RULE] });
   let desk: MockServer | undefined;
   beforeEach(() => {
     desk = deskServer();

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MCPTestKit, type MCPTestKitOptions, type WireCapture } from "@jest-m3/core";
+import type { HarnessDefinition } from "@jest-m3/core/harness";
 import {
   startScriptedModel,
   type Rule,
@@ -100,6 +101,18 @@ export function perTestKit(options: PerTestOptions = {}): PerTest {
       return pids;
     },
   };
+}
+
+/**
+ * {@link perTestKit} for an adapter's tests: for each test a scripted model playing `script`
+ * and a kit with `harness` (`killGraceMs: 500`), closed after it with nothing left running.
+ */
+export function perTestKitOn(harness: HarnessDefinition, script: Script): PerTest {
+  return perTestKit({
+    script,
+    model: "each",
+    kit: { env: {}, killGraceMs: 500, harnesses: [harness] },
+  });
 }
 
 /** Registers `setUp` and `tearDown` around each test (`each`) or around the block's tests. */

@@ -1,6 +1,6 @@
 import type { ExecutionResult, TurnResult } from "@jest-m3/core";
 import { throwUsage } from "../format/messages.js";
-import type { M3MatcherContext } from "./context.js";
+import type { MatcherResult, M3MatcherContext } from "./context.js";
 
 /** A result with an outcome: a session's ExecutionResult or a TurnResult. */
 export type OutcomeSubject = ExecutionResult | TurnResult;
@@ -28,4 +28,29 @@ export function errorSection(subject: OutcomeSubject): string {
   return subject.error
     ? `\n\nError (${subject.error.code}):\n  ${subject.error.message.split("\n").join("\n  ")}`
     : "";
+}
+
+/**
+ * A matcher of one field of the subject's snapshot (`outcome` or `lifecycle`) being `expected`;
+ * `aside` adds to the received line (e.g. the outcome beside a lifecycle).
+ */
+export function snapshotFieldMatcher(
+  context: M3MatcherContext,
+  matcher: string,
+  received: unknown,
+  expected: string,
+  field: "outcome" | "lifecycle",
+  aside: (subject: OutcomeSubject) => string = () => "",
+): MatcherResult {
+  const subject = outcomeSubject(context, matcher, received);
+  const actual = subject.snapshot[field];
+  const { utils, isNot } = context;
+  return {
+    pass: actual === expected,
+    message: () =>
+      `${utils.matcherHint(matcher, undefined, field, { isNot })}\n\n` +
+      `Expected ${field}: ${isNot ? "not " : ""}${utils.printExpected(expected)}\n` +
+      `Received ${field}: ${utils.printReceived(actual)}${aside(subject)}` +
+      errorSection(subject),
+  };
 }

@@ -1,5 +1,5 @@
 import type { MatcherResult, M3MatcherContext } from "./context.js";
-import { errorSection, outcomeSubject } from "./outcome-subject.js";
+import { snapshotFieldMatcher } from "./outcome-subject.js";
 
 /**
  * `expect(result).toHaveLifecycle("finished")`: where a session (`created` … `finished`) or a
@@ -10,14 +10,12 @@ export function toHaveLifecycle(
   received: unknown,
   expected: string,
 ): MatcherResult {
-  const subject = outcomeSubject(this, "toHaveLifecycle", received);
-  const actual = subject.snapshot.lifecycle;
-  return {
-    pass: actual === expected,
-    message: () =>
-      `${this.utils.matcherHint("toHaveLifecycle", undefined, "lifecycle", { isNot: this.isNot })}\n\n` +
-      `Expected lifecycle: ${this.isNot ? "not " : ""}${this.utils.printExpected(expected)}\n` +
-      `Received lifecycle: ${this.utils.printReceived(actual)} (outcome ${this.utils.printReceived(subject.snapshot.outcome)})` +
-      errorSection(subject),
-  };
+  return snapshotFieldMatcher(
+    this,
+    "toHaveLifecycle",
+    received,
+    expected,
+    "lifecycle",
+    (subject) => ` (outcome ${this.utils.printReceived(subject.snapshot.outcome)})`,
+  );
 }
