@@ -142,7 +142,8 @@ export function openAcpSession<O extends ResolvedCommonOptions>(
 /**
  * Opens a session on a warm agent (`options: { warm: true }`): its own ACP session, with
  * its own workspace and MCP servers, in an agent process shared only with sessions whose
- * plan (executable, arguments, environment, home files) is the same (see warm-pool.ts).
+ * plan (executable, arguments, environment, home files) is the same (see warm-pool.ts). The
+ * plan goes into a home the pool then owns (the kit's warm opening).
  */
 async function openWarmSession<O extends ResolvedCommonOptions>(
   profile: AcpProfile<O>,
@@ -150,31 +151,6 @@ async function openWarmSession<O extends ResolvedCommonOptions>(
   options: O,
   executable: FoundExecutable,
 ): Promise<AcpSession> {
-  const lease = await startWarm(profile, launch, options, executable);
-  const { client, initialize } = lease.client;
-  const opened: { sessionId?: string } = {};
-  const check = checkInitialize(profile.agent, initialize!);
-  const context = { launch, options, client };
-  return startOrUndo(
-    profile.name,
-    () => startSession(profile, context, check, lease.root, { lease, opened }),
-    {
-      names: { agent: profile.agent },
-      signal: launch.signal,
-      // Another session's lines may be in the shared stderr: none of it goes into this error.
-      stderrTail: () => "",
-      undo: () => leaveWarmSession(client, lease, opened.sessionId, launch),
-    },
-  );
-}
-
-/** The warm agent for the session's plan, in a home the pool then owns (the kit's warm opening). */
-async function startWarm<O extends ResolvedCommonOptions>(
-  profile: AcpProfile<O>,
-  launch: HarnessLaunch,
-  options: O,
-  executable: FoundExecutable,
-): Promise<WarmLease> {
   const agent = profile.agent;
   const lease = await openWarmLease({
     harness: profile.name,
@@ -182,12 +158,8 @@ async function startWarm<O extends ResolvedCommonOptions>(
     signal: launch.signal,
     prefix: `m3-${profile.name}-warm-`,
     plan: async (root) => {
-      const plan = await profile.plan({
-        launch,
-        home: await createAgentHome(root),
-        options,
-        executable,
-      });
+      const home = await createAgentHome(root);
+      const plan = await profile.plan({ launch, home, options, executable });
       return {
         agent,
         harness: profile.name,
@@ -202,9 +174,22 @@ async function startWarm<O extends ResolvedCommonOptions>(
     },
     acquire: acquireWarmAgent,
   });
+  const { client, initialize } = lease.client;
   launch.record({
     kind: "harness",
-    detail: `${lease.started ? "started a warm" : "reused the warm"} ${agent} (pid ${lease.client.agent.pid ?? "unknown"})`,
+    detail: `${lease.started ? "started a warm" : "reused the warm"} ${agent} (pid ${client.process.pid ?? "unknown"})`,
   });
-  return lease;
+  const opened: { sessionId?: string } = {};
+  const check = checkInitialize(agent, initialize!);
+  return startOrUndo(
+    profile.name,
+    () => startSession(profile, { launch, options, client }, check, lease.root, { lease, opened }),
+    {
+      names: { agent },
+      signal: launch.signal,
+      // Another session's lines may be in the shared stderr: none of it goes into this error.
+      stderrTail: () => "",
+      undo: () => leaveWarmSession(client, lease, opened.sessionId, launch),
+    },
+  );
 }
