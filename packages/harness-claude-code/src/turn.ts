@@ -46,8 +46,6 @@ export class TurnCollector {
   readonly done: Promise<AdapterTurn>;
   /** Set once an interrupt was asked for. */
   interruptRequested = false;
-  /** The session id of the turn's `system/init`, once seen. */
-  initSessionId: string | undefined;
   private readonly events: unknown[] = [];
   private readonly calls = new Map<string, ObservedCall>();
   private readonly denied = new Set<string>();
@@ -86,11 +84,6 @@ export class TurnCollector {
     if (this.finished) return;
     this.events.push(slim(message));
     switch (message.type) {
-      case "system":
-        if (message.subtype === "init") {
-          this.initSessionId = (message as { session_id?: string }).session_id;
-        }
-        return;
       case "assistant":
         this.onAssistant(message as AssistantMessage);
         return;

@@ -75,7 +75,7 @@ export class CodexSession implements HarnessSession {
       });
       turn.started(started.turn.id);
       // An interrupt asked before Codex named the turn goes out now.
-      if (turn.interruptRequested) void this.requestInterrupt(turn);
+      if (this.slot.interruptRequested(turn)) void this.requestInterrupt(turn);
     });
   }
 
@@ -117,7 +117,6 @@ export class CodexSession implements HarnessSession {
 
   /** `turn/interrupt` for `turn`, once; before Codex has named the turn, once it does. */
   private requestInterrupt(turn: TurnCollector): Promise<void> {
-    turn.interruptRequested = true;
     const turnId = turn.codexTurnId;
     if (turnId === undefined) return Promise.resolve();
     turn.interrupting ??= this.client

@@ -73,8 +73,6 @@ export class TurnCollector {
   readonly done: Promise<AdapterTurn>;
   /** Codex's id for the turn, once `turn/start` answered. */
   codexTurnId: string | undefined;
-  /** Set once an interrupt was asked for. */
-  interruptRequested = false;
   /** The `turn/interrupt` request, once sent (at most once per turn). */
   interrupting: Promise<void> | undefined;
   private readonly events: unknown[] = [];
