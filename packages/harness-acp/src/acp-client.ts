@@ -109,11 +109,6 @@ export class AcpClient {
     return this.rpc.agent;
   }
 
-  /** Lines on stdout that were not ACP messages (kept for diagnosis). */
-  get problems(): string[] {
-    return this.rpc.problems;
-  }
-
   /** Waits until the agent is spawned (it rejects when it could not be). Call before any request. */
   async connect(): Promise<void> {
     await this.process.spawned;

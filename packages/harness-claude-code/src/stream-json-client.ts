@@ -45,11 +45,6 @@ export class StreamJsonClient {
     this.lines.onMessage((message) => this.receive(message));
   }
 
-  /** Lines on stdout that were not protocol messages (kept for diagnosis). */
-  get problems(): readonly string[] {
-    return this.lines.problems;
-  }
-
   /** Calls `listener` with every message that is not a control message. */
   onMessage(listener: (message: StreamMessage) => void): () => void {
     this.messageListeners.add(listener);

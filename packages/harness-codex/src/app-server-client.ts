@@ -45,11 +45,6 @@ export class AppServerClient {
     this.agent = this.rpc.agent;
   }
 
-  /** Lines on stdout that were not protocol messages (kept for diagnosis). */
-  get problems(): string[] {
-    return this.rpc.problems;
-  }
-
   /** Sends a typed request; rejects with the errors above. */
   request<M extends ClientMethod>(
     method: M,
