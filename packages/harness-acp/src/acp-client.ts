@@ -1,5 +1,6 @@
 import {
   JsonRpcClient,
+  within,
   type AgentProcess,
   type LineProblem,
   type ManagedProcess,
@@ -38,10 +39,6 @@ export interface AcpClientHandlers {
 
 /** How the agent is stopped: closing stdin (OpenCode) or SIGTERM (Gemini CLI). */
 export type StopSignal = "stdin" | "sigterm";
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
 
 /** The ACP session a message is about (its params' `sessionId`). */
 function sessionOf(params: unknown): string | undefined {
@@ -170,7 +167,7 @@ export class AcpClient {
         } else {
           this.process.child.stdin.end();
         }
-        await Promise.race([this.agentExited, delay(graceMs)]);
+        await within(this.agentExited, graceMs, () => undefined);
       }
       await this.process.stop(graceMs);
     })();
