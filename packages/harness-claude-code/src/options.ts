@@ -1,4 +1,4 @@
-import { optionReader } from "@jest-m3/core/adapter-kit";
+import { optionReader, readStrings, type OptionReader } from "@jest-m3/core/adapter-kit";
 import { InvalidClaudeCodeOptions } from "./errors.js";
 
 /**
@@ -84,19 +84,13 @@ const OPTION_NAMES = [
   "warm",
 ];
 
-function builtinTools(value: unknown): readonly string[] | "default" {
-  if (value === undefined) return [];
-  if (value === "default") return "default";
-  if (
-    !Array.isArray(value) ||
-    value.some((name) => typeof name !== "string" || !/^[A-Za-z][A-Za-z0-9_]*$/.test(name))
-  ) {
-    throw new InvalidClaudeCodeOptions(
-      "builtinTools",
-      `must be "default" or an array of Claude Code tool names such as ["Read", "Grep"], got ${JSON.stringify(value)}.`,
-    );
-  }
-  return [...(value as string[])];
+function builtinTools(
+  read: OptionReader,
+  options: Readonly<Record<string, unknown>>,
+): readonly string[] | "default" {
+  if (options.builtinTools === "default") return "default";
+  const what = '"default" or an array of Claude Code tool names such as ["Read", "Grep"]';
+  return [...(readStrings(read, options, "builtinTools", what, /^[A-Za-z][A-Za-z0-9_]*$/) ?? [])];
 }
 
 /**
@@ -112,7 +106,7 @@ export function resolveClaudeCodeOptions(
   });
   const exposeDisallowedTools = read.boolean("exposeDisallowedTools", false);
   const maxRetries = read.wholeNumber("maxRetries", 0);
-  const tools = builtinTools(options.builtinTools);
+  const tools = builtinTools(read, options);
   const ownTools = tools === "default" || tools.length > 0;
   const warmByDefault = options.warm === undefined;
   const warm = read.boolean("warm", !ownTools);
