@@ -15,23 +15,13 @@ import {
   selection,
   shippingServer,
 } from "./support/acp";
-import { ERASE_RULE, perTestKit } from "@jest-m3/test-support";
+import { ERASE_RULE, perTestKit, quoteRule } from "@jest-m3/test-support";
 
 jest.setTimeout(120_000);
 
 const t = perTestKit({
   script: {
-    rules: [
-      ERASE_RULE,
-      {
-        name: "quote",
-        when: { user: "quote" },
-        steps: [
-          { call: "shipping:shipping_quote", args: { weight_kg: 2, zone: "local" } },
-          { reply: "Quoted." },
-        ],
-      },
-    ],
+    rules: [ERASE_RULE, quoteRule()],
   },
   model: "each",
 });

@@ -9,6 +9,7 @@
 // through the capture, from instructions in the prompt) under two and three model names.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { callRule } from "@jest-m3/test-support";
 import {
   makeUserProject,
   REPO,
@@ -58,14 +59,13 @@ describeAgents("seed", (agent) => {
 // Codex's turns: the scripted model answers the same prompt with the same call.
 const SCRIPT = JSON.stringify({
   rules: [
-    {
-      name: "quote",
-      when: { user: { regex: "shipping_quote" } },
-      steps: [
-        { call: "shipping:shipping_quote", args: { weight_kg: 2, zone: "local" } },
-        { reply: "Quoted." },
-      ],
-    },
+    callRule(
+      { regex: "shipping_quote" },
+      "shipping:shipping_quote",
+      { weight_kg: 2, zone: "local" },
+      "Quoted.",
+      "quote",
+    ),
   ],
 });
 

@@ -15,7 +15,7 @@ import codexHarness from "@jest-m3/harness-codex";
 import { startScriptedModel, type ScriptedModel } from "@jest-m3/scripted-model";
 import { codexShippingSession } from "./support/codex-quotes";
 import { judgeRules } from "./support/judge-script";
-import { seedRule } from "@jest-m3/test-support";
+import { callRule, seedRule } from "@jest-m3/test-support";
 
 describe("toPassJudge on a real Codex session", () => {
   let model: ScriptedModel;
@@ -28,14 +28,13 @@ describe("toPassJudge on a real Codex session", () => {
       rules: [
         ...judgeRules,
         seedRule(undefined, { name: "quote, stated" }),
-        {
-          name: "quote, vague",
-          when: { user: "roughly" },
-          steps: [
-            { call: "shipping:shipping_quote", args: { weight_kg: 3, zone: "regional" } },
-            { reply: "Shipping to the regional zone is affordable." },
-          ],
-        },
+        callRule(
+          "roughly",
+          "shipping:shipping_quote",
+          { weight_kg: 3, zone: "regional" },
+          "Shipping to the regional zone is affordable.",
+          "quote, vague",
+        ),
       ],
     });
     const session = codexShippingSession(kit, model);

@@ -24,6 +24,7 @@ import {
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import ts from "typescript";
+import { callRule } from "@jest-m3/test-support";
 import { REPO, removeTempDir, runJest, SHIPPING_SERVER } from "./support/user-project";
 
 const PACKAGES = readdirSync(join(REPO, "packages"))
@@ -231,14 +232,13 @@ test("installed from the tarballs with install scripts off: an agent test is gre
     join(project, "script.json"),
     JSON.stringify({
       rules: [
-        {
-          name: "quote",
-          when: { user: { regex: "weight_kg 2 in zone local" } },
-          steps: [
-            { call: "shipping:shipping_quote", args: { weight_kg: 2, zone: "local" } },
-            { reply: "9 USD." },
-          ],
-        },
+        callRule(
+          { regex: "weight_kg 2 in zone local" },
+          "shipping:shipping_quote",
+          { weight_kg: 2, zone: "local" },
+          "9 USD.",
+          "quote",
+        ),
       ],
     }),
   );

@@ -19,7 +19,7 @@ import {
 import { join, relative } from "node:path";
 import { ExecutionOutcome, MCPTestKit, expect, type ExecutionResult } from "jest-m3";
 import codexHarness from "@jest-m3/harness-codex";
-import { useScriptedModel } from "@jest-m3/test-support";
+import { callRule, useScriptedModel } from "@jest-m3/test-support";
 import { filesLog, filesServer } from "./support/files-server";
 
 jest.setTimeout(120_000);
@@ -69,14 +69,13 @@ describe("workspaces on a real Codex session", () => {
           { reply: "Edited." },
         ],
       },
-      {
-        name: "write one file",
-        when: { user: /write (\S+) saying (\w+)/ },
-        steps: [
-          { call: "files:write_file", args: { path: "{{match.1}}", content: "{{match.2}}\n" } },
-          { reply: "Written." },
-        ],
-      },
+      callRule(
+        /write (\S+) saying (\w+)/,
+        "files:write_file",
+        { path: "{{match.1}}", content: "{{match.2}}\n" },
+        "Written.",
+        "write one file",
+      ),
     ],
   });
   beforeEach(async () => {

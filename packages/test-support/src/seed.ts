@@ -18,6 +18,7 @@ import type { Rule, Script, ScriptedUsage } from "@jest-m3/scripted-model";
 // Types only (erased): jest-m3's matchers on the global expect, which the preset registers.
 import type {} from "jest-m3";
 import { REPO_ROOT } from "./paths";
+import { callRule } from "./rules";
 import { isRunning, processTree } from "./processes";
 import { callLog, shippingServer } from "./servers";
 
@@ -80,14 +81,13 @@ export function warmIsolationScript(reply: string, anchored = false): Script {
   return {
     rules: [
       seedRule(reply),
-      {
-        name: "record",
-        when: { user: new RegExp(`${start}Record the word (\\w+)`) },
-        steps: [
-          { call: "shipping:record_entry", args: { text: "{{match.1}}" } },
-          { reply: "Done." },
-        ],
-      },
+      callRule(
+        new RegExp(`${start}Record the word (\\w+)`),
+        "shipping:record_entry",
+        { text: "{{match.1}}" },
+        "Done.",
+        "record",
+      ),
       {
         name: "steal",
         when: { user: new RegExp(`${start}Quote through the other session`) },
