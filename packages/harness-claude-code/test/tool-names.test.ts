@@ -69,13 +69,13 @@ describe("Claude Code sessions", () => {
 
   /**
    * Opens with the stand-in executable instead of Claude Code, on the named-tools servers
-   * `servers` (name and tools) logging to `log`; the error it fails with.
+   * `servers` (name and tools) logging to one call log; the error it fails with, and the log.
    */
   async function openWithStandIn(
-    log: string,
     servers: readonly (readonly [string, readonly string[]])[],
     tools?: readonly string[],
-  ): Promise<unknown> {
+  ): Promise<{ error: unknown; log: string }> {
+    const log = join(await t.kit.tempDir("m3-log-"), "calls.jsonl");
     tripwire = await standIn();
     const selection = claudeSelection(t.model.providerFor("anthropic-messages"));
     const named = servers.map(([name, offered]) => namedServer(name, [...offered], log));
@@ -85,16 +85,15 @@ describe("Claude Code sessions", () => {
       ...launch,
       config: { ...launch.config, M3_CLAUDE_CODE_EXECUTABLE: tripwire.path },
     });
-    return opened.then(
+    const error = await opened.then(
       () => new Error("opened"),
-      (error: unknown) => error,
+      (failure: unknown) => failure,
     );
+    return { error, log };
   }
 
   test("two listed tools with one name are refused before Claude Code starts", async () => {
-    const log = join(await t.kit.tempDir("m3-log-"), "calls.jsonl");
-    const error = await openWithStandIn(
-      log,
+    const { error, log } = await openWithStandIn(
       [
         ["a.b", ["c"]],
         ["a_b", ["c"]],
@@ -111,8 +110,7 @@ describe("Claude Code sessions", () => {
   });
 
   test("servers a and a__b with unlisted tools are refused before Claude Code starts", async () => {
-    const log = join(await t.kit.tempDir("m3-log-"), "calls.jsonl");
-    const error = await openWithStandIn(log, [
+    const { error } = await openWithStandIn([
       ["a", ["b__c"]],
       ["a__b", ["c"]],
     ]);
@@ -126,8 +124,7 @@ describe("Claude Code sessions", () => {
   });
 
   test("the stand-in does run when the names are distinct (so it would have seen a spawn)", async () => {
-    const log = join(await t.kit.tempDir("m3-log-"), "calls.jsonl");
-    const error = await openWithStandIn(log, [
+    const { error } = await openWithStandIn([
       ["a.b", ["c"]],
       ["a-b", ["c"]],
     ]);

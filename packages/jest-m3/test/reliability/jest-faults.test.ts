@@ -116,6 +116,13 @@ describe("faults in Jest around an open Codex session", () => {
     leftoverDirs = kitTempDirs(started);
     return folder;
   };
+  /** Starts Jest with `args` on the fault project and waits for `sessions` turns mid-call. */
+  const startMidTurn = async (args: string[], sessions: number) => {
+    const child = startJest(dir, { args, env: FAULT_ENV(out), timeoutMs: 90_000 });
+    jest = child;
+    const folder = await midTurn(sessions);
+    return { child, folder, started: ledgerProcesses(folder) };
+  };
 
   afterEach(async () => {
     // A scenario that failed may leave its processes: stop them, by pid and start time.
@@ -239,16 +246,10 @@ test("never closes its kit", async () => {
 
   test("SIGINT to Jest (running in band) in the middle of a turn: every process the run started is gone within seconds", async () => {
     project({ "interrupted.test.ts": sessionTest("interrupted mid-turn", WAIT_PROMPT) });
-    jest = startJest(dir, {
-      args: ["--runInBand"],
-      env: FAULT_ENV(out),
-      timeoutMs: 90_000,
-    });
-    const folder = await midTurn(1);
-    const started = ledgerProcesses(folder);
+    const { child, started } = await startMidTurn(["--runInBand"], 1);
 
-    process.kill(jest.pid, "SIGINT");
-    const run = await jest.done;
+    process.kill(child.pid, "SIGINT");
+    const run = await child.done;
     // Jest has no SIGINT handler outside watch mode: it ends by the signal, at once.
     expect([run.status, run.signal]).toEqual([null, "SIGINT"]);
     await waitUntil(() => stillRunning(started).length === 0, GONE_WITHIN_MS);
@@ -264,18 +265,12 @@ test("never closes its kit", async () => {
       "first.test.ts": sessionTest("first, interrupted mid-turn", WAIT_PROMPT),
       "second.test.ts": sessionTest("second, interrupted mid-turn", WAIT_PROMPT),
     });
-    jest = startJest(dir, {
-      args: ["--maxWorkers=2"],
-      env: FAULT_ENV(out),
-      timeoutMs: 90_000,
-    });
-    const folder = await midTurn(2);
-    const started = ledgerProcesses(folder);
-    const workers = childPids(jest.pid).map((pid) => ({ pid, label: "jest worker" }));
+    const { child, started } = await startMidTurn(["--maxWorkers=2"], 2);
+    const workers = childPids(child.pid).map((pid) => ({ pid, label: "jest worker" }));
     expect(workers).toHaveLength(2);
 
-    process.kill(jest.pid, "SIGINT");
-    const run = await jest.done;
+    process.kill(child.pid, "SIGINT");
+    const run = await child.done;
     expect([run.status, run.signal]).toEqual([null, "SIGINT"]);
     await waitUntil(
       () => stillRunning(started).length + stillRunning(workers).length === 0,
@@ -301,27 +296,21 @@ test("keeps the run busy", async () => {
 });
 `,
     });
-    jest = startJest(dir, {
-      args: ["--maxWorkers=2"],
-      env: FAULT_ENV(out),
-      timeoutMs: 90_000,
-    });
-    const folder = await midTurn(1);
-    const started = ledgerProcesses(folder);
+    const { child, folder, started } = await startMidTurn(["--maxWorkers=2"], 1);
     // The ledger file is named after the worker whose kit started the processes.
     const ledgers = readdirSync(join(folder, "processes"));
     expect(ledgers).toHaveLength(1);
     const worker = Number(basename(ledgers[0]!, ".jsonl"));
-    expect(childPids(jest.pid)).toContain(worker);
+    expect(childPids(child.pid)).toContain(worker);
 
     process.kill(worker, "SIGKILL");
     await waitUntil(() => stillRunning(started).length === 0, GONE_WITHIN_MS);
-    const jestStillRunning = !jest.exited;
+    const jestStillRunning = !child.exited;
     expect(named(stillRunning(started))).toEqual([]);
     expect(jestStillRunning).toBe(true);
 
     writeFileSync(join(out, "release"), "");
-    const run = await jest.done;
+    const run = await child.done;
     expect(run.output).toContain(
       `A jest worker process (pid=${worker}) was terminated by another process: signal=SIGKILL`,
     );
