@@ -38,18 +38,16 @@ export class ClaudeCodeSession implements HarnessSession {
   private readonly servers: readonly string[];
   private readonly detach: (() => void)[] = [];
   private readonly answered = new Set<string>();
-  private sessionId: string;
 
   /** @internal Made by {@link openClaudeCodeSession}. */
   constructor(
     private readonly client: StreamJsonClient,
     private readonly launch: HarnessLaunch,
-    sessionId: string,
+    private sessionId: string,
     private readonly options: ResolvedClaudeCodeOptions,
     /** Set when the process is a warm one, handed on to the next session at close. */
     private readonly lease?: WarmLease,
   ) {
-    this.sessionId = sessionId;
     this.servers = launch.servers.map((server) => server.name);
     this.slot = new TurnSlot<TurnCollector>({
       names: CLAUDE_NAMES,

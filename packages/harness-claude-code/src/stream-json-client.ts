@@ -12,9 +12,6 @@ import type { HostControlRequest, Json, JsonObject, StreamMessage } from "./prot
 /** Answers a control request Claude Code sent (`can_use_tool`); a throw becomes an error reply. */
 export type HostRequestHandler = (request: HostControlRequest) => Promise<Json> | Json;
 
-/** Options of {@link StreamJsonClient.control}. */
-export type ControlOptions = RequestOptions;
-
 /**
  * A client of one `claude -p --input-format stream-json --output-format stream-json`
  * process, on the kit's JSON-lines client: user messages and control requests (with their
@@ -67,7 +64,7 @@ export class StreamJsonClient {
    */
   async control(
     request: JsonObject & { subtype: string },
-    options: ControlOptions = {},
+    options: RequestOptions = {},
   ): Promise<JsonObject> {
     const { subtype } = request;
     const message = (request_id: string): JsonObject => ({
