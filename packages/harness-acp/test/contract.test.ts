@@ -90,9 +90,14 @@ function agentText(profile: AcpProfile): string {
   return readFileSync(lookup.path, "latin1");
 }
 
+/** Every one of `needles` is in the installed agent's code (see agentText). */
+function expectMentions(profile: Parameters<typeof agentText>[0], needles: readonly string[]) {
+  const text = agentText(profile);
+  expect(needles.filter((needle) => !text.includes(needle))).toEqual([]);
+}
+
 test("Gemini CLI still has the flags, variables, settings and names the profile uses", () => {
-  const text = agentText(geminiProfile);
-  const needles = [
+  expectMentions(geminiProfile, [
     '"acp"',
     '"policy"',
     "GEMINI_CLI_TRUST_WORKSPACE",
@@ -119,13 +124,11 @@ test("Gemini CLI still has the flags, variables, settings and names the profile 
     "generateValidName(serverName)",
     // The one wildcard that matches an MCP tool both when declared and when called.
     "return `${MCP_TOOL_PREFIX}*`",
-  ];
-  expect(needles.filter((needle) => !text.includes(needle))).toEqual([]);
+  ]);
 });
 
 test("OpenCode still has the variables, provider package and permission names the profile uses", () => {
-  const text = agentText(opencodeProfile);
-  const needles = [
+  expectMentions(opencodeProfile, [
     "OPENCODE_CONFIG",
     "OPENCODE_DISABLE_PROJECT_CONFIG",
     "OPENCODE_DISABLE_AUTOUPDATE",
@@ -144,8 +147,7 @@ test("OpenCode still has the variables, provider package and permission names th
     'case"bash":case"shell":return"execute"',
     "title:YC(C.toolName,C.state.input,C.state.title),kind:$C(C.toolName)",
     "prevents you from using this specific tool call",
-  ];
-  expect(needles.filter((needle) => !text.includes(needle))).toEqual([]);
+  ]);
 });
 
 describe.each([

@@ -159,39 +159,52 @@ describe.each([
   });
 });
 
-test("gemini with builtinTools: the shell runs as asked, and is not recorded as an MCP call though its title names a server", async () => {
+/**
+ * A turn of `prompt` on a session with the agent's own `tool` turned on: it completes, the
+ * model is offered `offered`, the tool ran (its marker exists), and nothing of it is an MCP
+ * call (no record, nothing on the wire, nothing in the server's log).
+ */
+async function expectOwnToolUnrecorded(
+  harness: HarnessDefinition,
+  dialect: ProviderDialect,
+  tool: string,
+  prompt: string,
+  offered: readonly string[],
+) {
   const { session, capture, log } = await open(
-    geminiHarness,
-    "gemini",
-    { builtinTools: ["run_shell_command"] },
+    harness,
+    dialect,
+    { builtinTools: [tool] },
     undefined,
   );
-  const turn = await runTurn(session, capture, "turn-1", "Please shell.");
+  const turn = await runTurn(session, capture, "turn-1", prompt);
   expect(turn.outcome).toBe("completed");
-  expect(declared()).toEqual(["mcp_shipping_shipping_quote", "run_shell_command"]);
-  // The shell ran: the selection turned it on.
+  expect(declared()).toEqual(offered);
+  // The tool ran: the selection turned it on.
   expect(existsSync(marker)).toBe(true);
-  // Gemini CLI reported it (kind execute, title "touch ... # (shipping MCP Server)").
-  expect(JSON.stringify(turn.events)).toContain("(shipping MCP Server)");
   expect(turn.toolCalls).toEqual([]);
   expect(capture.trace.toolCalls).toEqual([]);
   expect(callLog(log)).toEqual([]);
+  return turn;
+}
+
+test("gemini with builtinTools: the shell runs as asked, and is not recorded as an MCP call though its title names a server", async () => {
+  const turn = await expectOwnToolUnrecorded(
+    geminiHarness,
+    "gemini",
+    "run_shell_command",
+    "Please shell.",
+    ["mcp_shipping_shipping_quote", "run_shell_command"],
+  );
+  // Gemini CLI reported it (kind execute, title "touch ... # (shipping MCP Server)").
+  expect(JSON.stringify(turn.events)).toContain("(shipping MCP Server)");
 });
 
 test("opencode with builtinTools: bash runs as asked, and is not recorded as an MCP call though its title is an MCP name", async () => {
-  const { session, capture, log } = await open(
-    opencodeHarness,
-    "chat-completions",
-    { builtinTools: ["bash"] },
-    undefined,
-  );
-  const turn = await runTurn(session, capture, "turn-1", "Please bash.");
-  expect(turn.outcome).toBe("completed");
-  expect(declared()).toEqual(["bash", "shipping_shipping_quote"]);
-  expect(existsSync(marker)).toBe(true);
-  expect(turn.toolCalls).toEqual([]);
-  expect(capture.trace.toolCalls).toEqual([]);
-  expect(callLog(log)).toEqual([]);
+  await expectOwnToolUnrecorded(opencodeHarness, "chat-completions", "bash", "Please bash.", [
+    "bash",
+    "shipping_shipping_quote",
+  ]);
 });
 
 test("any ACP agent (Gemini CLI by command, its own tools on): a shell call whose title names a server asks, is refused and never runs", async () => {

@@ -13,7 +13,7 @@ import {
   TEST_HARNESS as testHarness,
   SHIPPING_SPEC_SOURCE as serverSpec,
 } from "./support/user-project";
-import { startTogether } from "@jest-m3/test-support";
+import { callRule, startTogether } from "@jest-m3/test-support";
 import { resultsIgnorePatterns } from "../dist/shared/preset-paths";
 
 const directTest = `
@@ -253,14 +253,13 @@ test(${JSON.stringify(name)}, async () => {
             { reply: "Done." },
           ],
         },
-        {
-          name: "by mistake",
-          when: { user: { regex: "by mistake" } },
-          steps: [
-            { call: "shipping:cancel_shipment", args: { shipment_id: "S2" } },
-            { reply: "Done." },
-          ],
-        },
+        callRule(
+          { regex: "by mistake" },
+          "shipping:cancel_shipment",
+          { shipment_id: "S2" },
+          "Done.",
+          "by mistake",
+        ),
       ],
     }),
     "policy.test.ts":
