@@ -5,8 +5,7 @@
  * its own (the agent's own tools would act in a process other sessions share). `warm:
  * false` is always cold; the other kinds (Kilo Code, Copilot CLI) stay cold by default. Ground truth: this worker's agent children in /proc and the kit's own processes.
  */
-import { join } from "node:path";
-import { ExecutionOutcome, MCPTestKit } from "@jest-m3/core";
+import { MCPTestKit } from "@jest-m3/core";
 import type { HarnessDefinition, ProviderDialect } from "@jest-m3/core/harness";
 import {
   copilotProfile,
@@ -23,10 +22,11 @@ import {
 } from "@jest-m3/harness-acp";
 import {
   childrenRunning,
+  expectOneColdSession,
   expectTwoSessionsOnOneWarmProcess,
   helloModel,
 } from "@jest-m3/test-support";
-import { isRunning, shippingServer } from "./support/acp";
+import { shippingServer } from "./support/acp";
 
 jest.setTimeout(120_000);
 
@@ -76,41 +76,21 @@ describe.each([
     test("two sessions with no warm option run one after the other on one warm process, none of the kit's", async () => {
       await stopWarmAcpAgents();
       await using kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [harness] });
-      const dir = await kit.tempDir("m3-warm-default-");
-      await expectTwoSessionsOnOneWarmProcess(
-        kit,
-        select(),
-        shippingServer(join(dir, "calls.jsonl")),
-        {
-          agentPids,
-          kitAgents: () => kitAgents(kit),
-          timeout: 60_000,
-        },
-      );
+      await expectTwoSessionsOnOneWarmProcess(kit, select(), shippingServer, {
+        agentPids,
+        kitAgents: () => kitAgents(kit),
+        timeout: 60_000,
+      });
     });
 
     test("a session with warm: false is cold: its own process, which works and is gone at close", async () => {
       await stopWarmAcpAgents();
       await using kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [harness] });
-      const dir = await kit.tempDir("m3-warm-default-");
-      const [agent] = kit.agents([select({ warm: false })]);
-      const session = agent!.session({
-        server: shippingServer(join(dir, "calls.jsonl")),
+      await expectOneColdSession(kit, select({ warm: false }), shippingServer, {
+        agentPids,
+        kitAgents: () => kitAgents(kit),
         timeout: 60_000,
       });
-      let pid: number;
-      {
-        await using open = await session.open();
-        const own = kitAgents(kit);
-        expect(own).toHaveLength(1);
-        pid = own[0]!.pid;
-        expect(agentPids()).toEqual([pid]);
-        const turn = await open.send("Please say hello.");
-        expect(turn.response?.text).toBe("Hello.");
-      }
-      expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.COMPLETED);
-      expect(isRunning(pid)).toBe(false);
-      expect(agentPids()).toEqual([]);
     });
   },
 );

@@ -14,8 +14,12 @@ import claudeCodeHarness, {
   stopWarmClaudeCode,
   warmClaudeCodePids,
 } from "@jest-m3/harness-claude-code";
-import { expectTwoSessionsOnOneWarmProcess, helloModel } from "@jest-m3/test-support";
-import { claudePids, isRunning, shippingServer } from "./support/claude";
+import {
+  expectOneColdSession,
+  expectTwoSessionsOnOneWarmProcess,
+  helloModel,
+} from "@jest-m3/test-support";
+import { claudePids, shippingServer } from "./support/claude";
 
 jest.setTimeout(60_000);
 
@@ -50,8 +54,7 @@ test("warm by default: without the option, warm unless builtinTools; warm: false
 test("two sessions with no warm option run one after the other on one warm process, none of the kit's", async () => {
   await stopWarmClaudeCode();
   await using kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [claudeCodeHarness] });
-  const dir = await kit.tempDir("m3-warm-default-");
-  await expectTwoSessionsOnOneWarmProcess(kit, select(), shippingServer(join(dir, "calls.jsonl")), {
+  await expectTwoSessionsOnOneWarmProcess(kit, select(), shippingServer, {
     agentPids: claudePids,
     kitAgents: () => kitClaude(kit),
     timeout: 30_000,
@@ -62,32 +65,21 @@ test("two sessions with no warm option run one after the other on one warm proce
 test("a session with builtinTools and no warm option is cold: its own process, which works and is gone at close", async () => {
   await stopWarmClaudeCode();
   await using kit = new MCPTestKit({ env: {}, killGraceMs: 500, harnesses: [claudeCodeHarness] });
-  const dir = await kit.tempDir("m3-warm-default-");
-  const [agent] = kit.agents([select({ builtinTools: ["Read"] })]);
-  const session = agent!.session({
-    server: shippingServer(join(dir, "calls.jsonl")),
-    timeout: 30_000,
-  });
-  let pid: number;
-  {
-    await using open = await session.open();
-    const own = kitClaude(kit);
-    expect(own).toHaveLength(1);
-    pid = own[0]!.pid;
-    expect(claudePids()).toEqual([pid]);
-    expect(warmClaudeCodePids()).toEqual([]);
-    const turn = await open.send("Please say hello.");
-    expect(turn.response?.text).toBe("Hello.");
-    // Claude Code offered the model its Read tool beside the server's: the option held.
-    const offered = hello.model.journal.entries.flatMap(
-      (entry) =>
-        (entry.body as { tools?: { name?: string }[] }).tools?.map((tool) => tool.name) ?? [],
-    );
-    expect(offered).toContain("Read");
-  }
-  expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.COMPLETED);
-  expect(isRunning(pid)).toBe(false);
-  expect(claudePids()).toEqual([]);
+  await expectOneColdSession(
+    kit,
+    select({ builtinTools: ["Read"] }),
+    shippingServer,
+    { agentPids: claudePids, kitAgents: () => kitClaude(kit), timeout: 30_000 },
+    () => {
+      expect(warmClaudeCodePids()).toEqual([]);
+      // Claude Code offered the model its Read tool beside the server's: the option held.
+      const offered = hello.model.journal.entries.flatMap(
+        (entry) =>
+          (entry.body as { tools?: { name?: string }[] }).tools?.map((tool) => tool.name) ?? [],
+      );
+      expect(offered).toContain("Read");
+    },
+  );
 });
 
 test("warm: true with builtinTools is still refused before anything starts", async () => {

@@ -6,22 +6,20 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ExecutionOutcome, MCPTestKit, type StdioServer } from "@jest-m3/core";
+import { MCPTestKit, type StdioServer } from "@jest-m3/core";
 import claudeCodeHarness, {
   InvalidClaudeCodeOptions,
   resolveClaudeCodeOptions,
   stopWarmClaudeCode,
   warmClaudeCodePids,
 } from "@jest-m3/harness-claude-code";
+import { claudePids, isRunning, ledgerServer, shippingServer, waitFor } from "./support/claude";
 import {
-  callLog,
-  claudePids,
-  isRunning,
-  ledgerServer,
-  shippingServer,
-  waitFor,
-} from "./support/claude";
-import { childrenOf, useScriptedModel, warmIsolationScript } from "@jest-m3/test-support";
+  childrenOf,
+  expectSessionsApart,
+  useScriptedModel,
+  warmIsolationScript,
+} from "@jest-m3/test-support";
 
 jest.setTimeout(60_000);
 
@@ -116,15 +114,7 @@ describe("warm Claude Code", () => {
     expect(relaysB.filter(isRunning)).toEqual([]);
     expect(isRunning(pid!)).toBe(true); // warm: the process stays
 
-    expect(sessionA.result.snapshot.outcome).toBe(ExecutionOutcome.COMPLETED);
-    expect(sessionB.result.snapshot.outcome).toBe(ExecutionOutcome.COMPLETED);
-    expect(callLog(join(dir, "a.jsonl")).map((call) => call.arguments)).toEqual([
-      { weight_kg: 2, zone: "local" },
-    ]);
-    expect(callLog(join(dir, "b.jsonl")).map((call) => call.arguments)).toEqual([
-      { text: "heron" },
-    ]);
-    expect(sessionB.result.trace.toolCalls.map((call) => call.tool)).toEqual(["record_entry"]);
+    expectSessionsApart(sessionA, sessionB, dir, ["heron"]);
   });
 
   test("other credentials, another allow-list or a session running meanwhile get another process", async () => {

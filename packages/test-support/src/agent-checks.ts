@@ -205,16 +205,18 @@ export interface WarmProcessProbes {
 }
 
 /**
- * Two sessions of `selection` on `server`, one after the other, each asked to say hello
+ * Two sessions of `selection` on the server `serverFor` gives for a call log in a temporary
+ * folder of the kit, one after the other, each asked to say hello
  * (the `helloModel` rule): while each is open exactly one agent process runs, none of the
  * kit's own, and it is the same process for both and outlives each session: a warm one.
  */
 export async function expectTwoSessionsOnOneWarmProcess(
   kit: MCPTestKit,
   selection: AgentSelectionInput,
-  server: ServerSpec,
+  serverFor: (callLog: string) => ServerSpec,
   probes: WarmProcessProbes,
 ): Promise<void> {
+  const server = serverFor(join(await kit.tempDir("m3-warm-default-"), "calls.jsonl"));
   const [agent] = kit.agents([selection]);
   const served: number[] = [];
   for (let round = 0; round < 2; round++) {
@@ -233,4 +235,46 @@ export async function expectTwoSessionsOnOneWarmProcess(
     expect(isRunning(served.at(-1)!)).toBe(true); // warm: it waits for the next session
   }
   expect(served[1]).toBe(served[0]);
+}
+
+/** How {@link expectOneColdSession} sees the agent's processes. */
+export interface ColdProcessProbes {
+  /** The agent processes running now (warm or not), by pid. */
+  agentPids(): number[];
+  /** The agent processes the kit itself started (cold sessions'). */
+  kitAgents(): readonly { readonly pid: number }[];
+  /** The session's timeout, in milliseconds. */
+  readonly timeout: number;
+}
+
+/**
+ * A session of `selection` on the server `serverFor` gives for a call log in a temporary
+ * folder of the kit, asked to say hello (the `helloModel` rule): while it
+ * is open exactly one agent process runs, the kit's own, and `whileOpen` holds after the
+ * reply; after close that process is gone and no agent process runs: a cold session.
+ */
+export async function expectOneColdSession(
+  kit: MCPTestKit,
+  selection: AgentSelectionInput,
+  serverFor: (callLog: string) => ServerSpec,
+  probes: ColdProcessProbes,
+  whileOpen?: () => void,
+): Promise<void> {
+  const server = serverFor(join(await kit.tempDir("m3-warm-default-"), "calls.jsonl"));
+  const [agent] = kit.agents([selection]);
+  const session = agent!.session({ server, timeout: probes.timeout });
+  let pid: number;
+  {
+    await using open = await session.open();
+    const own = probes.kitAgents();
+    expect(own).toHaveLength(1);
+    pid = own[0]!.pid;
+    expect(probes.agentPids()).toEqual([pid]);
+    const turn = await open.send("Please say hello.");
+    expect(turn.response?.text).toBe("Hello.");
+    whileOpen?.();
+  }
+  expect(session.result.snapshot.outcome).toBe(ExecutionOutcome.COMPLETED);
+  expect(isRunning(pid)).toBe(false);
+  expect(probes.agentPids()).toEqual([]);
 }

@@ -101,6 +101,31 @@ export function warmIsolationScript(reply: string, anchored = false): Script {
   };
 }
 
+/**
+ * What the warm-isolation test ends on, of sessions A and B it ran on one process (their
+ * servers logging to `a.jsonl` and `b.jsonl` in `dir`): both completed, A's server got
+ * only the quote (2 kg to local), B's only the words B recorded, and B's trace has only
+ * those record_entry calls.
+ */
+export function expectSessionsApart(
+  a: AgentSession,
+  b: AgentSession,
+  dir: string,
+  words: readonly string[],
+): void {
+  expect(a.result.snapshot.outcome).toBe(ExecutionOutcome.COMPLETED);
+  expect(b.result.snapshot.outcome).toBe(ExecutionOutcome.COMPLETED);
+  expect(callLog(join(dir, "a.jsonl")).map((call) => call.arguments)).toEqual([
+    { weight_kg: 2, zone: "local" },
+  ]);
+  expect(callLog(join(dir, "b.jsonl")).map((call) => call.arguments)).toEqual(
+    words.map((text) => ({ text })),
+  );
+  expect(b.result.trace.toolCalls.map((call) => call.tool)).toEqual(
+    words.map(() => "record_entry"),
+  );
+}
+
 /** A rule that never answers the prompt "hang" (a turn that outlives its timeout). */
 export const HANG_RULE: Rule = { name: "hang", when: { user: "hang" }, steps: [{ hang: true }] };
 
