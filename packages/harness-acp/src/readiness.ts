@@ -272,48 +272,23 @@ export function acpReadiness<O extends ResolvedCommonOptions>(
 ): (context: ReadinessContext) => Promise<Readiness> {
   return async ({ selection, config, credentialNames, probeCache }) => {
     const options = profile.resolveOptions(selection.options);
-    const { lookup, executable, runtime } = await resolveExecutable(
-      profile,
-      selection,
-      config,
-      options,
-    );
-    const { executableCapability, version, initialize, versionText } = await checkExecutable(
-      profile,
-      { selection, options, cache: probeCache },
-      lookup.found,
-      executable,
-    );
-    const credentials = profile.credentials(
-      selection.provider,
-      credentialNames,
-      selection.model,
-      options,
-    );
-    const node = runtime?.capability;
-    const harness = worst(
-      executableCapability,
-      ...(node ? [node] : []),
-      version,
-      initialize.acp,
-      initialize.mcpStdio,
-    );
-    const capabilities = sessionCapabilities(harness, credentials, {
-      ...(node ? { node } : {}),
-      elicitation: profile.elicitation,
-      executable: executableCapability,
-      version,
-      acp: initialize.acp,
-      mcpStdio: initialize.mcpStdio,
-      mcpHttp: initialize.mcpHttp,
-    });
+    const found = await resolveExecutable(profile, selection, config, options);
+    const { lookup, runtime } = found;
+    const probe = { selection, options, cache: probeCache };
+    const checks = await checkExecutable(profile, probe, lookup.found, found.executable);
+    const { version, initialize } = checks;
+    const { acp, mcpStdio, mcpHttp } = initialize;
+    const executable = checks.executableCapability;
+    const { provider, model } = selection;
+    const credentials = profile.credentials(provider, credentialNames, model, options);
+    const node: Record<string, Capability> = runtime ? { node: runtime.capability } : {};
+    const harness = worst(executable, ...Object.values(node), version, acp, mcpStdio);
+    const elicitation = profile.elicitation;
+    const facts = { ...node, elicitation, executable, version, acp, mcpStdio, mcpHttp };
+    const path = lookup.found ? lookup.path : null;
     return readinessOf(
-      {
-        name: profile.name,
-        version: versionText,
-        executable: lookup.found ? lookup.path : null,
-      },
-      capabilities,
+      { name: profile.name, version: checks.versionText, executable: path },
+      sessionCapabilities(harness, credentials, facts),
     );
   };
 }
