@@ -5,7 +5,7 @@
  * answers; the server gets the answer. The scripted model drives the real binary.
  */
 import { ExecutionOutcome, expect } from "jest-m3";
-import { deskPerTest } from "@jest-m3/test-support";
+import { deskPerTest, turnsOf } from "@jest-m3/test-support";
 import claudeCodeHarness from "@jest-m3/harness-claude-code";
 
 jest.setTimeout(60_000);
@@ -30,13 +30,10 @@ describe("elicitation through Claude Code", () => {
       },
       claude,
     );
-    let first, second;
-    {
-      await using open = await session.open();
-      first = await open.send("Please book asking seat.");
-      second = await open.send("Please book asking meal,bag,pet.");
-    }
-    const result = session.result;
+    const {
+      turns: [first, second],
+      result,
+    } = await turnsOf(session, ["Please book asking seat.", "Please book asking meal,bag,pet."]);
     expect(result).toHaveOutcome(ExecutionOutcome.COMPLETED);
     expect(first.response?.text).toBe('server got seat=accept:{"seat":"12A"}');
     expect(second.response?.text).toBe("server got meal=decline bag=cancel pet=decline");

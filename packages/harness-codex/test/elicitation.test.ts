@@ -5,7 +5,7 @@
  * The scripted model drives the real Codex binary.
  */
 import { ExecutionOutcome, elicitationsOf } from "@jest-m3/core";
-import { deskPerTest } from "@jest-m3/test-support";
+import { deskPerTest, turnsOf } from "@jest-m3/test-support";
 import codexHarness, { stopWarmAppServers } from "@jest-m3/harness-codex";
 import { expect } from "jest-m3";
 
@@ -27,13 +27,10 @@ describe("elicitation through Codex", () => {
       },
       agent,
     );
-    let first, second;
-    {
-      await using open = await session.open();
-      first = await open.send("Please book asking seat.");
-      second = await open.send("Please book asking seat.");
-    }
-    const result = session.result;
+    const {
+      turns: [first, second],
+      result,
+    } = await turnsOf(session, ["Please book asking seat.", "Please book asking seat."]);
     expect(result).toHaveOutcome(ExecutionOutcome.COMPLETED);
     // The server's own reply says what it received; Codex read it back to the t.model.
     expect(first.response?.text).toBe('server got seat=accept:{"seat":"12A"}');

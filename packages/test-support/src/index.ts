@@ -22,3 +22,4 @@ export * from "./together";
 export * from "./tsconfig";
 export * from "./rules";
 export * from "./test-harness";
+export * from "./turns";
