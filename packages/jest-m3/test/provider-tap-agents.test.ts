@@ -11,7 +11,7 @@ import {
   expectTapAgreesWithGroundTruth,
   quoteOnce,
   startVendor,
-  usageInAnswer,
+  usageOfAnswers,
 } from "./support/model-side";
 import { useScriptedModel, seedRule, shippingInExample as shipping } from "@jest-m3/test-support";
 
@@ -57,9 +57,7 @@ describe.each([
         zone: "local",
       });
       const counted = requests.filter((r) => r.generation && (r.status ?? 0) < 400);
-      const truth = counted
-        .map((r) => usageInAnswer(pairs.find((p) => p.record.id === r.id)!.exchange.answer)!)
-        .reduce((a, b) => ({ input: a.input + b.input, output: a.output + b.output }));
+      const truth = usageOfAnswers(counted, pairs);
       expect(turn.usage).toMatchObject({
         inputTokens: truth.input,
         outputTokens: truth.output,

@@ -13,8 +13,8 @@ import {
   requestedCalls,
   type TokenUsage,
 } from "jest-m3";
-import { expectTapAgreesWithGroundTruth, startVendor, usageInAnswer } from "./support/model-side";
-import { useScriptedModel, seedRule, shipping } from "@jest-m3/test-support";
+import { expectTapAgreesWithGroundTruth, startVendor, usageOfAnswers } from "./support/model-side";
+import { seedRule, shipping, turnsOf, useScriptedModel } from "@jest-m3/test-support";
 
 jest.setTimeout(180_000);
 
@@ -38,13 +38,13 @@ test("Codex through the tap: records equal the journal, per turn, and no key is 
       },
     ]);
     const session = agent!.session({ server: shipping, tools: ["shipping:shipping_quote"] });
-    let first, second;
-    {
-      await using open = await session.open();
-      first = await open.send("Call shipping_quote once for weight_kg 2 in zone local.");
-      second = await open.send("Call shipping_quote once for weight_kg 3 in zone regional.");
-    }
-    const result = session.result;
+    const {
+      turns: [first, second],
+      result,
+    } = await turnsOf(session, [
+      "Call shipping_quote once for weight_kg 2 in zone local.",
+      "Call shipping_quote once for weight_kg 3 in zone regional.",
+    ]);
     expect(result).toHaveOutcome(ExecutionOutcome.COMPLETED);
     const pairs = expectTapAgreesWithGroundTruth(result, model.journal.entries, vendor.seen, {
       shipping: ["shipping_quote", "shipping_track"],
@@ -58,9 +58,7 @@ test("Codex through the tap: records equal the journal, per turn, and no key is 
         expect.arrayContaining([["shipping_quote"], []]),
       );
       expect(requests.every((r) => r.turnId === turn.snapshot.turnId)).toBe(true);
-      const truth = requests
-        .map((r) => usageInAnswer(pairs.find((p) => p.record.id === r.id)!.exchange.answer)!)
-        .reduce((a, b) => ({ input: a.input + b.input, output: a.output + b.output }));
+      const truth = usageOfAnswers(requests, pairs);
       expect(turn.usage).toMatchObject({
         inputTokens: truth.input,
         outputTokens: truth.output,

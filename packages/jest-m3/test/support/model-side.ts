@@ -113,6 +113,19 @@ export function usageInAnswer(answer: string): { input: number; output: number }
   return input === undefined || output === undefined ? null : { input, output };
 }
 
+/**
+ * The usage the vendor's answers to `requests` say, summed: each request's answer found
+ * among `pairs` (see {@link expectTapAgreesWithGroundTruth}) by its record id.
+ */
+export function usageOfAnswers(
+  requests: readonly ModelRequest[],
+  pairs: readonly { record: ModelRequest; exchange: VendorExchange }[],
+): { input: number; output: number } {
+  return requests
+    .map((r) => usageInAnswer(pairs.find((p) => p.record.id === r.id)!.exchange.answer)!)
+    .reduce((a, b) => ({ input: a.input + b.input, output: a.output + b.output }));
+}
+
 const GENERATION =
   /(\/responses|\/chat\/completions|\/messages|:generateContent|:streamGenerateContent)$/;
 
