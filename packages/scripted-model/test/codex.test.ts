@@ -49,14 +49,19 @@ function track<T extends ScriptedModel | CodexHome>(value: T): T {
   return value;
 }
 
+/** A scripted model playing QUOTE, a Codex home on it, and one `codex exec` of PROMPT. */
+async function quoteRun(codexModel: string) {
+  const model = track(await startScriptedModel(QUOTE));
+  const home = track(new CodexHome(model.provider));
+  return { model, home, run: await codexExec(home, { model: codexModel, prompt: PROMPT }) };
+}
+
 test("the pinned Codex binary is there", () => {
   expect(codexBinary()).toMatch(/\/bin\/codex$/);
 });
 
 test("Codex calls shipping_quote through the real MCP server and quotes the amount", async () => {
-  const model = track(await startScriptedModel(QUOTE));
-  const home = track(new CodexHome(model.provider));
-  const run = await codexExec(home, { model: "scripted", prompt: PROMPT });
+  const { model, run } = await quoteRun("scripted");
 
   expect(run.failures).toEqual([]);
   expect(run.exitCode).toBe(0);
@@ -96,9 +101,7 @@ test("Codex calls shipping_quote through the real MCP server and quotes the amou
 }, 90_000);
 
 test("with a catalog model name (gpt-5.5) the scripted model goes through tool_search first", async () => {
-  const model = track(await startScriptedModel(QUOTE));
-  const home = track(new CodexHome(model.provider));
-  const run = await codexExec(home, { model: "gpt-5.5", prompt: PROMPT });
+  const { model, run } = await quoteRun("gpt-5.5");
 
   expect(run.failures).toEqual([]);
   expect(run.agentMessages.at(-1)).toBe("The shipping quote is 9 USD.");
@@ -113,9 +116,7 @@ test("with a catalog model name (gpt-5.5) the scripted model goes through tool_s
 }, 90_000);
 
 test("a second turn (codex exec resume) matches on the turn number and sees the last result", async () => {
-  const model = track(await startScriptedModel(QUOTE));
-  const home = track(new CodexHome(model.provider));
-  const first = await codexExec(home, { model: "scripted", prompt: PROMPT });
+  const { model, home, run: first } = await quoteRun("scripted");
   expect(first.threadId).toBeDefined();
   const second = await codexExec(home, {
     model: "scripted",

@@ -349,20 +349,10 @@ test("rules match on turn number, last tool result, and a predicate; the first m
     name: "shipping_quote",
     arguments: "{}",
   };
-  expect(
-    await ask([
-      ...history,
-      ...callAndOutput(call, { amount: 1, currency: "USD" }),
-      userMessage("x"),
-    ]),
-  ).toBe("dollars");
-  expect(
-    await ask([
-      ...history,
-      ...callAndOutput(call, { amount: 1, currency: "EUR" }),
-      userMessage("x"),
-    ]),
-  ).toBe("euros");
+  const afterResult = (result: Record<string, unknown>) =>
+    ask([...history, ...callAndOutput(call, result), userMessage("x")]);
+  expect(await afterResult({ amount: 1, currency: "USD" })).toBe("dollars");
+  expect(await afterResult({ amount: 1, currency: "EUR" })).toBe("euros");
   // Codex's <environment_context> message is context, not a user turn.
   expect(m.journal.entries[0]?.conversation).toMatchObject({ turn: 1, user: "first" });
 });
