@@ -111,21 +111,24 @@ const serverKindSchema = z
     }
   });
 
+/** A refinement of a record: each of its names that `pattern` does not match is an issue. */
+function namesMatching(pattern: RegExp, message: string) {
+  return (record: Readonly<Record<string, string>>, context: z.RefinementCtx): void => {
+    for (const name of Object.keys(record)) {
+      if (!pattern.test(name)) context.addIssue({ code: "custom", path: [name], message });
+    }
+  };
+}
+
 /** `env` of a stdio spec: variable names a process can hold, values without NUL. */
 const environmentSchema = z
   .record(z.string(), z.string(must("a string")).pipe(processString), must("an object of strings"))
-  .superRefine((env, context) => {
-    for (const name of Object.keys(env)) {
-      if (!ENV_NAME.test(name)) {
-        context.addIssue({
-          code: "custom",
-          path: [name],
-          message:
-            "is not a valid environment variable name (it must be non-empty, without = or NUL).",
-        });
-      }
-    }
-  });
+  .superRefine(
+    namesMatching(
+      ENV_NAME,
+      "is not a valid environment variable name (it must be non-empty, without = or NUL).",
+    ),
+  );
 
 /** `headers` of an HTTP spec: token names, values that cannot split the request. */
 const headersSchema = z
@@ -139,17 +142,12 @@ const headersSchema = z
       ),
     must("an object of strings"),
   )
-  .superRefine((headers, context) => {
-    for (const name of Object.keys(headers)) {
-      if (!HEADER_NAME.test(name)) {
-        context.addIssue({
-          code: "custom",
-          path: [name],
-          message: "is not a valid HTTP header name (letters, digits and !#$%&'*+.^_`|~-).",
-        });
-      }
-    }
-  });
+  .superRefine(
+    namesMatching(
+      HEADER_NAME,
+      "is not a valid HTTP header name (letters, digits and !#$%&'*+.^_`|~-).",
+    ),
+  );
 
 /** The schema of a {@link StdioServer}. */
 export const stdioServerSchema = strictFields(
