@@ -571,15 +571,21 @@ export function describeAgentMatrix(
     expect(turn.snapshot.outcome).toBe(TurnOutcome.COMPLETED);
   });
 
-  cell("an MCP server that hangs in a call: the turn times out, the call is kept", async () => {
+  /** One turn of `prompt` on the fault server that must time out; the session and the turn. */
+  const timedOutTurn = async (prompt: string) => {
     const session = agent().session({ server: faultServer(), timeout: 60_000 });
     let turn;
     {
       await using open = await session.open();
-      turn = await open.send("hang the server", { timeout: TIMEOUT_MS });
+      turn = await open.send(prompt, { timeout: TIMEOUT_MS });
     }
     expect(turn.snapshot.outcome).toBe(TurnOutcome.TIMED_OUT);
     expect(turn.error).toMatchObject({ code: "M3_TURN_TIMEOUT", message: TIMED_OUT_WORDS });
+    return { session, turn };
+  };
+
+  cell("an MCP server that hangs in a call: the turn times out, the call is kept", async () => {
+    const { session, turn } = await timedOutTurn("hang the server");
     const sleep = turn.toolCalls.find((call) => call.tool === "sleep");
     expect(sleep?.arguments).toEqual({ ms: 600_000 });
     expect(["timed_out", "cancelled", "incomplete"]).toContain(sleep?.status);
@@ -742,14 +748,7 @@ export function describeAgentMatrix(
   }
 
   cell("the provider hanging: the turn times out", async () => {
-    const session = agent().session({ server: faultServer(), timeout: 60_000 });
-    let turn;
-    {
-      await using open = await session.open();
-      turn = await open.send("hang the model", { timeout: TIMEOUT_MS });
-    }
-    expect(turn.snapshot.outcome).toBe(TurnOutcome.TIMED_OUT);
-    expect(turn.error).toMatchObject({ code: "M3_TURN_TIMEOUT", message: TIMED_OUT_WORDS });
+    await timedOutTurn("hang the model");
   });
 
   cell(
