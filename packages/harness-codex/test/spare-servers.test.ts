@@ -28,14 +28,9 @@ afterAll(async () => {
 /** One warm session of the spec: opens, quotes once, closes; what its trace says of its server. */
 async function quoteOnce(log: string, weight: number) {
   await using kit = new MCPTestKit({ env: {}, harnesses: [codexHarness] });
-  const [agent] = kit.agents([
-    { harness: "codex", models: ["scripted"], provider: model.provider, options: { warm: true } },
-  ]);
-  const session = agent!.session({
-    server: startLogServer(log),
-    tools: ["shipping:shipping_quote"],
-    timeout: 60_000,
-  });
+  const warmCodex = { harness: "codex", models: ["scripted"], options: { warm: true } };
+  const [agent] = kit.agents([{ ...warmCodex, provider: model.provider }]);
+  const session = agent!.session({ server: startLogServer(log), timeout: 60_000 });
   const opened = Date.now();
   {
     await using open = await session.open();

@@ -100,7 +100,7 @@ export function envServer(log: string, variables: readonly string[]): StdioServe
 /** One start of {@link startLogServer}: the server process as it saw itself. */
 export interface LoggedStart {
   readonly pid: number;
-  /** When it started (ms since the epoch). */
+  /** When its process started (ms since the epoch: Node's `performance.timeOrigin`). */
   readonly at: number;
   readonly cwd: string;
   readonly env: Readonly<Record<string, string>>;
