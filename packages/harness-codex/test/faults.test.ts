@@ -8,7 +8,14 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HarnessStartError, isUnavailable, M3Error } from "@jest-m3/core";
 import codexHarness, { resolveCodexExecutable } from "@jest-m3/harness-codex";
-import { callRule, faultServer, faultSessionScript, perTestKitOn } from "@jest-m3/test-support";
+import { stopWarmPools } from "@jest-m3/core/runner";
+import {
+  callRule,
+  faultServer,
+  faultSessionScript,
+  isRunning,
+  perTestKitOn,
+} from "@jest-m3/test-support";
 
 const faultyServer = faultServer();
 
@@ -107,11 +114,20 @@ describe("Codex session faults", () => {
 
   test("an app-server that never answers: open fails within the session's timeout, nothing left", async () => {
     const executable = await wrapper("    exec sleep 600");
+    const warm: number[] = [];
+    t.kit.runtime.observe({
+      processStarted: (child) => void (child.label.includes("(warm)") && warm.push(child.pid)),
+    });
     const session = agent(executable).session({ server: faultyServer, timeout: 3_000 });
     const started = Date.now();
     const error = await session.open().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(M3Error);
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(session.result.snapshot.outcome).toBe("failed");
+    // Still in its handshake, the warm app-server stops with the pools at the file's end
+    // (what the preset does), not when its own start gives up a minute later.
+    expect(warm).toHaveLength(1);
+    await stopWarmPools();
+    expect(warm.filter(isRunning)).toEqual([]);
   });
 });

@@ -27,7 +27,7 @@ import {
   type SessionServer,
   type WarmStartSpec,
 } from "./warm-processes.js";
-import { announceWarmProcess } from "./warm-registry.js";
+import { announceWarmProcess, registerWarmPool } from "./warm-registry.js";
 
 /** A client of one agent process: what the pool needs of it is the process. */
 export interface WarmAgentClient {
@@ -102,6 +102,9 @@ interface Warm<C> {
  */
 export class WarmAgents<C extends WarmAgentClient, S extends WarmStartSpec = WarmStartSpec> {
   private readonly pool: WarmPool<S, Warm<C>>;
+  /** Processes started and not yet through their handshake: no session holds them yet. */
+  private readonly starting = new Set<Warm<C>>();
+  private readonly stop: (warm: Warm<C>) => Promise<void>;
 
   constructor(private readonly options: WarmAgentsOptions<C, S>) {
     const stopGraceMs = options.stopGraceMs ?? 1000;
@@ -109,18 +112,25 @@ export class WarmAgents<C extends WarmAgentClient, S extends WarmStartSpec = War
       await (options.close?.(warm.client) ?? warm.client.agent.close(stopGraceMs));
       await rm(warm.root, { recursive: true, force: true });
     };
+    this.stop = stop;
+    // A start still in its handshake when the runner stops the pools (the session that
+    // asked for it gave up: an agent that never answers) stops with them, not after.
+    registerWarmPool(() => this.stopStarting());
     this.pool = new WarmPool<S, Warm<C>>({
       lease: options.lease ?? "exclusive",
       ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
       idleMs: options.idleMs ?? 20_000,
       start: async (spec) => {
         const warm = await this.spawn(spec);
+        this.starting.add(warm);
         try {
           await warm.client.agent.process.spawned;
           await options.ready?.(warm.client, spec);
         } catch (error) {
           await stop(warm);
           throw error;
+        } finally {
+          this.starting.delete(warm);
         }
         // A warm agent that dies takes its group and folder with it; the next session starts anew.
         warm.client.agent.onExit(() => void this.pool.discard(warm));
@@ -175,9 +185,14 @@ export class WarmAgents<C extends WarmAgentClient, S extends WarmStartSpec = War
     };
   }
 
-  /** Stops every process of the pool now, leased or idle, with its group and folder. */
-  stopAll(): Promise<void> {
-    return this.pool.stopAll();
+  /** Stops every process of the pool now, leased, idle or starting, with its group and folder. */
+  async stopAll(): Promise<void> {
+    await Promise.all([this.pool.stopAll(), this.stopStarting()]);
+  }
+
+  /** Stops the processes still in their handshake (their start then fails). */
+  private async stopStarting(): Promise<void> {
+    await Promise.all([...this.starting].map((warm) => this.stop(warm)));
   }
 
   /** The process ids of the pool's processes (for diagnosis and tests). */
