@@ -147,7 +147,51 @@ test("OpenCode still has the variables, provider package and permission names th
     'case"bash":case"shell":return"execute"',
     "title:YC(C.toolName,C.state.input,C.state.title),kind:$C(C.toolName)",
     "prevents you from using this specific tool call",
+    // Its plugin package, installed into each config folder whose lock file does not list
+    // it (skipPluginInstall marks it listed in the fresh home).
+    'add:[{name:"@opencode-ai/plugin"',
+    "Npm.checkDirty",
+    '"package-lock.json"',
   ]);
+});
+
+test("OpenCode started from the profile's plan installs nothing from the npm registry", async () => {
+  await using kit = new MCPTestKit({ env: {}, killGraceMs: 500 });
+  const provider = {
+    name: "scripted",
+    baseUrl: "http://127.0.0.1:9/v1",
+    wireApi: "chat-completions",
+  };
+  const { launch } = await acpLaunch(kit, selection("opencode", provider), []);
+  const options = opencodeProfile.resolveOptions({});
+  const executable = opencodeProfile.executable(launch.selection, {}, options);
+  if (!executable.found) throw new Error(executable.reason);
+  const home = await createAgentHome(await kit.tempDir("m3-contract-"));
+  const plan = await opencodeProfile.plan({ launch, home, options, executable });
+  const installed = join(home.configHome, "opencode", "node_modules");
+  await withAcpClient(
+    kit,
+    opencodeProfile.agent,
+    {
+      label: "opencode",
+      command: executable.command,
+      args: [...executable.prefix, ...plan.args],
+      env: plan.env,
+      cwd: launch.workspace,
+    },
+    opencodeProfile.stop(options),
+    async (client) => {
+      await client.request(
+        "session/new",
+        { cwd: launch.workspace, mcpServers: [] },
+        { timeoutMs: 60_000 },
+      );
+      // Unmarked, the install fills the folder (64 MB) within a few seconds of the start.
+      await new Promise((resolve) => setTimeout(resolve, 4000));
+      expect(readdirSync(installed)).toEqual([]);
+    },
+    2000,
+  );
 });
 
 describe.each([

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { ModelProvider, ToolPolicy } from "@jest-m3/core/harness";
 import { testedRange } from "@jest-m3/core/adapter-kit";
 import { allowedTools } from "../config.js";
-import { agentEnvironment } from "../home.js";
+import { agentEnvironment, skipPluginInstall } from "../home.js";
 import { resolveProfileOptions, type ResolvedCommonOptions } from "../options.js";
 import { InvalidAcpOptions } from "../errors.js";
 import { mayBeMcpTool, type AgentToolCall, type SessionTools } from "../reported-calls.js";
@@ -157,6 +157,7 @@ export const opencodeProfile: AcpProfile<ResolvedCommonOptions> = {
       JSON.stringify(opencodeConfig(launch.provider, launch.model, permission), null, 2),
       { mode: 0o600 },
     );
+    await skipPluginInstall(home, "opencode", "@opencode-ai/plugin");
     return {
       args: ["acp", "--pure"],
       env: agentEnvironment(launch.env, home, {
