@@ -19,11 +19,13 @@ module.exports = {
   reporters: ["default", require.resolve("./packages/jest-m3/dist/reporter.js")],
   // Likewise the preset's testTimeout: projects do not inherit it here.
   testTimeout: 180_000,
-  // Most of a test's time is spent waiting on agent binaries and servers: two workers on
-  // two cores keep the run near a few minutes (Jest's default is cores - 1).
-  maxWorkers: 2,
+  // Many files mostly wait (the fault matrices' cells end in the timeouts they prove: the
+  // warm Gemini CLI matrix used 13 CPU-seconds in 63 s), so two workers on two cores left
+  // the cores idle while both waited. Three keep them busy; the whole suite passed with
+  // three under a load of 5 to 16, no test retried (Jest's default is cores - 1).
+  maxWorkers: 3,
   // Slowest files first, from Jest's duration cache or, on a fresh clone, from the committed
-  // scripts/test-durations.json: the two workers then finish together.
+  // scripts/test-durations.json: the workers then finish together.
   testSequencer: require.resolve("./scripts/test-sequencer.cjs"),
   projects: [
     ...packages.map((name) => ({
