@@ -161,7 +161,7 @@ test("OpenCode started from the profile's plan installs nothing from the npm reg
     name: "scripted",
     baseUrl: "http://127.0.0.1:9/v1",
     wireApi: "chat-completions",
-  };
+  } as const;
   const { launch } = await acpLaunch(kit, selection("opencode", provider), []);
   const options = opencodeProfile.resolveOptions({});
   const executable = opencodeProfile.executable(launch.selection, {}, options);
