@@ -100,6 +100,8 @@ export function envServer(log: string, variables: readonly string[]): StdioServe
 /** One start of {@link startLogServer}: the server process as it saw itself. */
 export interface LoggedStart {
   readonly pid: number;
+  /** Its parent: the relay that started it, or for a spare the relay that parked it. */
+  readonly ppid: number;
   /** When its process started (ms since the epoch: Node's `performance.timeOrigin`). */
   readonly at: number;
   readonly cwd: string;
