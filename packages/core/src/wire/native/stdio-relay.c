@@ -1080,9 +1080,7 @@ static int cloexec_pipe(int ends[2]) {
 /* ---------- spares: a server started ahead, handed to one relay ---------- */
 
 /* What makes two server processes the same: working folder, command line, environment. */
-static void spare_key(buf_t *key, const char *cwd, char **target, char **env) {
-  char here[4096];
-  const char *dir = cwd ? cwd : (getcwd(here, sizeof here) ? here : "");
+static void spare_key(buf_t *key, const char *dir, char **target, char **env) {
   buf_add(key, dir, strlen(dir) + 1);
   for (char **arg = target; *arg; arg++) buf_add(key, *arg, strlen(*arg) + 1);
   buf_ch(key, '\1');
@@ -1224,7 +1222,8 @@ static int start_server(const char *cwd, char **target, char **env, pid_t *pid, 
 /* --park: start the server now, say `ready <pid>` on stdout, and hand it to the one relay
    whose key matches; until then the kit's end of stdin closing (the kit is gone), or a
    signal, stops it. Afterwards: reap the server and send its status (code, signal). */
-static int park(const char *path, const char *cwd, char **target, char **env) {
+static int park(const char *path, const char *cwd, const char *dir, char **target,
+                char **env) {
   pid_t pid;
   int fds[3];
   int failed = start_server(cwd, target, env, &pid, fds);
@@ -1234,7 +1233,7 @@ static int park(const char *path, const char *cwd, char **target, char **env) {
     return 127;
   }
   buf_t key = {0};
-  spare_key(&key, cwd, target, env);
+  spare_key(&key, dir, target, env);
   struct sockaddr_un addr;
   int listener = unix_socket_at(path, &addr);
   unlink(path);
@@ -1395,12 +1394,16 @@ int main(int argc, char **argv) {
     nonblocking(channel_fd);
   }
 
+  /* The server's folder, as it starts in it: also what a spare must match. */
+  char here[4096];
+  const char *server_dir = cwd ? cwd : (getcwd(here, sizeof here) ? here : "");
+  size_t *inherit_len = NULL, inherit_count = 0;
+  char **inherited = inherit ? string_array(inherit, &inherit_len, &inherit_count, "--inherit")
+                             : calloc(1, sizeof(char *));
   /* The server's environment: the inherited allow-list and the spec's own variables. */
   char **env = environ;
   if (keep) {
-    size_t *inherit_len, *keep_len, inherit_count = 0, keep_count = 0;
-    char **inherited = inherit ? string_array(inherit, &inherit_len, &inherit_count, "--inherit")
-                               : calloc(1, sizeof(char *));
+    size_t *keep_len, keep_count = 0;
     char **kept = string_array(keep, &keep_len, &keep_count, "--env-keep");
     env = calloc(inherit_count + keep_count + 1, sizeof *env);
     size_t e = 0;
@@ -1436,13 +1439,13 @@ int main(int argc, char **argv) {
   sigaction(SIGHUP, &sa, NULL);
   signal(SIGPIPE, SIG_IGN);
 
-  if (park_at) return park(park_at, cwd, target, env);
+  if (park_at) return park(park_at, cwd, server_dir, target, env);
 
   /* A spare started ahead for exactly this process, else the relay's own server. */
   int fds[3] = {-1, -1, -1}, spare_fd = -1, spare_taken = -1, exec_error = 0;
   if (spare_count > 0) {
     buf_t key = {0};
-    spare_key(&key, cwd, target, env);
+    spare_key(&key, server_dir, target, env);
     for (int k = 0; k < spare_count && spare_fd < 0; k++) {
       spare_fd = attach_spare(spares[k], &key, &child_pid, fds);
       spare_taken = k;
@@ -1469,25 +1472,16 @@ int main(int argc, char **argv) {
     json_quote(&f, spares[spare_taken], strlen(spares[spare_taken]), 1);
   }
   buf_fmt(&f, ",\"ppid\":%d,\"cwd\":", (int)getppid());
-  {
-    char here[4096];
-    const char *dir = cwd ? cwd : (getcwd(here, sizeof here) ? here : "");
-    json_quote(&f, dir, strlen(dir), 1);
-  }
+  json_quote(&f, server_dir, strlen(server_dir), 1);
   buf_str(&f, ",\"inherited\":{");
-  if (inherit) {
-    size_t *lengths, count = 0;
-    char **names = string_array(inherit, &lengths, &count, "--inherit");
-    int first = 1;
-    for (size_t k = 0; k < count; k++) {
-      const char *value = getenv(names[k]);
-      if (!value) continue;
-      if (!first) buf_ch(&f, ',');
-      first = 0;
-      json_quote(&f, names[k], strlen(names[k]), 1);
-      buf_ch(&f, ':');
-      json_quote(&f, value, strlen(value), 1);
-    }
+  for (size_t k = 0, first = 1; k < inherit_count; k++) {
+    const char *value = getenv(inherited[k]);
+    if (!value) continue;
+    if (!first) buf_ch(&f, ',');
+    first = 0;
+    json_quote(&f, inherited[k], strlen(inherited[k]), 1);
+    buf_ch(&f, ':');
+    json_quote(&f, value, strlen(value), 1);
   }
   buf_str(&f, "}}");
   send_frame(&f);
