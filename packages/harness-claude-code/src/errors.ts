@@ -12,6 +12,9 @@ export class ClaudeControlError extends AgentProtocolError {
   }
 }
 
+/** The harness's name, as selections give it. */
+export const HARNESS_NAME = "claude-code";
+
 /** The names Claude Code's messages use. */
 export const CLAUDE_NAMES = { agent: "Claude Code", stderr: "claude" };
 

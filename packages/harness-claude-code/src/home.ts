@@ -1,12 +1,13 @@
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import {
+  agentCredentials,
   copyRegularFile,
   createHomes as createFolders,
   homeEnvironment,
   regularFile,
 } from "@jest-m3/core/adapter-kit";
-import type { ModelProvider } from "@jest-m3/core/harness";
+import type { Capability, ModelProvider } from "@jest-m3/core/harness";
 import type { ResolvedClaudeCodeOptions } from "./options.js";
 
 /** The configuration variable naming the Claude Code config dir that holds the user's login. */
@@ -77,6 +78,30 @@ export function findHostLogin(config: Readonly<Record<string, string | undefined
   }
   const account = regularFile(accountFile);
   return { usable: true, credentialsFile, accountFile: account.ok ? accountFile : undefined };
+}
+
+/**
+ * Whether the session has something to authenticate with: a provider (with its key
+ * variable mapped, when it names one), else a mapped Anthropic key or token, else the
+ * user's Claude Code login.
+ */
+export function credentialsCapability(
+  provider: ModelProvider | undefined,
+  credentialNames: readonly string[],
+  login: HostLogin,
+): Capability {
+  return agentCredentials(provider, credentialNames, {
+    named: (names) =>
+      names.some((name) => KEY_VARIABLES.includes(name))
+        ? { status: "ready" }
+        : {
+            status: "unavailable",
+            reason:
+              `credentials (${names.join(", ")}) were given without a provider, but Claude Code reads ` +
+              `its key from ${KEY_VARIABLES.join(", ")}; map one of those, e.g. credentialEnv: { ANTHROPIC_API_KEY: "${names[0]}" }`,
+          },
+    login,
+  });
 }
 
 /** Creates `HOME` and `CLAUDE_CONFIG_DIR` inside `root`, a fresh directory owned by the kit. */

@@ -24,7 +24,7 @@
  * @packageDocumentation
  */
 import { defineHarness, type HarnessDefinition } from "@jest-m3/core/harness";
-import { HARNESS_NAME } from "./launch-facts.js";
+import { HARNESS_NAME } from "./errors.js";
 import { claudeCodeReadiness, claudeCodeReadinessKey } from "./readiness.js";
 import { openClaudeCodeSession } from "./open.js";
 
@@ -45,7 +45,6 @@ export const claudeCodeHarness: HarnessDefinition = defineHarness({
 
 export default claudeCodeHarness;
 
-export { credentialsCapability } from "./launch-facts.js";
 export { ClaudeCodeSession } from "./session.js";
 export {
   resolveClaudeExecutable,
@@ -59,6 +58,7 @@ export type { ExecutableLookup, ExecutableSource, VersionProbe } from "@jest-m3/
 export { resolveClaudeCodeOptions, type ClaudeCodeOptions } from "./options.js";
 export { claudeArgs } from "./config.js";
 export {
+  credentialsCapability,
   findHostLogin,
   copyHostLogin,
   createHomes,

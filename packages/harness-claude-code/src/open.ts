@@ -12,17 +12,19 @@ import {
 } from "@jest-m3/core/adapter-kit";
 import { HarnessStartError, type HarnessLaunch } from "@jest-m3/core/harness";
 import { claudeArgs, denyRules, mcpServers, normalizeName } from "./config.js";
+import { resolveClaudeExecutable } from "./executable.js";
 import {
   claudeEnvironment,
   copyHostLogin,
   createHomes,
+  credentialsCapability,
+  findHostLogin,
   type ClaudeHomes,
   type HostLogin,
 } from "./home.js";
-import { CLAUDE_NAMES, InvalidClaudeCodeOptions } from "./errors.js";
+import { CLAUDE_NAMES, HARNESS_NAME, InvalidClaudeCodeOptions } from "./errors.js";
 import { resolveClaudeCodeOptions, type ResolvedClaudeCodeOptions } from "./options.js";
 import type { McpServerStatus } from "./protocol.js";
-import { credentialsCapability, HARNESS_NAME, launchFacts } from "./launch-facts.js";
 import { ClaudeCodeSession } from "./session.js";
 import { StreamJsonClient } from "./stream-json-client.js";
 import { claudeCodeNaming } from "./tool-names.js";
@@ -174,9 +176,10 @@ function startError(error: unknown, client: StreamJsonClient, aborted: boolean):
  */
 export async function openClaudeCodeSession(launch: HarnessLaunch): Promise<ClaudeCodeSession> {
   const options = resolveClaudeCodeOptions(launch.selection.options);
-  const facts = launchFacts(launch.selection, launch.config);
-  const credentials = credentialsCapability(launch.provider, launch.credentials, facts.login);
-  const executable = launchable(HARNESS_NAME, facts.executable, credentials).path;
+  const login = findHostLogin(launch.config);
+  const credentials = credentialsCapability(launch.provider, launch.credentials, login);
+  const found = resolveClaudeExecutable(launch.selection, launch.config);
+  const executable = launchable(HARNESS_NAME, found, credentials).path;
   assertDistinctToolNames(
     claudeCodeNaming,
     launch.servers.map((server) => server.name),
@@ -191,9 +194,9 @@ export async function openClaudeCodeSession(launch: HarnessLaunch): Promise<Clau
       `cannot serve a session with a workspace (${launch.workspaceKind}): a warm Claude Code process keeps the working directory it was started in, so the agent would not work in the session's workspace. Leave warm out of the selections of workspace sessions (they are then cold, the workspace the agent's cwd), or the workspace out of warm ones.`,
     );
   }
-  if (warm) return openWarmSession(launch, options, executable, facts.login);
+  if (warm) return openWarmSession(launch, options, executable, login);
   const homes = await createHomes(await launch.tempDir("m3-claude-"));
-  await useOwnLogin(launch, facts.login, homes);
+  await useOwnLogin(launch, login, homes);
   if (launch.signal.aborted) throw new HarnessStartError(HARNESS_NAME, TORN_DOWN);
   const sessionId = randomUUID();
   const child = launch.spawn({

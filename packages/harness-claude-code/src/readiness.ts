@@ -7,9 +7,14 @@ import {
   worst,
 } from "@jest-m3/core/adapter-kit";
 import type { Capability, Readiness, ReadinessContext } from "@jest-m3/core/harness";
-import { readClaudeVersion, runIsolated, TESTED_CLAUDE_CODE_VERSION } from "./executable.js";
-import { hostClaudeConfig } from "./home.js";
-import { credentialsCapability, HARNESS_NAME, launchFacts } from "./launch-facts.js";
+import { HARNESS_NAME } from "./errors.js";
+import {
+  readClaudeVersion,
+  resolveClaudeExecutable,
+  runIsolated,
+  TESTED_CLAUDE_CODE_VERSION,
+} from "./executable.js";
+import { credentialsCapability, findHostLogin, hostClaudeConfig } from "./home.js";
 import { resolveClaudeCodeOptions } from "./options.js";
 import { PROTOCOL_SURFACE } from "./protocol.js";
 
@@ -43,7 +48,7 @@ async function checkCli(executable: string): Promise<Capability> {
  * credential names, the provider and the adapter options (not the model).
  */
 export function claudeCodeReadinessKey(context: ReadinessContext): string {
-  const { executable } = launchFacts(context.selection, context.config);
+  const executable = resolveClaudeExecutable(context.selection, context.config);
   const provider = context.selection.provider;
   const providerFacts = provider
     ? [provider.baseUrl, provider.wireApi, provider.envKey ?? null]
@@ -63,7 +68,6 @@ export function claudeCodeReadinessKey(context: ReadinessContext): string {
 export async function claudeCodeReadiness(context: ReadinessContext): Promise<Readiness> {
   const { selection, config, credentialNames } = context;
   resolveClaudeCodeOptions(selection.options);
-  const { executable, login } = launchFacts(selection, config);
   const provider = selection.provider;
   const dialect: Capability =
     provider === undefined || provider.wireApi === "anthropic-messages"
@@ -75,7 +79,7 @@ export async function claudeCodeReadiness(context: ReadinessContext): Promise<Re
   return agentReadiness({
     harness: HARNESS_NAME,
     agent: "Claude Code",
-    executable,
+    executable: resolveClaudeExecutable(selection, config),
     version: {
       product: "Claude Code",
       tested: TESTED_CLAUDE_CODE_VERSION,
@@ -88,6 +92,9 @@ export async function claudeCodeReadiness(context: ReadinessContext): Promise<Re
       probe: (found, version) =>
         cliProbe(`${fileIdentity(found.path)}\0${version.text}`, () => checkCli(found.path)),
     },
-    credentials: worst(credentialsCapability(provider, credentialNames, login), dialect),
+    credentials: worst(
+      credentialsCapability(provider, credentialNames, findHostLogin(config)),
+      dialect,
+    ),
   });
 }

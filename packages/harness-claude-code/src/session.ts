@@ -1,4 +1,4 @@
-import { errorMessage, TurnSlot } from "@jest-m3/core/adapter-kit";
+import { errorMessage, INTERRUPT_GRACE_MS, TurnSlot } from "@jest-m3/core/adapter-kit";
 import type {
   AdapterTurn,
   AdapterTurnRequest,
@@ -21,8 +21,6 @@ import type { StreamJsonClient } from "./stream-json-client.js";
 import { TurnCollector } from "./turn.js";
 import { endConversation, type WarmLease } from "./warm-pool.js";
 
-/** How long an interrupted turn waits for Claude Code to confirm before it ends anyway. */
-const INTERRUPT_GRACE_MS = 1500;
 /** How long `close()` waits for Claude Code to exit after its stdin closed, before signals. */
 const CLOSE_GRACE_MS = 1500;
 /** How long a warm session's close gets to reset the process for the next session. */
@@ -53,7 +51,7 @@ export class ClaudeCodeSession implements HarnessSession {
       names: CLAUDE_NAMES,
       agent: client.agent,
       stderrTail: () => client.agent.stderrTail(),
-      graceMs: INTERRUPT_GRACE_MS,
+      // The kit's grace: how long an interrupted turn waits for Claude Code to confirm.
       interrupt: async (turn) => {
         turn.interruptRequested = true;
         await client

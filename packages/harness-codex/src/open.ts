@@ -10,10 +10,17 @@ import { HarnessStartError, type HarnessLaunch } from "@jest-m3/core/harness";
 import { AppServerClient } from "./app-server-client.js";
 import { appServerArgs, threadStartParams } from "./config.js";
 import { AppServerExited, CODEX_NAMES, CodexRpcError } from "./errors.js";
-import { codexEnvironment, copyHostLogin, createHomes, findHostLogin } from "./home.js";
+import { resolveCodexExecutable } from "./executable.js";
+import {
+  codexEnvironment,
+  copyHostLogin,
+  createHomes,
+  credentialsCapability,
+  findHostLogin,
+  hostCodexHome,
+} from "./home.js";
 import { resolveCodexOptions, type ResolvedCodexOptions } from "./options.js";
 import type { McpStartupStatus } from "./protocol.js";
-import { credentialsCapability, launchFacts } from "./launch-facts.js";
 import { CLOSE_GRACE_MS, CodexSession } from "./session.js";
 import { acquireWarm } from "./warm-pool.js";
 
@@ -126,10 +133,10 @@ async function startThread(
  */
 export async function openCodexSession(launch: HarnessLaunch): Promise<CodexSession> {
   const options = resolveCodexOptions(launch.selection.options);
-  const facts = launchFacts(launch.selection, launch.config);
-  const login = findHostLogin(facts.hostHome);
+  const login = findHostLogin(hostCodexHome(launch.config));
   const credentials = credentialsCapability(launch.provider, launch.credentials, login);
-  const executable = launchable("codex", facts.executable, credentials).path;
+  const found = resolveCodexExecutable(launch.selection, launch.config);
+  const executable = launchable("codex", found, credentials).path;
   const ownLogin = !launch.provider && launch.credentials.length === 0 && login.usable;
   if (ownLogin)
     launch.record({ kind: "harness", detail: `using the Codex login of ${login.authFile}` });

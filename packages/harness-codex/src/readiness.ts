@@ -12,9 +12,8 @@ import {
 import type { Capability, Readiness, ReadinessContext } from "@jest-m3/core/harness";
 import { AppServerClient } from "./app-server-client.js";
 import { APP_SERVER_ARGS } from "./config.js";
-import { readCodexVersion, TESTED_CODEX_VERSION } from "./executable.js";
-import { findHostLogin } from "./home.js";
-import { credentialsCapability, launchFacts } from "./launch-facts.js";
+import { readCodexVersion, resolveCodexExecutable, TESTED_CODEX_VERSION } from "./executable.js";
+import { credentialsCapability, findHostLogin, hostCodexHome } from "./home.js";
 import { resolveCodexOptions } from "./options.js";
 
 /** `codex --version`, once per binary. */
@@ -54,10 +53,11 @@ async function checkAppServer(executable: string, timeoutMs: number): Promise<Ca
  * credential names, the provider and the adapter options (not the model).
  */
 export function codexReadinessKey(context: ReadinessContext): string {
-  const { executable, hostHome } = launchFacts(context.selection, context.config);
-  const provider = context.selection.provider;
+  const { selection, config } = context;
+  const provider = selection.provider;
   const providerFacts = provider ? [provider.baseUrl, provider.envKey ?? null] : null;
-  return agentReadinessKey(executable, context, hostHome, providerFacts);
+  const executable = resolveCodexExecutable(selection, config);
+  return agentReadinessKey(executable, context, hostCodexHome(config), providerFacts);
 }
 
 /**
@@ -71,11 +71,10 @@ export function codexReadinessKey(context: ReadinessContext): string {
 export async function codexReadiness(context: ReadinessContext): Promise<Readiness> {
   const { selection, config, credentialNames } = context;
   const options = resolveCodexOptions(selection.options);
-  const { executable, hostHome } = launchFacts(selection, config);
   return agentReadiness({
     harness: "codex",
     agent: "Codex",
-    executable,
+    executable: resolveCodexExecutable(selection, config),
     version: {
       product: "Codex",
       tested: TESTED_CODEX_VERSION,
@@ -94,7 +93,7 @@ export async function codexReadiness(context: ReadinessContext): Promise<Readine
     credentials: credentialsCapability(
       selection.provider,
       credentialNames,
-      findHostLogin(hostHome),
+      findHostLogin(hostCodexHome(config)),
     ),
   });
 }

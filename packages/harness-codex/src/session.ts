@@ -1,4 +1,4 @@
-import { TurnSlot, type WarmAgentLease } from "@jest-m3/core/adapter-kit";
+import { INTERRUPT_GRACE_MS, TurnSlot, type WarmAgentLease } from "@jest-m3/core/adapter-kit";
 import type {
   AdapterTurn,
   AdapterTurnRequest,
@@ -12,8 +12,6 @@ import { CODEX_NAMES, CodexRpcError } from "./errors.js";
 import type { Json, ServerNotification, ServerRequest } from "./protocol.js";
 import { TurnCollector } from "./turn.js";
 
-/** How long an interrupted turn waits for Codex to confirm before it ends anyway. */
-const INTERRUPT_GRACE_MS = 1500;
 /** How long `close()` waits for Codex to exit after its stdin closed, before signals. */
 export const CLOSE_GRACE_MS = 1500;
 
@@ -40,7 +38,7 @@ export class CodexSession implements HarnessSession {
       agent: client.agent,
       // None for a shared app-server: other sessions' lines are in it.
       stderrTail: () => (lease ? "" : client.agent.stderrTail()),
-      graceMs: INTERRUPT_GRACE_MS,
+      // The kit's grace: how long an interrupted turn waits for Codex to confirm.
       interrupt: (turn) => this.requestInterrupt(turn),
     });
     this.stops.push(
