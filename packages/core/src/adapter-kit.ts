@@ -229,6 +229,13 @@ export {
   regularFile,
   type FileCheck,
 } from "./adapter-kit/agent-home.js";
+// An isolated home in the layout most agents read (HOME, XDG folders, TMPDIR) and its environment.
+export {
+  createIsolatedHome,
+  isolatedEnvironment,
+  writeJsonFile,
+  type IsolatedHome,
+} from "./adapter-kit/isolated-home.js";
 // Parts first written for Pi: warm agents serving one session at a time, an agent's package
 // facts and its start on the Node it needs, a client of a JSON-lines protocol of the agent's
 // own, probes kept across runs.

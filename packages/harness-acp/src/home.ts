@@ -1,71 +1,18 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createHomes } from "@jest-m3/core/adapter-kit";
-
-/** The isolated folders of one agent process, all inside one fresh temporary folder. */
-export interface AgentHome {
-  /** The fresh folder everything below lives in. */
-  readonly root: string;
-  /** `HOME` (and `USERPROFILE` on Windows). */
-  readonly home: string;
-  readonly configHome: string;
-  readonly dataHome: string;
-  readonly cacheHome: string;
-  readonly stateHome: string;
-  /** `TMPDIR`. */
-  readonly tmp: string;
-}
-
-/** Creates HOME, the XDG folders and TMPDIR inside `root`, a fresh folder owned by the kit. */
-export async function createAgentHome(root: string): Promise<AgentHome> {
-  const folders = await createHomes(root, {
-    home: "home",
-    configHome: "config",
-    dataHome: "data",
-    cacheHome: "cache",
-    stateHome: "state",
-    tmp: "tmp",
-  });
-  return { root, ...folders };
-}
+import type { IsolatedHome } from "@jest-m3/core/adapter-kit";
 
 /**
- * An agent's environment: the launch's (an allow-list of the parent's plus the mapped
- * credentials), with every folder an agent reads settings from or writes state to moved
- * into the fresh home, then the profile's own variables. Never the parent's whole
- * environment.
+ * The isolated home of one agent process (HOME, the XDG folders and TMPDIR in one fresh
+ * folder), its environment and its settings files: the adapter kit's, under this package's
+ * names.
  */
-export function agentEnvironment(
-  launchEnv: Readonly<Record<string, string>>,
-  home: AgentHome,
-  extra: Readonly<Record<string, string>> = {},
-): Record<string, string> {
-  const env: Record<string, string> = {
-    ...launchEnv,
-    HOME: home.home,
-    XDG_CONFIG_HOME: home.configHome,
-    XDG_DATA_HOME: home.dataHome,
-    XDG_CACHE_HOME: home.cacheHome,
-    XDG_STATE_HOME: home.stateHome,
-    TMPDIR: home.tmp,
-  };
-  if (process.platform === "win32") {
-    env.USERPROFILE = home.home;
-    env.APPDATA = home.configHome;
-    env.LOCALAPPDATA = home.dataHome;
-    env.TEMP = home.tmp;
-    env.TMP = home.tmp;
-  }
-  return { ...env, ...extra };
-}
-
-/** Writes `value` as `<dir>/<name>` (JSON, readable by its owner only), making `dir`. */
-export async function writeSettings(dir: string, name: string, value: unknown): Promise<string> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const file = join(dir, name);
-  await writeFile(file, JSON.stringify(value, null, 2), { mode: 0o600 });
-  return file;
-}
+export {
+  createIsolatedHome as createAgentHome,
+  isolatedEnvironment as agentEnvironment,
+  writeJsonFile as writeSettings,
+  type IsolatedHome as AgentHome,
+} from "@jest-m3/core/adapter-kit";
 
 /**
  * Marks `plugin` as installed in an OpenCode-family agent's config folder
@@ -76,7 +23,7 @@ export async function writeSettings(dir: string, name: string, value: unknown): 
  * loads it; the folder holds an empty `node_modules` and the lock file that lists it.
  */
 export async function skipPluginInstall(
-  home: AgentHome,
+  home: IsolatedHome,
   app: string,
   plugin: string,
 ): Promise<void> {
