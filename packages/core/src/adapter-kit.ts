@@ -238,6 +238,8 @@ export {
 } from "./adapter-kit/isolated-home.js";
 // A package that is an ECMAScript module only, loaded from a CommonJS adapter in any sandbox.
 export { loadEsmModule } from "./adapter-kit/esm-module.js";
+// A launch for a readiness probe that starts the agent as a session would, in a throw-away folder.
+export { withProbeLaunch } from "./adapter-kit/probe-launch.js";
 // Parts first written for Pi: warm agents serving one session at a time, an agent's package
 // facts and its start on the Node it needs, a client of a JSON-lines protocol of the agent's
 // own, probes kept across runs.

@@ -1,18 +1,14 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import {
   agentReadinessKey,
-  childEnvironment,
   errorMessage,
   fileIdentity,
-  ManagedProcess,
   probeAcrossRuns,
   rangeCapability,
   sessionCapabilities,
   storedCapabilities,
   storedProbeKey,
   versionAcrossRuns,
+  withProbeLaunch,
   worst,
   type ExecutableLookup,
 } from "@jest-m3/core/adapter-kit";
@@ -93,46 +89,26 @@ export async function initializeAgent(
 
 const initializeProbes = new Map<string, Promise<InitializeCheck>>();
 
-/** A launch as a session without MCP servers or credentials would get, for a probe to plan. */
-function probeLaunch(selection: SelectionSpec, workspace: string): HarnessLaunch {
-  return {
-    model: selection.model,
-    selection,
-    config: {},
-    servers: [],
-    toolPolicy: new Map(),
-    workspace,
-    env: childEnvironment(),
-    credentials: [],
-    ...(selection.provider ? { provider: selection.provider } : {}),
-    signal: new AbortController().signal,
-  } as unknown as HarnessLaunch;
-}
-
 /**
  * Starts the agent as a session would (the same settings, in a throw-away home, without
- * MCP servers) and asks `initialize`.
+ * MCP servers: the kit's probe launch) and asks `initialize`.
  */
-async function checkAgent<O extends ResolvedCommonOptions>(
+function checkAgent<O extends ResolvedCommonOptions>(
   profile: AcpProfile<O>,
   selection: SelectionSpec,
   options: O,
   executable: FoundExecutable,
   signal: AbortSignal,
 ): Promise<InitializeCheck> {
-  const root = await mkdtemp(join(tmpdir(), `m3-${profile.name}-probe-`));
-  try {
-    const home = await createAgentHome(root);
-    const workspace = join(root, "workspace");
-    await mkdir(workspace);
-    const launch = probeLaunch(selection, workspace);
+  const probe = async (launch: HarnessLaunch): Promise<InitializeCheck> => {
+    const home = await createAgentHome(await launch.tempDir("agent-"));
     const plan = await profile.plan({ launch, home, options, executable });
-    const child = new ManagedProcess({
+    const child = launch.spawn({
       label: `${profile.agent} (readiness probe)`,
       command: executable.command,
       args: [...executable.prefix, ...plan.args],
       env: plan.env,
-      cwd: workspace,
+      cwd: launch.workspace,
     });
     const client = new AcpClient(profile.agent, child);
     try {
@@ -142,9 +118,8 @@ async function checkAgent<O extends ResolvedCommonOptions>(
     } finally {
       await client.close(profile.stop(options), 1000);
     }
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
+  };
+  return withProbeLaunch(`m3-${profile.name}-probe-`, selection, probe, signal);
 }
 
 function probeAgent<O extends ResolvedCommonOptions>(
