@@ -240,6 +240,13 @@ export {
 export { loadEsmModule } from "./adapter-kit/esm-module.js";
 // A launch for a readiness probe that starts the agent as a session would, in a throw-away folder.
 export { withProbeLaunch } from "./adapter-kit/probe-launch.js";
+// An agent a test names by command: its command, arguments and variables read, found and filled.
+export {
+  fillAgentCommand,
+  findAgentCommand,
+  readAgentCommand,
+  type AgentCommand,
+} from "./adapter-kit/agent-command.js";
 // Parts first written for Pi: warm agents serving one session at a time, an agent's package
 // facts and its start on the Node it needs, a client of a JSON-lines protocol of the agent's
 // own, probes kept across runs.

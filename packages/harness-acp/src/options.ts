@@ -1,11 +1,8 @@
 import {
-  checkPlaceholders,
-  fillPlaceholders,
   optionReader,
-  readAgentEnv,
+  readAgentCommand,
   readDialects,
   readStrings,
-  shownValue,
   type OptionReader,
 } from "@jest-m3/core/adapter-kit";
 import type { ProviderDialect } from "@jest-m3/core/harness";
@@ -132,18 +129,10 @@ export const PLACEHOLDERS = [
 /** What the placeholders stand for in one launch. */
 export type PlaceholderValues = Partial<Record<(typeof PLACEHOLDERS)[number], string>>;
 
-/** Replaces the placeholders of `text`; one without a value (no provider) is an error. */
-export function expandPlaceholders(text: string, values: PlaceholderValues, where: string): string {
-  return fillPlaceholders(
-    text,
-    values,
-    (name) =>
-      new InvalidAcpOptions(
-        "acp",
-        where,
-        `uses {{${name}}}, which has no value here${name.startsWith("provider.") ? " (the selection has no provider)" : ""}.`,
-      ),
-  );
+/** The error of a placeholder that has no value in a launch (no provider). */
+export function missingPlaceholder(name: string, where: string): InvalidAcpOptions {
+  const why = name.startsWith("provider.") ? " (the selection has no provider)" : "";
+  return new InvalidAcpOptions("acp", where, `uses {{${name}}}, which has no value here${why}.`);
 }
 
 /** Reads `options` of `harness`, refusing a name not in `known`, in this package's error. */
@@ -238,20 +227,8 @@ export function resolveAgentOptions(
     }
   }
   const read = reader("acp", options, AGENT);
-  const { command } = options;
-  if (typeof command !== "string" || command.trim() === "") {
-    throw read.error(
-      "command",
-      `must be the agent's executable (a path or a name on PATH), got ${shownValue(command)}. ` +
-        `Example: options: { command: "./node_modules/.bin/my-agent", args: ["--acp"] }.`,
-    );
-  }
-  const args = readStrings(read, options, "args") ?? [];
-  args.forEach((arg, index) => checkPlaceholders(read, `args[${index}]`, arg, PLACEHOLDERS));
-  const env = readAgentEnv(read, options, "env");
-  for (const [name, value] of Object.entries(env)) {
-    checkPlaceholders(read, `env.${name}`, value, PLACEHOLDERS);
-  }
+  const example = 'options: { command: "./node_modules/.bin/my-agent", args: ["--acp"] }';
+  const { command, args, env } = readAgentCommand(read, options, PLACEHOLDERS, example);
   return {
     ...common(options, read),
     command,

@@ -1,31 +1,14 @@
-import { isAbsolute, resolve } from "node:path";
 import { PROVIDER_DIALECTS, type Capability } from "@jest-m3/core/harness";
-import { isRunnableFile, onPath, runnable, type ExecutableLookup } from "@jest-m3/core/adapter-kit";
+import { fillAgentCommand, findAgentCommand } from "@jest-m3/core/adapter-kit";
 import { agentEnvironment } from "../home.js";
 import {
-  expandPlaceholders,
+  missingPlaceholder,
   resolveAgentOptions,
   type PlaceholderValues,
   type ResolvedAgentOptions,
 } from "../options.js";
 import { identifyCall } from "../reported-calls.js";
 import { selectModelOption, type AcpProfile } from "./profile.js";
-
-function findCommand(command: string): ExecutableLookup {
-  if (isAbsolute(command) || command.includes("/") || command.includes("\\")) {
-    const path = resolve(command);
-    return isRunnableFile(path)
-      ? runnable(path, "options")
-      : {
-          found: false,
-          reason: `options.command ${JSON.stringify(path)} is not an executable file.`,
-        };
-  }
-  const onSearchPath = onPath(command, process.env.PATH);
-  return onSearchPath !== undefined
-    ? runnable(onSearchPath, "options")
-    : { found: false, reason: `options.command "${command}" is not on PATH.` };
-}
 
 function mentionsProvider(options: ResolvedAgentOptions): boolean {
   return [...options.args, ...Object.values(options.env)].some((text) =>
@@ -58,7 +41,7 @@ export const agentProfile: AcpProfile<ResolvedAgentOptions> = {
         reason: `the acp harness takes its executable from options.command, not executable (got ${JSON.stringify(selection.executable)})`,
       };
     }
-    return findCommand(options.command);
+    return findAgentCommand(options.command);
   },
   credentials(provider, _names, _model, options): Capability {
     if (!provider) return { status: "ready" };
@@ -91,14 +74,11 @@ export const agentProfile: AcpProfile<ResolvedAgentOptions> = {
         ? { "provider.baseUrl": launch.provider.baseUrl, "provider.name": launch.provider.name }
         : {}),
     };
-    const args = options.args.map((arg, index) =>
-      expandPlaceholders(arg, values, `args[${index}]`),
-    );
-    const extra: Record<string, string> = { NO_COLOR: "1" };
-    for (const [name, value] of Object.entries(options.env)) {
-      extra[name] = expandPlaceholders(value, values, `env.${name}`);
-    }
-    return Promise.resolve({ args, env: agentEnvironment(launch.env, home, extra) });
+    const { args, env } = fillAgentCommand(options, values, missingPlaceholder);
+    return Promise.resolve({
+      args,
+      env: agentEnvironment(launch.env, home, { NO_COLOR: "1", ...env }),
+    });
   },
   async afterSessionNew({ launch, options, client, session }) {
     if (!options.selectModel) return;
