@@ -247,6 +247,8 @@ export {
   readAgentCommand,
   type AgentCommand,
 } from "./adapter-kit/agent-command.js";
+// An agent that authenticates with one key variable: its credentials, and the key for a provider.
+export { keyCredentials, NO_KEY, providerKey } from "./adapter-kit/key-credentials.js";
 // Parts first written for Pi: warm agents serving one session at a time, an agent's package
 // facts and its start on the Node it needs, a client of a JSON-lines protocol of the agent's
 // own, probes kept across runs.

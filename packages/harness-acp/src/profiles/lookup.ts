@@ -1,7 +1,8 @@
 /**
  * What the profiles share but say differently: how an agent's executable is found (the
  * adapter kit's lookup with the profile's package, variable and bin), the refusal of a
- * `builtinTools` entry that names an MCP tool, the credential rules and the provider's key.
+ * `builtinTools` entry that names an MCP tool, the credential rules and the provider's key
+ * (for an agent that reads one key variable: the adapter kit's).
  */
 import {
   providerCredentials,
@@ -9,9 +10,10 @@ import {
   type InstalledBinary,
   type TestedRange,
 } from "@jest-m3/core/adapter-kit";
-import type { HarnessLaunch, ProviderDialect } from "@jest-m3/core/harness";
 import { InvalidAcpOptions } from "../errors.js";
 import type { AcpProfile } from "./profile.js";
+
+export { keyCredentials, providerKey } from "@jest-m3/core/adapter-kit";
 
 /**
  * A profile's `executable`: the selection's `executable`, then `variable` in the kit's
@@ -63,28 +65,6 @@ export function refuseMcpToolNames(
 }
 
 /**
- * The credentials of an agent that reads one key variable: an explicit provider's, else
- * `variable` mapped; its own login is never copied into the isolated home.
- */
-export function keyCredentials(
-  agent: string,
-  variable: string,
-  dialect: ProviderDialect,
-): AcpProfile<never>["credentials"] {
-  return (provider, names) =>
-    providerCredentials(provider, names) ??
-    (names.includes(variable)
-      ? { status: "ready" }
-      : {
-          status: "unavailable",
-          reason:
-            `no provider and no ${variable}: ${agent}'s own login is not copied into the isolated home. ` +
-            `Map a key with credentialEnv: { ${variable}: "<PARENT_VARIABLE>" }, or give a provider ` +
-            `(the scripted model's providerFor("${dialect}"))`,
-        });
-}
-
-/**
  * The credentials of an OpenCode-like agent: an explicit provider's, else a model named
  * `<provider>/<model>` and at least one credential mapped for that provider.
  */
@@ -107,15 +87,4 @@ export function providerModelCredentials(agent: string): AcpProfile<never>["cred
         'or give a provider (the scripted model\'s providerFor("chat-completions"))',
     };
   };
-}
-
-/**
- * The key variable of an agent pointed at `launch`'s provider: the mapped key's value, or,
- * for a keyless provider (the scripted model), a dummy the agent needs to start.
- */
-export function providerKey(launch: HarnessLaunch, variable: string): Record<string, string> {
-  const provider = launch.provider;
-  if (!provider) return {};
-  const value = provider.envKey !== undefined ? (launch.env[provider.envKey] ?? "") : "m3-no-key";
-  return { [variable]: value };
 }
