@@ -219,8 +219,19 @@ export { isSecretName } from "./wire/redaction.js";
 export { UsageTally } from "./adapter-kit/reported-usage.js";
 // Waiting for the agent's own startup: re-checked on its messages, deadline, abort, exit.
 export { startupWait, type StartupWait } from "./adapter-kit/startup-wait.js";
+// An agent that tells its startup only when asked: the wait's changes, by polling.
+export { polledChanges, type PolledChanges } from "./adapter-kit/polled-changes.js";
+// One exchange answered on the agent's message stream: subscribe, send, take, exit, deadline.
+export { messageExchange, type MessageExchange } from "./adapter-kit/message-exchange.js";
 // The start of a warm session: a fresh folder for the homes, the plan, the pool's lease.
 export { openWarmLease, type WarmOpening } from "./adapter-kit/warm-open.js";
+// The start of a session on a process of its own: plan, spawn, client, start, undone on failure.
+export {
+  FAILED_START_GRACE_MS,
+  openCold,
+  type ColdOpening,
+  type ColdPlan,
+} from "./adapter-kit/cold-open.js";
 // The agent's isolated homes and the user's login copied into them.
 export {
   copyRegularFile,
