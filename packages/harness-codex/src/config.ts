@@ -15,26 +15,16 @@ import type { JsonObject, ThreadStartParams } from "./protocol.js";
  */
 export const APP_SERVER_ARGS: readonly string[] = [
   "app-server",
-  "-c",
-  "check_for_update_on_startup=false",
-  "-c",
-  "features.plugins=false",
-  "-c",
-  "features.apps=false",
-  "-c",
-  "analytics.enabled=false",
-  "-c",
-  'web_search="disabled"',
-  "--disable",
-  "shell_tool",
-  "--disable",
-  "multi_agent",
-  "--disable",
-  "goals",
+  ...[
+    "check_for_update_on_startup=false",
+    "features.plugins=false",
+    "features.apps=false",
+    "analytics.enabled=false",
+    'web_search="disabled"',
+  ].flatMap((setting) => ["-c", setting]),
   // The shell snapshot writes the app-server's environment (credentials included) into
   // CODEX_HOME/shell_snapshots; with the shell tool off it has no use.
-  "--disable",
-  "shell_snapshot",
+  ...["shell_tool", "multi_agent", "goals", "shell_snapshot"].flatMap((off) => ["--disable", off]),
 ];
 
 /**

@@ -73,9 +73,14 @@ export function credentialsCapability(
   });
 }
 
-/** Creates `CODEX_HOME` and `HOME` inside `root`, a fresh directory owned by the kit. */
-export function createHomes(root: string): Promise<CodexHomes> {
-  return createFolders(root, { codexHome: "codex-home", home: "home" });
+/**
+ * Creates `CODEX_HOME` and `HOME` inside `root`, a fresh directory owned by the kit, with the
+ * user's `auth.json` copied in when `authFile` is given (see {@link copyHostLogin}).
+ */
+export async function createHomes(root: string, authFile?: string): Promise<CodexHomes> {
+  const homes = await createFolders(root, { codexHome: "codex-home", home: "home" });
+  if (authFile !== undefined) await copyHostLogin(authFile, homes);
+  return homes;
 }
 
 /**

@@ -1,10 +1,11 @@
 import {
   launchable,
+  openCold,
   openWarmLease,
   startFailure,
+  startOrUndo,
   startupWait,
-  tornDown,
-  withoutSharedStderr,
+  type WarmAgentLease,
 } from "@jest-m3/core/adapter-kit";
 import { HarnessStartError, type HarnessLaunch } from "@jest-m3/core/harness";
 import { AppServerClient } from "./app-server-client.js";
@@ -13,7 +14,6 @@ import { AppServerExited, CODEX_NAMES, CodexRpcError } from "./errors.js";
 import { resolveCodexExecutable } from "./executable.js";
 import {
   codexEnvironment,
-  copyHostLogin,
   createHomes,
   credentialsCapability,
   findHostLogin,
@@ -23,8 +23,6 @@ import { resolveCodexOptions, type ResolvedCodexOptions } from "./options.js";
 import type { McpStartupStatus } from "./protocol.js";
 import { CLOSE_GRACE_MS, CodexSession } from "./session.js";
 import { acquireWarm } from "./warm-pool.js";
-
-const TORN_DOWN = tornDown(CODEX_NAMES);
 
 /**
  * Turns whatever stopped `open()` into a {@link HarnessStartError} in Codex's words, naming
@@ -92,36 +90,47 @@ function serversReady(
   });
 }
 
-/** Records the startup statuses of every thread on a shared app-server, by thread. */
-function watchStatuses(
-  client: AppServerClient,
-  byThread: Map<string, Map<string, McpStartupStatus>>,
-): () => void {
-  return client.onNotification((notification) => {
-    if (notification.method !== "mcpServer/startupStatus/updated") return;
-    const status = notification.params as unknown as McpStartupStatus & { threadId?: string };
-    const thread = status.threadId ?? "";
-    if (!byThread.has(thread)) byThread.set(thread, new Map());
-    byThread.get(thread)!.set(status.name, status);
-  });
-}
-
-/** `thread/start` with the session's configuration: the thread's id. */
-async function startThread(
+/**
+ * `thread/start` on `client` with the session's configuration (its id goes into `thread`),
+ * then every MCP server ready: the session. Startup statuses of every thread arrive on one
+ * stream: a shared app-server's (`lease`) are kept by thread; on the session's own, before
+ * its first turn, they may name the thread or not.
+ */
+async function openThread(
   client: AppServerClient,
   launch: HarnessLaunch,
   options: ResolvedCodexOptions,
-): Promise<string> {
+  thread: { id?: string },
+  lease?: WarmAgentLease<AppServerClient>,
+): Promise<CodexSession> {
+  const byThread = new Map<string, Map<string, McpStartupStatus>>();
+  const statusesOf = (id = ""): Map<string, McpStartupStatus> => {
+    const key = lease ? id : "";
+    if (!byThread.has(key)) byThread.set(key, new Map());
+    return byThread.get(key)!;
+  };
+  const stopStatuses = client.onNotification((notification) => {
+    if (notification.method !== "mcpServer/startupStatus/updated") return;
+    const status = notification.params as unknown as McpStartupStatus;
+    statusesOf(status.threadId ?? "").set(status.name, status);
+  });
+  const names = launch.servers.map((server) => server.name);
   const wait = { timeoutMs: options.startupTimeoutMs, signal: launch.signal };
-  const started = await client.request("thread/start", threadStartParams(launch, options), wait);
-  const threadId = started.thread?.id;
-  if (typeof threadId !== "string" || threadId === "") {
-    throw new HarnessStartError(
-      "codex",
-      `thread/start answered without a thread id: ${JSON.stringify(started).slice(0, 300)}`,
-    );
+  try {
+    const started = await client.call("thread/start", threadStartParams(launch, options), wait);
+    thread.id = started.thread?.id;
+    if (typeof thread.id !== "string" || thread.id === "") {
+      const answer = JSON.stringify(started).slice(0, 300);
+      throw new HarnessStartError("codex", `thread/start answered without a thread id: ${answer}`);
+    }
+    const statuses = statusesOf(thread.id);
+    await serversReady(client, statuses, names, options.startupTimeoutMs, launch.signal);
+    return new CodexSession(client, launch, thread.id, lease);
+  } catch (error) {
+    throw startError(error, client, statusesOf(thread.id), names, launch.signal.aborted);
+  } finally {
+    stopStatuses();
   }
-  return threadId;
 }
 
 /**
@@ -140,42 +149,24 @@ export async function openCodexSession(launch: HarnessLaunch): Promise<CodexSess
   const ownLogin = !launch.provider && launch.credentials.length === 0 && login.usable;
   if (ownLogin)
     launch.record({ kind: "harness", detail: `using the Codex login of ${login.authFile}` });
-  if (options.warm) {
-    return openWarmSession(launch, options, executable, ownLogin ? login.authFile : undefined);
-  }
-  const homes = await createHomes(await launch.tempDir("m3-codex-"));
-  if (ownLogin) await copyHostLogin(login.authFile, homes);
-  if (launch.signal.aborted) throw new HarnessStartError("codex", TORN_DOWN);
-  const child = launch.spawn({
-    label: "codex app-server",
-    command: executable,
-    args: appServerArgs(options),
-    env: codexEnvironment(launch.env, homes),
-    cwd: launch.workspace,
+  const authFile = ownLogin ? login.authFile : undefined;
+  if (options.warm) return openWarmSession(launch, options, executable, authFile);
+  return openCold({
+    harness: "codex",
+    names: CODEX_NAMES,
+    launch,
+    prefix: "m3-codex-",
+    plan: async (root) => {
+      const env = codexEnvironment(launch.env, await createHomes(root, authFile));
+      const spawn = { label: "codex app-server", command: executable, cwd: launch.workspace };
+      return { process: { ...spawn, args: appServerArgs(options), env } };
+    },
+    client: (child) => new AppServerClient(child),
+    start: async (client) => {
+      await client.initialize({ timeoutMs: options.startupTimeoutMs, signal: launch.signal });
+      return openThread(client, launch, options, {});
+    },
   });
-  const client = new AppServerClient(child);
-  // Before the first turn only this thread exists: statuses may name it or not.
-  const statuses = new Map<string, McpStartupStatus>();
-  const stopStatuses = client.onNotification((notification) => {
-    if (notification.method === "mcpServer/startupStatus/updated") {
-      const status = notification.params as unknown as McpStartupStatus;
-      statuses.set(status.name, status);
-    }
-  });
-  const names = launch.servers.map((server) => server.name);
-  try {
-    await child.spawned;
-    await client.initialize({ timeoutMs: options.startupTimeoutMs, signal: launch.signal });
-    const threadId = await startThread(client, launch, options);
-    await serversReady(client, statuses, names, options.startupTimeoutMs, launch.signal);
-    return new CodexSession(client, launch, threadId);
-  } catch (error) {
-    const failure = startError(error, client, statuses, names, launch.signal.aborted);
-    await client.close(300);
-    throw failure;
-  } finally {
-    stopStatuses();
-  }
 }
 
 /**
@@ -195,41 +186,29 @@ async function openWarmSession(
     signal: launch.signal,
     prefix: "m3-codex-warm-",
     plan: async (root) => {
-      const homes = await createHomes(root);
-      if (authFile !== undefined) await copyHostLogin(authFile, homes);
-      const env = codexEnvironment(launch.env, homes);
+      const env = codexEnvironment(launch.env, await createHomes(root, authFile));
       const args = appServerArgs(options);
       return { command: executable, args, env, root, timeoutMs: options.startupTimeoutMs };
     },
     acquire: acquireWarm,
   });
-  const client = lease.client;
-  // Startup statuses of every thread arrive on the shared stream; keep this thread's only.
-  const byThread = new Map<string, Map<string, McpStartupStatus>>();
-  const stopStatuses = watchStatuses(client, byThread);
-  const names = launch.servers.map((server) => server.name);
-  let threadId: string | undefined;
-  try {
-    threadId = await startThread(client, launch, options);
-    if (!byThread.has(threadId)) byThread.set(threadId, new Map());
-    const statuses = byThread.get(threadId)!;
-    await serversReady(client, statuses, names, options.startupTimeoutMs, launch.signal);
-    return new CodexSession(client, launch, threadId, lease);
-  } catch (error) {
-    const statuses = byThread.get(threadId ?? "") ?? new Map<string, McpStartupStatus>();
-    const failure = startError(error, client, statuses, names, launch.signal.aborted);
-    // Its thread let go of (unsubscribed), its MCP servers stopped; the app-server still
-    // serves the sessions it has.
-    const unsubscribe = async (): Promise<boolean> => {
-      if (threadId === undefined) return true;
-      const wait = { timeoutMs: 1000 };
-      await client.request("thread/unsubscribe", { threadId }, wait).catch(() => undefined);
-      return true;
-    };
-    await lease.leaveShared(launch.servers, unsubscribe, CLOSE_GRACE_MS);
-    // Another session's lines may be in the shared stderr: none of it goes into this error.
-    throw withoutSharedStderr("codex", failure);
-  } finally {
-    stopStatuses();
-  }
+  const thread: { id?: string } = {};
+  // Its thread let go of (unsubscribed), its MCP servers stopped; the app-server still serves
+  // the sessions it has. Another session's lines may be in the shared stderr: none of it
+  // goes into the error.
+  const unsubscribe = async (): Promise<boolean> => {
+    if (thread.id === undefined) return true;
+    const threadId = thread.id;
+    await lease.client
+      .call("thread/unsubscribe", { threadId }, { timeoutMs: 1000 })
+      .catch(() => undefined);
+    return true;
+  };
+  return startOrUndo("codex", () => openThread(lease.client, launch, options, thread, lease), {
+    names: CODEX_NAMES,
+    signal: launch.signal,
+    stderrTail: () => "",
+    undo: () => lease.leaveShared(launch.servers, unsubscribe, CLOSE_GRACE_MS),
+    shared: true,
+  });
 }

@@ -4,6 +4,7 @@
  * installed binary (`codex app-server generate-json-schema`) by the contract test, so a
  * Codex upgrade that changes them fails loudly.
  */
+import type { RpcMessage } from "@jest-m3/core/adapter-kit";
 
 /** A JSON value as it arrives from the app-server. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -171,18 +172,11 @@ export interface ItemNotificationParams {
   readonly item: ThreadItem;
 }
 
-/** A notification from the app-server. */
-export interface ServerNotification {
-  readonly method: string;
-  readonly params?: Json;
-}
+/** A notification from the app-server (the kit's JSON-RPC message). */
+export type ServerNotification = RpcMessage;
 
 /** A request from the app-server to this client (an approval, a question). */
-export interface ServerRequest {
-  readonly id: RequestId;
-  readonly method: string;
-  readonly params?: Json;
-}
+export type ServerRequest = RpcMessage & { readonly id: RequestId };
 
 /**
  * `mcpServer/elicitation/request` params: an MCP server's own elicitation (form or URL

@@ -1,15 +1,12 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import {
   agentReadiness,
   agentReadinessKey,
   cachedVersionProbe,
   errorMessage,
-  ManagedProcess,
   probeCache,
+  withProbeLaunch,
 } from "@jest-m3/core/adapter-kit";
-import type { Capability, Readiness, ReadinessContext } from "@jest-m3/core/harness";
+import type { Capability, Readiness, ReadinessContext, SelectionSpec } from "@jest-m3/core/harness";
 import { AppServerClient } from "./app-server-client.js";
 import { APP_SERVER_ARGS } from "./config.js";
 import { readCodexVersion, resolveCodexExecutable, TESTED_CODEX_VERSION } from "./executable.js";
@@ -22,30 +19,30 @@ const probeVersion = cachedVersionProbe((executable) => readCodexVersion(executa
 const appServerProbe = probeCache<Capability>((result) => result.status === "ready");
 
 /** Starts `codex app-server` in a throw-away home and checks that it answers `initialize`. */
-async function checkAppServer(executable: string, timeoutMs: number): Promise<Capability> {
-  const home = await mkdtemp(join(tmpdir(), "m3-codex-probe-"));
-  const env: Record<string, string> = { CODEX_HOME: home, HOME: home };
-  if (process.env.PATH !== undefined) env.PATH = process.env.PATH;
-  const child = new ManagedProcess({
-    label: "codex app-server (readiness probe)",
-    command: executable,
-    args: [...APP_SERVER_ARGS],
-    env,
-    cwd: home,
+function checkAppServer(
+  executable: string,
+  timeoutMs: number,
+  selection: SelectionSpec,
+): Promise<Capability> {
+  return withProbeLaunch("m3-codex-probe-", selection, async (launch) => {
+    const home = await launch.tempDir("home-");
+    const env: Record<string, string> = { CODEX_HOME: home, HOME: home };
+    if (process.env.PATH !== undefined) env.PATH = process.env.PATH;
+    const args = [...APP_SERVER_ARGS];
+    const label = "codex app-server (readiness probe)";
+    const client = new AppServerClient(
+      launch.spawn({ label, command: executable, args, env, cwd: home }),
+    );
+    try {
+      await client.initialize({ timeoutMs });
+      return { status: "ready" };
+    } catch (error) {
+      const reason = `codex app-server did not answer initialize: ${errorMessage(error)}`;
+      return { status: "unavailable", reason };
+    } finally {
+      await client.close(1000);
+    }
   });
-  const client = new AppServerClient(child);
-  try {
-    await client.initialize({ timeoutMs });
-    return { status: "ready" };
-  } catch (error) {
-    return {
-      status: "unavailable",
-      reason: `codex app-server did not answer initialize: ${errorMessage(error)}`,
-    };
-  } finally {
-    await client.close(1000);
-    await rm(home, { recursive: true, force: true });
-  }
 }
 
 /**
@@ -87,7 +84,7 @@ export async function codexReadiness(context: ReadinessContext): Promise<Readine
       // A failed start may be the machine's moment, not the binary's: tried again next time.
       probe: (found, version) =>
         appServerProbe(`${found.path}\0${version.text}`, () =>
-          checkAppServer(found.path, options.startupTimeoutMs),
+          checkAppServer(found.path, options.startupTimeoutMs, selection),
         ),
     },
     credentials: credentialsCapability(

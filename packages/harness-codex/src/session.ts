@@ -47,10 +47,7 @@ export class CodexSession implements HarnessSession {
         (notification) => this.onNotification(notification),
         lease ? id : undefined,
       ),
-      client.handleServerRequests(
-        (request) => this.onServerRequest(request),
-        lease ? id : undefined,
-      ),
+      client.handleRequests((request) => this.onServerRequest(request), lease ? id : undefined),
     );
   }
 
@@ -67,7 +64,7 @@ export class CodexSession implements HarnessSession {
   send(request: AdapterTurnRequest): Promise<AdapterTurn> {
     // The app-server's exit meanwhile (AppServerExited) fails the turn with its stderr tail.
     return this.slot.run(request, new TurnCollector(this.id), async (turn) => {
-      const started = await this.client.request("turn/start", {
+      const started = await this.client.call("turn/start", {
         threadId: this.id,
         input: [{ type: "text", text: request.text, text_elements: [] }],
       });
@@ -104,7 +101,7 @@ export class CodexSession implements HarnessSession {
       // error answer is still an answer.
       const unsubscribe = () =>
         this.client
-          .request("thread/unsubscribe", { threadId: this.id }, { timeoutMs: CLOSE_GRACE_MS })
+          .call("thread/unsubscribe", { threadId: this.id }, { timeoutMs: CLOSE_GRACE_MS })
           .then(
             () => true,
             (error: unknown) => error instanceof CodexRpcError,
@@ -118,7 +115,7 @@ export class CodexSession implements HarnessSession {
     const turnId = turn.codexTurnId;
     if (turnId === undefined) return Promise.resolve();
     turn.interrupting ??= this.client
-      .request("turn/interrupt", { threadId: this.id, turnId }, { timeoutMs: INTERRUPT_GRACE_MS })
+      .call("turn/interrupt", { threadId: this.id, turnId }, { timeoutMs: INTERRUPT_GRACE_MS })
       .then(
         () => undefined,
         () => undefined,

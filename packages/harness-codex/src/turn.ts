@@ -5,6 +5,7 @@ import type {
   ErrorNotificationParams,
   ItemNotificationParams,
   Json,
+  JsonObject,
   McpToolCallItem,
   ServerNotification,
   TurnCompleted,
@@ -21,13 +22,13 @@ interface ObservedCall {
   observedEnd?: number;
 }
 
-function field(params: Json | undefined, name: string): Json | undefined {
+function field(params: unknown, name: string): Json | undefined {
   return typeof params === "object" && params !== null && !Array.isArray(params)
-    ? params[name]
+    ? (params as JsonObject)[name]
     : undefined;
 }
 
-function turnIdOf(params: Json | undefined): string | undefined {
+function turnIdOf(params: unknown): string | undefined {
   const direct = field(params, "turnId");
   if (typeof direct === "string") return direct;
   const id = field(field(params, "turn"), "id");
