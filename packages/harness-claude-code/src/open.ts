@@ -1,16 +1,17 @@
 import { randomUUID } from "node:crypto";
-import { readdirSync } from "node:fs";
-import { readFile } from "node:fs/promises";
-import { setTimeout as sleep } from "node:timers/promises";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   assertDistinctToolNames,
+  errorMessage,
   launchable,
+  openCold,
   openWarmLease,
-  startFailure,
-  tornDown,
+  polledChanges,
+  startOrUndo,
+  startupWait,
 } from "@jest-m3/core/adapter-kit";
-import { HarnessStartError, type HarnessLaunch } from "@jest-m3/core/harness";
+import type { HarnessLaunch } from "@jest-m3/core/harness";
 import { claudeArgs, denyRules, mcpServers, normalizeName } from "./config.js";
 import { resolveClaudeExecutable } from "./executable.js";
 import {
@@ -32,22 +33,21 @@ import { acquireWarmClaude } from "./warm-pool.js";
 
 /** How often `mcp_status` is asked while a server is still pending. */
 const STATUS_POLL_MS = 100;
-const TORN_DOWN = tornDown(CLAUDE_NAMES);
 
 /**
  * What Claude Code's own MCP log says a server wrote to stderr before it failed (its
  * `mcp-logs-<server>` files under the isolated HOME): the words that say why. Files in
  * `skip` (a warm process's logs of earlier sessions) are not read.
  */
-export async function serverStderr(
+export function serverStderr(
   homes: ClaudeHomes,
   server: string,
   skip: ReadonlySet<string> = new Set(),
-): Promise<string> {
+): string {
   const lines: string[] = [];
   for (const file of mcpLogFiles(homes, server)) {
     if (skip.has(file)) continue;
-    for (const line of (await readFile(file, "utf8").catch(() => "")).split("\n")) {
+    for (const line of readText(file).split("\n")) {
       try {
         const entry = JSON.parse(line) as { error?: unknown; debug?: unknown };
         const text = typeof entry.error === "string" ? entry.error : "";
@@ -58,6 +58,15 @@ export async function serverStderr(
     }
   }
   return [...new Set(lines)].join("\n").slice(-4000);
+}
+
+/** A log file's text; "" when it cannot be read (gone meanwhile). */
+function readText(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
 }
 
 /**
@@ -85,12 +94,12 @@ export function mcpLogFiles(homes: ClaudeHomes, server?: string): string[] {
 }
 
 /** Why a server did not connect, with its stderr from Claude Code's MCP log. */
-async function failure(
+function failure(
   status: McpServerStatus,
   homes: ClaudeHomes,
   skipLogs: ReadonlySet<string> | undefined,
-): Promise<string> {
-  const stderr = await serverStderr(homes, status.name, skipLogs);
+): string {
+  const stderr = serverStderr(homes, status.name, skipLogs);
   const what = status.status === "failed" ? "failed to start" : `is ${status.status}`;
   const section = stderr ? `\n--- ${status.name} stderr ---\n${stderr}` : "";
   return `MCP server "${status.name}" ${what}: ${status.error ?? "Claude Code gave no reason"}${section}`;
@@ -108,38 +117,41 @@ async function serversConnected(
   signal: AbortSignal,
   skipLogs?: ReadonlySet<string>,
 ): Promise<McpServerStatus[]> {
-  const deadline = Date.now() + options.startupTimeoutMs;
-  for (;;) {
-    if (signal.aborted) throw new HarnessStartError(HARNESS_NAME, TORN_DOWN);
-    const answer = await client.control(
-      { subtype: "mcp_status" },
-      { timeoutMs: Math.max(1000, deadline - Date.now()), signal },
-    );
+  const timeoutMs = options.startupTimeoutMs;
+  let mine: McpServerStatus[] = [];
+  let problem: unknown;
+  const ask = async (): Promise<void> => {
+    const answer = await client.control({ subtype: "mcp_status" }, { timeoutMs, signal });
     const statuses = (Array.isArray(answer.mcpServers)
       ? answer.mcpServers
       : []) as unknown as McpServerStatus[];
-    const mine = statuses.filter((status) => names.includes(status.name));
-    const pending = names.filter(
+    mine = statuses.filter((status) => names.includes(status.name));
+  };
+  const pending = (): string[] =>
+    names.filter(
       (name) => !mine.some((status) => status.name === name && status.status !== "pending"),
     );
-    if (pending.length === 0) {
+  await startupWait({
+    harness: HARNESS_NAME,
+    names: CLAUDE_NAMES,
+    agent: client.agent,
+    signal,
+    timeoutMs,
+    changes: polledChanges(ask, STATUS_POLL_MS, (error) => (problem = error)),
+    check: () => {
+      if (problem !== undefined) return errorMessage(problem);
+      if (pending().length > 0) return false;
       const failed = mine.filter((status) => status.status !== "connected");
-      if (failed.length === 0) return mine;
-      const details = await Promise.all(failed.map((status) => failure(status, homes, skipLogs)));
-      throw new HarnessStartError(HARNESS_NAME, details.join("\n"), {
-        stderrTail: client.agent.stderrTail(),
-      });
-    }
-    if (Date.now() >= deadline) {
-      throw new HarnessStartError(
-        HARNESS_NAME,
-        `MCP servers not connected within ${options.startupTimeoutMs} ms: ${pending.map((name) => `"${name}"`).join(", ")}`,
-        { stderrTail: client.agent.stderrTail() },
+      return (
+        failed.length === 0 || failed.map((status) => failure(status, homes, skipLogs)).join("\n")
       );
-    }
-    // An abort ends the pause; the loop's first check says the session was torn down.
-    await sleep(STATUS_POLL_MS, undefined, { signal }).catch(() => undefined);
-  }
+    },
+    waiting: () =>
+      `MCP servers not connected within ${timeoutMs} ms: ${pending()
+        .map((name) => `"${name}"`)
+        .join(", ")}`,
+  });
+  return mine;
 }
 
 /**
@@ -155,11 +167,6 @@ async function useOwnLogin(
   await copyHostLogin(login, homes);
   const detail = `using the Claude Code login of ${login.credentialsFile}`;
   launch.record({ kind: "harness", detail });
-}
-
-function startError(error: unknown, client: StreamJsonClient, aborted: boolean): HarnessStartError {
-  const stderrTail = client.agent.stderrTail();
-  return startFailure(HARNESS_NAME, error, { names: CLAUDE_NAMES, stderrTail, aborted });
 }
 
 /**
@@ -195,27 +202,28 @@ export async function openClaudeCodeSession(launch: HarnessLaunch): Promise<Clau
     );
   }
   if (warm) return openWarmSession(launch, options, executable, login);
-  const homes = await createHomes(await launch.tempDir("m3-claude-"));
-  await useOwnLogin(launch, login, homes);
-  if (launch.signal.aborted) throw new HarnessStartError(HARNESS_NAME, TORN_DOWN);
   const sessionId = randomUUID();
-  const child = launch.spawn({
-    label: "claude",
-    command: executable,
-    args: claudeArgs(launch, options, sessionId),
-    env: claudeEnvironment(launch.env, homes, launch.provider, options),
-    cwd: launch.workspace,
+  return openCold({
+    harness: HARNESS_NAME,
+    names: CLAUDE_NAMES,
+    launch,
+    prefix: "m3-claude-",
+    plan: async (root) => {
+      const homes = await createHomes(root);
+      await useOwnLogin(launch, login, homes);
+      const env = claudeEnvironment(launch.env, homes, launch.provider, options);
+      const args = claudeArgs(launch, options, sessionId);
+      return {
+        process: { label: "claude", command: executable, args, env, cwd: launch.workspace },
+        homes,
+      };
+    },
+    client: (child) => new StreamJsonClient(child),
+    start: async (client, { homes }) => {
+      await configureServers(client, launch, homes, options);
+      return new ClaudeCodeSession(client, launch, sessionId, options);
+    },
   });
-  const client = new StreamJsonClient(child);
-  try {
-    await child.spawned;
-    await configureServers(client, launch, homes, options);
-    return new ClaudeCodeSession(client, launch, sessionId, options);
-  } catch (error) {
-    const failure = startError(error, client, launch.signal.aborted);
-    await client.close(300);
-    throw failure;
-  }
 }
 
 /**
@@ -279,12 +287,14 @@ async function openWarmSession(
     kind: "harness",
     detail: `${lease.started ? "started a warm" : "reused the warm"} Claude Code (pid ${client.process.pid ?? "unknown"})`,
   });
-  try {
+  const start = async (): Promise<ClaudeCodeSession> => {
     await configureServers(client, launch, lease.homes, options, new Set(mcpLogFiles(lease.homes)));
     return new ClaudeCodeSession(client, launch, "", options, lease);
-  } catch (error) {
-    const failure = startError(error, client, launch.signal.aborted);
-    await lease.release(false);
-    throw failure;
-  }
+  };
+  return startOrUndo(HARNESS_NAME, start, {
+    names: CLAUDE_NAMES,
+    signal: launch.signal,
+    stderrTail: () => client.agent.stderrTail(),
+    undo: () => lease.release(false),
+  });
 }

@@ -60,7 +60,7 @@ export class ClaudeCodeSession implements HarnessSession {
         await turn.done;
       },
     });
-    this.detach.push(client.onMessage((streamMessage) => this.onMessage(streamMessage)));
+    this.detach.push(client.onStreamMessage((streamMessage) => this.onMessage(streamMessage)));
     client.handleHostRequests((request) => this.onHostRequest(request));
     this.detach.push(() => client.handleHostRequests(undefined));
   }

@@ -2,7 +2,6 @@ import {
   errorMessage,
   isJsonObject,
   JsonLinesClient,
-  type AgentProcess,
   type ManagedProcess,
   type RequestOptions,
 } from "@jest-m3/core/adapter-kit";
@@ -19,15 +18,12 @@ export type HostRequestHandler = (request: HostControlRequest) => Promise<Json> 
  * Claude Code (permission prompts) to the registered handler. When the process exits, every
  * waiting request is rejected with {@link ClaudeCodeExited} carrying the stderr tail.
  */
-export class StreamJsonClient {
-  /** The Claude Code process: exit, stderr tail (optionally since a mark), close. */
-  readonly agent: AgentProcess;
-  private readonly lines: JsonLinesClient<JsonObject>;
+export class StreamJsonClient extends JsonLinesClient<JsonObject> {
   private readonly messageListeners = new Set<(message: StreamMessage) => void>();
   private hostHandler: HostRequestHandler | undefined;
 
   constructor(readonly process: ManagedProcess) {
-    this.lines = new JsonLinesClient<JsonObject>(process, {
+    super(process, {
       // `{"type":"control_response","response":{"subtype":"success"|"error","request_id",...}}`
       answerOf: ({ type, response }) =>
         type === "control_response" &&
@@ -38,12 +34,11 @@ export class StreamJsonClient {
       exited: (what, exit, tail) => new ClaudeCodeExited(what, exit, tail),
       timeout: (subtype, ms) => new ClaudeCodeTimeout(subtype, ms),
     });
-    this.agent = this.lines.agent;
-    this.lines.onMessage((message) => this.receive(message));
+    super.onMessage((message) => this.route(message));
   }
 
-  /** Calls `listener` with every message that is not a control message. */
-  onMessage(listener: (message: StreamMessage) => void): () => void {
+  /** Calls `listener` with every message that is not a control message (`onMessage`: all). */
+  onStreamMessage(listener: (message: StreamMessage) => void): () => void {
     this.messageListeners.add(listener);
     return () => this.messageListeners.delete(listener);
   }
@@ -72,7 +67,7 @@ export class StreamJsonClient {
       request_id,
       request,
     });
-    const answer = await this.lines.request(subtype, message, options);
+    const answer = await this.request(subtype, message, options);
     if (answer.subtype === "error") {
       throw new ClaudeControlError(subtype, String(answer.error ?? "unknown error"));
     }
@@ -81,7 +76,7 @@ export class StreamJsonClient {
 
   /** Sends one user turn; false when Claude Code's stdin is closed. */
   sendUser(text: string): boolean {
-    return this.lines.send({
+    return this.send({
       type: "user",
       message: { role: "user", content: text },
       parent_tool_use_id: null,
@@ -89,12 +84,7 @@ export class StreamJsonClient {
     });
   }
 
-  /** Ends Claude Code (see {@link AgentProcess.close}). Idempotent. */
-  close(graceMs = 2000): Promise<void> {
-    return this.agent.close(graceMs);
-  }
-
-  private receive(message: Record<string, unknown>): void {
+  private route(message: Record<string, unknown>): void {
     switch (message.type) {
       case "control_request":
         void this.answer(message as unknown as HostControlRequest);
@@ -111,7 +101,7 @@ export class StreamJsonClient {
 
   private async answer(request: HostControlRequest): Promise<void> {
     const reply = (response: JsonObject): void => {
-      this.lines.send({ type: "control_response", response });
+      this.send({ type: "control_response", response });
     };
     const request_id = request.request_id;
     if (!this.hostHandler) {

@@ -9,8 +9,8 @@
 // ended; a process that cannot be reset cleanly is stopped, never handed on.
 import { join } from "node:path";
 import {
+  messageExchange,
   WarmAgents,
-  within,
   type WarmAgentLease,
   type WarmStartSpec,
 } from "@jest-m3/core/adapter-kit";
@@ -49,33 +49,25 @@ export async function acquireWarmClaude(spec: WarmStartSpec): Promise<WarmLease>
  */
 async function clearConversation(client: StreamJsonClient, timeoutMs: number): Promise<string> {
   let resetAt: string | undefined;
-  let stop: (() => void) | undefined;
-  const cleared = new Promise<StreamMessage>((resolve, reject) => {
-    const offMessage = client.onMessage((message) => {
+  const result = await messageExchange<StreamMessage, StreamMessage>({
+    messages: (listener) => client.onStreamMessage(listener),
+    agent: client.agent,
+    send: () => {
+      if (!client.sendUser("/clear")) throw new Error("Claude Code's stdin is closed");
+    },
+    take: (message) => {
       if (message.type === "conversation_reset") {
         const uuid = (message as { user_message_uuid?: unknown }).user_message_uuid;
         if (typeof uuid === "string") resetAt = uuid;
       }
-      if (message.type === "result") resolve(message);
-    });
-    const offExit = client.agent.onExit((exit) =>
-      reject(new Error(`Claude Code exited (${exit})`)),
-    );
-    stop = () => {
-      offMessage();
-      offExit();
-    };
+      return message.type === "result" ? message : undefined;
+    },
+    timeoutMs,
+    late: () => new Error(`/clear took longer than ${timeoutMs} ms`),
+    exited: (exit) => new Error(`Claude Code exited (${exit})`),
   });
-  try {
-    if (!client.sendUser("/clear")) throw new Error("Claude Code's stdin is closed");
-    const result = await within(cleared, timeoutMs, () => {
-      throw new Error(`/clear took longer than ${timeoutMs} ms`);
-    });
-    if ((result as { is_error?: unknown }).is_error === true) {
-      throw new Error(`/clear failed: ${JSON.stringify(result).slice(0, 300)}`);
-    }
-  } finally {
-    stop?.();
+  if ((result as { is_error?: unknown }).is_error === true) {
+    throw new Error(`/clear failed: ${JSON.stringify(result).slice(0, 300)}`);
   }
   if (resetAt === undefined) throw new Error("/clear did not reset the conversation");
   return resetAt;
