@@ -1,7 +1,6 @@
 import {
   JsonRpcClient,
   within,
-  type AgentProcess,
   type LineProblem,
   type ManagedProcess,
   type RequestOptions,
@@ -60,15 +59,14 @@ function answer(
 }
 
 /**
- * An ACP client over the stdio of one agent process, on the adapter kit's line-delimited
- * JSON-RPC client: typed requests with a deadline, the agent's `session/update`
- * notifications and permission requests routed to the session, every waiting request
- * rejected with {@link AgentExited} (carrying the stderr tail) when the process ends, and
- * every stdout line that is not an ACP message reported to {@link onProblem}.
+ * An ACP client over the stdio of one agent process: the adapter kit's line-delimited
+ * JSON-RPC client with typed requests, the agent's `session/update` notifications and
+ * permission requests routed to the session, every waiting request rejected with
+ * {@link AgentExited} (carrying the stderr tail) when the process ends, and every stdout
+ * line that is not an ACP message reported to `onProblem`.
  */
-export class AcpClient {
-  private readonly rpc: JsonRpcClient;
-  private closing: Promise<void> | undefined;
+export class AcpClient extends JsonRpcClient {
+  private ending: Promise<void> | undefined;
   /**
    * Resolves when the agent itself has exited. `process.exited` waits for its stdio to
    * close too, which the MCP servers it started may hold open (they inherit its stderr).
@@ -76,20 +74,20 @@ export class AcpClient {
   private readonly agentExited: Promise<void>;
 
   /**
-   * @param agent - The agent's name for messages (`Gemini CLI`, `OpenCode`, `my-agent`).
+   * @param name - The agent's name for messages (`Gemini CLI`, `OpenCode`, `my-agent`).
    * @param process - The agent process, already spawned by the kit.
    */
   constructor(
-    readonly agent: string,
-    readonly process: ManagedProcess,
+    readonly name: string,
+    process: ManagedProcess,
   ) {
-    this.rpc = new JsonRpcClient(process, {
-      agent,
+    super(process, {
+      agent: name,
       maxLineLength: MAX_LINE_BYTES,
-      exited: (what, exit, tail) => new AgentExited(agent, what, exit, tail),
-      timeout: (method, ms) => new AgentTimeout(agent, method, ms),
+      exited: (what, exit, tail) => new AgentExited(name, what, exit, tail),
+      timeout: (method, ms) => new AgentTimeout(name, method, ms),
       rpcError: (method, error) =>
-        new AcpRpcError(agent, method, error.code, error.message, error.data),
+        new AcpRpcError(name, method, error.code, error.message, error.data),
       // A shared agent's sessions each hear and answer only their own.
       scopeOf: sessionOf,
       scopeName: "session",
@@ -99,11 +97,6 @@ export class AcpClient {
       process.child.once("exit", () => resolve());
       process.child.once("error", () => resolve());
     });
-  }
-
-  /** The agent process as the adapter kit tracks it (exit, stderr tail without colors, close). */
-  get agentProcess(): AgentProcess {
-    return this.rpc.agent;
   }
 
   /** Waits until the agent is spawned (it rejects when it could not be). Call before any request. */
@@ -120,38 +113,28 @@ export class AcpClient {
    */
   handle(handlers: AcpClientHandlers, sessionId?: string): () => void {
     const stops = [
-      this.rpc.onNotification((note) => {
+      this.onNotification((note) => {
         if (note.method === "session/update") {
           handlers.onUpdate(note.params as SessionNotification);
         }
       }, sessionId),
-      this.rpc.handleRequests((request) => answer(request, handlers), sessionId),
+      this.handleRequests((request) => answer(request, handlers), sessionId),
     ];
     return () => stops.forEach((stop) => stop());
   }
 
-  /** Calls `listener` with every stdout line that was not an ACP message. */
-  onProblem(listener: (problem: StdoutProblem) => void): () => void {
-    return this.rpc.onProblem(listener);
-  }
-
   /**
-   * Sends a request and resolves with its result.
+   * Sends an ACP request and resolves with its result.
    *
    * @throws {@link AcpRpcError} when the agent answers with an error; {@link AgentExited}
    * when the process ends first; {@link AgentTimeout}; the signal's reason when it aborts.
    */
-  request<M extends AgentRequestMethod>(
+  call<M extends AgentRequestMethod>(
     method: M,
     params: AgentRequestParamsByMethod[M],
     options: RequestOptions = {},
   ): Promise<AgentRequestResponsesByMethod[M]> {
-    return this.rpc.request(method, params, options);
-  }
-
-  /** Sends a notification (no answer); a closed stdin drops it. */
-  notify(method: "session/cancel", params: { sessionId: string }): void {
-    this.rpc.notify(method, params);
+    return this.request(method, params, options);
   }
 
   /**
@@ -159,9 +142,9 @@ export class AcpClient {
    * (so it stops its own MCP servers); waits up to `graceMs` for the agent to exit, then
    * stops what is left of its process group (SIGTERM, then SIGKILL). Idempotent.
    */
-  close(stop: StopSignal, graceMs = 2000): Promise<void> {
-    this.closing ??= (async () => {
-      if (this.agentProcess.exitDescription === undefined) {
+  end(stop: StopSignal, graceMs = 2000): Promise<void> {
+    this.ending ??= (async () => {
+      if (this.agent.exitDescription === undefined) {
         if (stop === "sigterm") {
           this.process.terminate();
         } else {
@@ -171,6 +154,6 @@ export class AcpClient {
       }
       await this.process.stop(graceMs);
     })();
-    return this.closing;
+    return this.ending;
   }
 }

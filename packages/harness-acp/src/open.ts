@@ -34,7 +34,7 @@ async function newSession(
       `${check.mcpHttp.reason ?? ""} (HTTP servers: ${http.map((server) => server.name).join(", ")})`,
     );
   }
-  const session = await client.request(
+  const session = await client.call(
     "session/new",
     { cwd: launch.workspace, mcpServers: sessionMcpServers(launch.servers) },
     wait,
@@ -133,8 +133,8 @@ export function openAcpSession<O extends ResolvedCommonOptions>(
     return startOrUndo(profile.name, start, {
       names: { agent },
       signal: launch.signal,
-      stderrTail: () => client.agentProcess.stderrTail(),
-      undo: () => client.close(profile.stop(options), 300),
+      stderrTail: () => client.agent.stderrTail(),
+      undo: () => client.end(profile.stop(options), 300),
     });
   };
 }

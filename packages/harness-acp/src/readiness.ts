@@ -84,7 +84,7 @@ export async function initializeAgent(
   wait: { timeoutMs: number; signal?: AbortSignal },
 ): Promise<InitializeCheck> {
   await client.connect();
-  return checkInitialize(client.agent, await client.request("initialize", INITIALIZE_PARAMS, wait));
+  return checkInitialize(client.name, await client.call("initialize", INITIALIZE_PARAMS, wait));
 }
 
 const initializeProbes = new Map<string, Promise<InitializeCheck>>();
@@ -116,7 +116,7 @@ function checkAgent<O extends ResolvedCommonOptions>(
     } catch (error) {
       return notChecked(`${profile.agent} did not answer initialize: ${errorMessage(error)}`);
     } finally {
-      await client.close(profile.stop(options), 1000);
+      await client.end(profile.stop(options), 1000);
     }
   };
   return withProbeLaunch(`m3-${profile.name}-probe-`, selection, probe, signal);

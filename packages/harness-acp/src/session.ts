@@ -57,9 +57,9 @@ export class AcpSession implements HarnessSession {
     };
     this.slot = new TurnSlot<TurnCollector>({
       names: { agent: profile.agent },
-      agent: client.agentProcess,
+      agent: client.agent,
       // A shared agent's stderr holds other sessions' lines: none of it for this one.
-      stderrTail: () => (lease ? "" : client.agentProcess.stderrTail()),
+      stderrTail: () => (lease ? "" : client.agent.stderrTail()),
       interrupt: () => client.notify("session/cancel", { sessionId: id }),
       graceMs: CANCEL_GRACE_MS,
     });
@@ -118,7 +118,7 @@ export class AcpSession implements HarnessSession {
       (identity) => isToolAllowed(this.launch.toolPolicy, identity.server, identity.tool),
     );
     return this.slot.run(request, turn, () => {
-      const prompt = this.client.request("session/prompt", {
+      const prompt = this.client.call("session/prompt", {
         sessionId: this.id,
         prompt: [{ type: "text", text: request.text }],
       });
@@ -164,7 +164,7 @@ export class AcpSession implements HarnessSession {
     return this.slot.shutdown(async (midTurn) => {
       const lease = this.lease;
       if (!lease) {
-        await this.client.close(this.stopWith, CLOSE_GRACE_MS);
+        await this.client.end(this.stopWith, CLOSE_GRACE_MS);
         return;
       }
       if (midTurn) this.client.notify("session/cancel", { sessionId: this.id });

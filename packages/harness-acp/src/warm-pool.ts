@@ -68,14 +68,14 @@ function poolOf(spec: WarmStart): WarmAgents<WarmAcp, WarmStart> {
       ...(spec.maxSessions === undefined ? {} : { maxSessions: spec.maxSessions }),
       client: (child): WarmAcp => {
         const client = new AcpClient(spec.agent, child);
-        return { agent: client.agentProcess, client };
+        return { agent: client.agent, client };
       },
       async ready(warm, start) {
-        warm.initialize = await warm.client.request("initialize", INITIALIZE_PARAMS, {
+        warm.initialize = await warm.client.call("initialize", INITIALIZE_PARAMS, {
           timeoutMs: start.timeoutMs,
         });
       },
-      close: (warm) => warm.client.close(spec.stop, STOP_GRACE_MS),
+      close: (warm) => warm.client.end(spec.stop, STOP_GRACE_MS),
     });
     pools.set(spec.harness, pool);
   }
@@ -130,10 +130,10 @@ export async function leaveWarmSession(
   if (
     sessionId !== undefined &&
     closesSessions(lease) &&
-    client.agentProcess.exitDescription === undefined
+    client.agent.exitDescription === undefined
   ) {
     await client
-      .request("session/close", { sessionId }, { timeoutMs: CLOSE_GRACE_MS })
+      .call("session/close", { sessionId }, { timeoutMs: CLOSE_GRACE_MS })
       .catch(() => undefined);
   }
   await stopSessionServers(client.process.pid, launch.servers, CLOSE_GRACE_MS);

@@ -181,7 +181,7 @@ test("OpenCode started from the profile's plan installs nothing from the npm reg
     },
     opencodeProfile.stop(options),
     async (client) => {
-      await client.request(
+      await client.call(
         "session/new",
         { cwd: launch.workspace, mcpServers: [] },
         { timeoutMs: 60_000 },
@@ -225,7 +225,7 @@ describe.each([
         expect(init.authMethods ?? []).not.toContainEqual(
           expect.objectContaining({ required: true }),
         );
-        const session = await client.request(
+        const session = await client.call(
           "session/new",
           { cwd: launch.workspace, mcpServers: [] },
           { timeoutMs: 60_000 },

@@ -192,7 +192,7 @@ test("contract: the flags and variables the profile sets exist; initialize, sess
       expect(init.agentInfo).toEqual(
         expect.objectContaining({ name: "Copilot", version: "1.0.102" }),
       );
-      const session = await client.request(
+      const session = await client.call(
         "session/new",
         {
           cwd: launch.workspace,

@@ -134,7 +134,7 @@ test("contract: the binary has the variables and flags the profile sets; initial
     kiloProfile.stop(options),
     async (client, init) => {
       expect(init.agentInfo).toEqual(expect.objectContaining({ name: "Kilo", version: "7.7.7" }));
-      const session = await client.request(
+      const session = await client.call(
         "session/new",
         { cwd: launch.workspace, mcpServers: [] },
         { timeoutMs: 60_000 },

@@ -182,7 +182,7 @@ test("contract: the Node it runs on, the variables, settings and flags the profi
       expect(init.agentInfo).toEqual(
         expect.objectContaining({ name: "qwen-code", version: "0.24.4" }),
       );
-      const session = await client.request(
+      const session = await client.call(
         "session/new",
         {
           cwd: launch.workspace,
@@ -211,7 +211,7 @@ test("contract: the Node it runs on, the variables, settings and flags the profi
         },
         session.sessionId,
       );
-      const answer = await client.request(
+      const answer = await client.call(
         "session/prompt",
         {
           sessionId: session.sessionId,

@@ -187,7 +187,7 @@ export async function selectModelOption(
       `the model "${model}" is not one ${agent} offers (${values.map((value) => JSON.stringify(value)).join(", ")})`,
     );
   }
-  await client.request(
+  await client.call(
     "session/set_config_option",
     { sessionId: session.sessionId, configId: option.id, value: model },
     { timeoutMs },

@@ -153,7 +153,7 @@ export async function expectAcpSeed(
 }
 
 const initialize = (client: AcpClient) =>
-  client.request("initialize", INITIALIZE_PARAMS, { timeoutMs: 60_000 });
+  client.call("initialize", INITIALIZE_PARAMS, { timeoutMs: 60_000 });
 /** What an agent answers to initialize. */
 export type InitializeAnswer = Awaited<ReturnType<typeof initialize>>;
 
@@ -187,7 +187,7 @@ export async function withAcpClient(
     expect(init.agentCapabilities?.mcpCapabilities?.http).toBe(true);
     await body(client, init);
   } finally {
-    await client.close(stop, graceMs);
+    await client.end(stop, graceMs);
   }
 }
 
