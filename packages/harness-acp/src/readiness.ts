@@ -256,7 +256,7 @@ export function acpReadiness<O extends ResolvedCommonOptions>(
     const executable = checks.executableCapability;
     const { provider, model } = selection;
     const credentials = profile.credentials(provider, credentialNames, model, options);
-    const node: Record<string, Capability> = runtime ? { node: runtime.capability } : {};
+    const node: Record<string, Capability> = runtime ? { node: runtime.node } : {};
     const harness = worst(executable, ...Object.values(node), version, acp, mcpStdio);
     const elicitation = profile.elicitation;
     const facts = { ...node, elicitation, executable, version, acp, mcpStdio, mcpHttp };

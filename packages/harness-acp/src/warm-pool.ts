@@ -6,7 +6,6 @@
 // (Gemini CLI's policy file and settings, OpenCode's configuration with the provider and
 // the permission map). Sessions that differ in any of it never share a process.
 import {
-  stopSessionServers,
   WarmAgents,
   type AgentProcess,
   type WarmAgentLease,
@@ -120,23 +119,25 @@ function closesSessions(lease: WarmLease): boolean {
  * them either way), then the lease released; stopped instead when the session found the
  * agent no longer `answering`.
  */
-export async function leaveWarmSession(
+export function leaveWarmSession(
   client: AcpClient,
   lease: WarmLease,
   sessionId: string | undefined,
   launch: HarnessLaunch,
   answering = true,
 ): Promise<void> {
-  if (
-    sessionId !== undefined &&
-    closesSessions(lease) &&
-    client.agent.exitDescription === undefined
-  ) {
-    await client
-      .call("session/close", { sessionId }, { timeoutMs: CLOSE_GRACE_MS })
-      .catch(() => undefined);
-  }
-  await stopSessionServers(client.process.pid, launch.servers, CLOSE_GRACE_MS);
   // Awaited: an agent that stopped answering is gone when the session's close returns.
-  await lease.release(answering);
+  const end = async (): Promise<boolean> => {
+    if (
+      sessionId !== undefined &&
+      closesSessions(lease) &&
+      client.agent.exitDescription === undefined
+    ) {
+      await client
+        .call("session/close", { sessionId }, { timeoutMs: CLOSE_GRACE_MS })
+        .catch(() => undefined);
+    }
+    return answering;
+  };
+  return lease.leaveShared(launch.servers, end, CLOSE_GRACE_MS);
 }

@@ -125,7 +125,7 @@ test("contract: the Node it runs on, the variables, settings and flags the profi
   if (!lookup.found) throw new Error(lookup.reason);
   // Node 22 runs the script itself (no cli-entry.js relaunching a second Node).
   expect(lookup.prefix).toEqual(["--expose-gc", script.path]);
-  expect(runtime.capability.reason).toMatch(
+  expect(runtime.node.reason).toMatch(
     /^Node 22\.\d+\.\d+ \(.+\); Qwen Code needs Node ≥ 22\.0\.0$/,
   );
   const bundle = readdirSync(join(script.path, "..", "chunks"))

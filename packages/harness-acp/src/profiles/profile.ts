@@ -7,6 +7,7 @@ import {
   type SelectionSpec,
 } from "@jest-m3/core/harness";
 import type { AcpClient, StopSignal } from "../acp-client.js";
+import type { AgentOnNode } from "@jest-m3/core/adapter-kit";
 import type { ExecutableLookup, FoundExecutable, TestedRange } from "@jest-m3/core/adapter-kit";
 import type { AgentHome } from "../home.js";
 import type { ResolvedCommonOptions } from "../options.js";
@@ -16,13 +17,11 @@ import type { ToolIdentity, ToolNaming } from "../tool-names.js";
 
 export type { FoundExecutable, TestedRange } from "@jest-m3/core/adapter-kit";
 
-/** How an agent that needs another runtime is started, for {@link AcpProfile.runtime}. */
-export interface AgentRuntime {
-  /** The executable on that runtime (e.g. a Node 22 with the agent's script), or why not. */
-  readonly executable: ExecutableLookup;
-  /** Readiness's account of it (the `node` capability): what was found, what is needed. */
-  readonly capability: Capability;
-}
+/**
+ * How an agent that needs another runtime is started, for {@link AcpProfile.runtime}: the
+ * adapter kit's start on the Node it needs (readiness reports its `node` capability).
+ */
+export type AgentRuntime = AgentOnNode;
 
 /** What a profile gets to plan one agent process. */
 export interface PlanContext<O> {

@@ -195,10 +195,7 @@ export const qwenProfile: AcpProfile<ResolvedCommonOptions> = {
       variable: QWEN_NODE_VARIABLE,
       installedBy: "@jest-m3/harness-acp",
     };
-    const { executable: onNode, node } = await onAgentNode(executable, search, undefined, config, [
-      "--expose-gc",
-    ]);
-    return { executable: onNode, capability: node };
+    return onAgentNode(executable, search, undefined, config, ["--expose-gc"]);
   },
   runtimeKey: (config) =>
     agentNodeCandidates({ variable: QWEN_NODE_VARIABLE }, config).map(fileIdentity),
