@@ -260,6 +260,12 @@ export {
 } from "./adapter-kit/agent-command.js";
 // An agent that authenticates with one key variable: its credentials, and the key for a provider.
 export { keyCredentials, NO_KEY, providerKey } from "./adapter-kit/key-credentials.js";
+// The executable, version and start checks at once, the start withdrawn when the version fails.
+export {
+  concurrentAgentChecks,
+  type ConcurrentChecks,
+  type ConcurrentCheckSpec,
+} from "./adapter-kit/concurrent-checks.js";
 // Parts first written for Pi: warm agents serving one session at a time, an agent's package
 // facts and its start on the Node it needs, a client of a JSON-lines protocol of the agent's
 // own, probes kept across runs.

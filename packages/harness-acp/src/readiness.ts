@@ -1,5 +1,6 @@
 import {
   agentReadinessKey,
+  concurrentAgentChecks,
   errorMessage,
   fileIdentity,
   probeAcrossRuns,
@@ -153,62 +154,6 @@ function probeAgent<O extends ResolvedCommonOptions>(
   );
 }
 
-/** What readiness found of the executable: it, its version, its `initialize` answer. */
-interface ExecutableChecks {
-  readonly executableCapability: Capability;
-  readonly version: Capability;
-  readonly initialize: InitializeCheck;
-  readonly versionText: string | null;
-}
-
-/**
- * The executable, version and `initialize` checks. The agent is asked `initialize` while
- * its version is read (each takes seconds: a run's first probe of Gemini CLI took 2.2 s for
- * --version and 2.6 s to answer); the answer counts only when the version is usable, and is
- * withdrawn otherwise.
- */
-async function checkExecutable<O extends ResolvedCommonOptions>(
-  profile: AcpProfile<O>,
-  probe: { selection: SelectionSpec; options: O; cache: ProbeCache | undefined },
-  found: boolean,
-  executable: ExecutableLookup,
-): Promise<ExecutableChecks> {
-  if (!executable.found) {
-    const missing = found
-      ? `no runtime for ${profile.agent} (see node)`
-      : `no ${profile.agent} executable`;
-    return {
-      executableCapability: found
-        ? { status: "ready" }
-        : { status: "unavailable", reason: executable.reason },
-      version: { status: "unavailable", reason: `${missing} to ask for its version` },
-      initialize: notChecked(`${missing} to start`),
-      versionText: null,
-    };
-  }
-  const withdraw = new AbortController();
-  const asked = probeAgent(profile, probe, executable, withdraw.signal);
-  const read = profile.tested ? await versionAcrossRuns(executable, probe.cache, "acp") : undefined;
-  const version: Capability =
-    read && profile.tested
-      ? rangeCapability(profile.agent, read, profile.tested)
-      : {
-          status: "degraded",
-          reason: `${profile.agent} given by command: no tested version range to check it against`,
-        };
-  if (version.status === "unavailable") withdraw.abort(new Error("the version check failed"));
-  const answer = await asked; // when withdrawn: the probe's agent is stopped, its folder removed
-  return {
-    executableCapability: { status: "ready" },
-    version,
-    initialize:
-      version.status === "unavailable"
-        ? notChecked("not checked: the version check failed")
-        : answer,
-    versionText: read?.ok ? read.version.text : null,
-  };
-}
-
 /**
  * What a profile's readiness depends on: the executable it resolves to, the credential
  * names, the provider, the model and the options.
@@ -250,10 +195,29 @@ export function acpReadiness<O extends ResolvedCommonOptions>(
     const found = await resolveExecutable(profile, selection, config, options);
     const { lookup, runtime } = found;
     const probe = { selection, options, cache: probeCache };
-    const checks = await checkExecutable(profile, probe, lookup.found, found.executable);
-    const { version, initialize } = checks;
+    // Gemini CLI's first probe in a run took 2.2 s for --version and 2.6 s to answer
+    // initialize: the two run at once, and the answer counts only when the version is usable.
+    const checks = await concurrentAgentChecks({
+      agent: profile.agent,
+      found: lookup,
+      run: found.executable,
+      version: async (executable) => {
+        const { tested, agent } = profile;
+        if (!tested) {
+          const reason = `${agent} given by command: no tested version range to check it against`;
+          return { capability: { status: "degraded", reason }, text: null };
+        }
+        const read = await versionAcrossRuns(executable, probeCache, "acp");
+        return {
+          capability: rangeCapability(agent, read, tested),
+          text: read.ok ? read.version.text : null,
+        };
+      },
+      start: (executable, signal) => probeAgent(profile, probe, executable, signal),
+      notStarted: notChecked,
+    });
+    const { executable, version, start: initialize } = checks;
     const { acp, mcpStdio, mcpHttp } = initialize;
-    const executable = checks.executableCapability;
     const { provider, model } = selection;
     const credentials = profile.credentials(provider, credentialNames, model, options);
     const node: Record<string, Capability> = runtime ? { node: runtime.node } : {};
