@@ -232,6 +232,8 @@ export {
   type ColdOpening,
   type ColdPlan,
 } from "./adapter-kit/cold-open.js";
+// The user's own login, for a session with nothing else to authenticate with.
+export { ownLogin } from "./adapter-kit/own-login.js";
 // The agent's isolated homes and the user's login copied into them.
 export {
   copyRegularFile,
