@@ -7,6 +7,7 @@ import {
   runnable,
   type InstalledBinary,
   type IsolatedRun,
+  type IsolatedRunOptions,
   type VersionProbe,
 } from "@jest-m3/core/adapter-kit";
 import { statSync } from "node:fs";
@@ -60,33 +61,32 @@ export const resolveClaudeExecutable = executableResolver({
   installed: installedClaudeBinary,
 });
 
-/** A fresh HOME and CLAUDE_CONFIG_DIR with nothing of the host's, for a probe. */
-function isolatedEnv(home: string): Record<string, string> {
-  return homeEnvironment({}, home, {
-    CLAUDE_CONFIG_DIR: join(home, ".claude"),
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-    DISABLE_AUTOUPDATER: "1",
-    DISABLE_TELEMETRY: "1",
-  });
-}
-
 /**
- * Runs `<executable> <args>` in a fresh, throw-away HOME and CLAUDE_CONFIG_DIR with only
- * PATH inherited (no credential, no host configuration), and returns what it printed.
+ * How a probe runs Claude Code: in a fresh, throw-away HOME and CLAUDE_CONFIG_DIR with
+ * nothing of the host's and only PATH inherited (no credential, no host configuration).
  */
+export const PROBE_RUN: IsolatedRunOptions = {
+  env: (home) =>
+    homeEnvironment({}, home, {
+      CLAUDE_CONFIG_DIR: join(home, ".claude"),
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      DISABLE_AUTOUPDATER: "1",
+      DISABLE_TELEMETRY: "1",
+    }),
+  timeoutMs: 15_000,
+  maxBuffer: 4 * 1024 * 1024,
+};
+
+/** Runs `<executable> <args>` as a probe (see {@link PROBE_RUN}) and returns what it printed. */
 export function runIsolated(
   executable: string,
   args: readonly string[],
   timeoutMs = 15_000,
 ): Promise<IsolatedRun> {
-  return runInThrowawayHome(runnable(executable, "path"), args, {
-    env: isolatedEnv,
-    timeoutMs,
-    maxBuffer: 4 * 1024 * 1024,
-  });
+  return runInThrowawayHome(runnable(executable, "path"), args, { ...PROBE_RUN, timeoutMs });
 }
 
 /** Runs `<executable> --version` in an isolated home and parses the answer. */
 export function readClaudeVersion(executable: string, timeoutMs = 15_000): Promise<VersionProbe> {
-  return readVersion(runnable(executable, "path"), timeoutMs, { env: isolatedEnv });
+  return readVersion(runnable(executable, "path"), timeoutMs, PROBE_RUN);
 }

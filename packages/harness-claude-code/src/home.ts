@@ -104,9 +104,17 @@ export function credentialsCapability(
   });
 }
 
-/** Creates `HOME` and `CLAUDE_CONFIG_DIR` inside `root`, a fresh directory owned by the kit. */
-export function createHomes(root: string): Promise<ClaudeHomes> {
-  return createFolders(root, { home: "home", configDir: "claude-config" });
+/**
+ * Creates `HOME` and `CLAUDE_CONFIG_DIR` inside `root`, a fresh directory owned by the kit,
+ * with the user's login copied in when `login` is given (see {@link copyHostLogin}).
+ */
+export async function createHomes(
+  root: string,
+  login?: Extract<HostLogin, { usable: true }>,
+): Promise<ClaudeHomes> {
+  const homes = await createFolders(root, { home: "home", configDir: "claude-config" });
+  if (login !== undefined) await copyHostLogin(login, homes);
+  return homes;
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   launchable,
   openCold,
   openWarmLease,
+  ownLogin,
   polledChanges,
   startOrUndo,
   startupWait,
@@ -16,7 +17,6 @@ import { claudeArgs, denyRules, mcpServers, normalizeName } from "./config.js";
 import { resolveClaudeExecutable } from "./executable.js";
 import {
   claudeEnvironment,
-  copyHostLogin,
   createHomes,
   credentialsCapability,
   findHostLogin,
@@ -121,10 +121,7 @@ async function serversConnected(
   let mine: McpServerStatus[] = [];
   let problem: unknown;
   const ask = async (): Promise<void> => {
-    const answer = await client.control({ subtype: "mcp_status" }, { timeoutMs, signal });
-    const statuses = (Array.isArray(answer.mcpServers)
-      ? answer.mcpServers
-      : []) as unknown as McpServerStatus[];
+    const statuses = await client.mcpStatus({ timeoutMs, signal });
     mine = statuses.filter((status) => names.includes(status.name));
   };
   const pending = (): string[] =>
@@ -152,21 +149,6 @@ async function serversConnected(
         .join(", ")}`,
   });
   return mine;
-}
-
-/**
- * Copies the user's Claude Code login into `homes` when the session has nothing else to
- * authenticate with (no provider, no credentials), and says so in the session's record.
- */
-async function useOwnLogin(
-  launch: HarnessLaunch,
-  login: HostLogin,
-  homes: ClaudeHomes,
-): Promise<void> {
-  if (launch.provider || launch.credentials.length > 0 || !login.usable) return;
-  await copyHostLogin(login, homes);
-  const detail = `using the Claude Code login of ${login.credentialsFile}`;
-  launch.record({ kind: "harness", detail });
 }
 
 /**
@@ -201,7 +183,8 @@ export async function openClaudeCodeSession(launch: HarnessLaunch): Promise<Clau
       `cannot serve a session with a workspace (${launch.workspaceKind}): a warm Claude Code process keeps the working directory it was started in, so the agent would not work in the session's workspace. Leave warm out of the selections of workspace sessions (they are then cold, the workspace the agent's cwd), or the workspace out of warm ones.`,
     );
   }
-  if (warm) return openWarmSession(launch, options, executable, login);
+  const own = ownLogin(launch, login, (use) => `the Claude Code login of ${use.credentialsFile}`);
+  if (warm) return openWarmSession(launch, options, executable, own);
   const sessionId = randomUUID();
   return openCold({
     harness: HARNESS_NAME,
@@ -209,8 +192,7 @@ export async function openClaudeCodeSession(launch: HarnessLaunch): Promise<Clau
     launch,
     prefix: "m3-claude-",
     plan: async (root) => {
-      const homes = await createHomes(root);
-      await useOwnLogin(launch, login, homes);
+      const homes = await createHomes(root, own);
       const env = claudeEnvironment(launch.env, homes, launch.provider, options);
       const args = claudeArgs(launch, options, sessionId);
       return {
@@ -265,7 +247,7 @@ async function openWarmSession(
   launch: HarnessLaunch,
   options: ResolvedClaudeCodeOptions,
   executable: string,
-  login: HostLogin,
+  login: Extract<HostLogin, { usable: true }> | undefined,
 ): Promise<ClaudeCodeSession> {
   const lease = await openWarmLease({
     harness: HARNESS_NAME,
@@ -273,8 +255,7 @@ async function openWarmSession(
     signal: launch.signal,
     prefix: "m3-claude-warm-",
     plan: async (root) => {
-      const homes = await createHomes(root);
-      await useOwnLogin(launch, login, homes);
+      const homes = await createHomes(root, login);
       const env = claudeEnvironment(launch.env, homes, launch.provider, options);
       return { command: executable, args: claudeArgs(launch, options, undefined), env, root };
     },

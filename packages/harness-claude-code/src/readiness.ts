@@ -3,15 +3,16 @@ import {
   agentReadinessKey,
   cachedVersionProbe,
   fileIdentity,
+  helpMentions,
   probeCache,
   worst,
 } from "@jest-m3/core/adapter-kit";
 import type { Capability, Readiness, ReadinessContext } from "@jest-m3/core/harness";
 import { HARNESS_NAME } from "./errors.js";
 import {
+  PROBE_RUN,
   readClaudeVersion,
   resolveClaudeExecutable,
-  runIsolated,
   TESTED_CLAUDE_CODE_VERSION,
 } from "./executable.js";
 import { credentialsCapability, findHostLogin, hostClaudeConfig } from "./home.js";
@@ -24,24 +25,13 @@ const probeVersion = cachedVersionProbe((executable) => readClaudeVersion(execut
 const cliProbe = probeCache<Capability>((result) => result.status === "ready");
 
 /**
- * Runs `claude --help` in an isolated home and checks it names the stream-json mode and
- * the flags the adapter passes (the hidden `--permission-prompt-tool` is left to the
- * contract test).
+ * What `claude --help` must name: the stream-json mode and the flags the adapter passes (the
+ * hidden `--permission-prompt-tool` is left to the contract test).
  */
-async function checkCli(executable: string): Promise<Capability> {
-  const run = await runIsolated(executable, ["--help"]);
-  if (!run.ok) return { status: "unavailable", reason: run.reason };
-  const missing = PROTOCOL_SURFACE.flags.filter(
-    (flag) => flag !== "--permission-prompt-tool" && !run.output.includes(flag),
-  );
-  if (!run.output.includes("stream-json")) missing.unshift("stream-json" as never);
-  return missing.length === 0
-    ? { status: "ready" }
-    : {
-        status: "unavailable",
-        reason: `\`${executable} --help\` does not mention ${missing.join(", ")}, which the adapter relies on`,
-      };
-}
+const HELP_WORDS = [
+  "stream-json",
+  ...PROTOCOL_SURFACE.flags.filter((flag) => flag !== "--permission-prompt-tool"),
+];
 
 /**
  * What Claude Code's readiness depends on: the executable it resolves to, the login, the
@@ -90,7 +80,9 @@ export async function claudeCodeReadiness(context: ReadinessContext): Promise<Re
       name: "cli",
       skipped: "not checked: the version check failed",
       probe: (found, version) =>
-        cliProbe(`${fileIdentity(found.path)}\0${version.text}`, () => checkCli(found.path)),
+        cliProbe(`${fileIdentity(found.path)}\0${version.text}`, () =>
+          helpMentions(found, HELP_WORDS, PROBE_RUN),
+        ),
     },
     credentials: worst(
       credentialsCapability(provider, credentialNames, findHostLogin(config)),

@@ -6,7 +6,13 @@ import {
   type RequestOptions,
 } from "@jest-m3/core/adapter-kit";
 import { ClaudeCodeExited, ClaudeCodeTimeout, ClaudeControlError } from "./errors.js";
-import type { HostControlRequest, Json, JsonObject, StreamMessage } from "./protocol.js";
+import type {
+  HostControlRequest,
+  Json,
+  JsonObject,
+  McpServerStatus,
+  StreamMessage,
+} from "./protocol.js";
 
 /** Answers a control request Claude Code sent (`can_use_tool`); a throw becomes an error reply. */
 export type HostRequestHandler = (request: HostControlRequest) => Promise<Json> | Json;
@@ -72,6 +78,12 @@ export class StreamJsonClient extends JsonLinesClient<JsonObject> {
       throw new ClaudeControlError(subtype, String(answer.error ?? "unknown error"));
     }
     return isJsonObject(answer.response) ? (answer.response as JsonObject) : {};
+  }
+
+  /** `mcp_status`: the status of every MCP server Claude Code has (see {@link control}). */
+  async mcpStatus(options: RequestOptions): Promise<McpServerStatus[]> {
+    const { mcpServers } = await this.control({ subtype: "mcp_status" }, options);
+    return (Array.isArray(mcpServers) ? mcpServers : []) as unknown as McpServerStatus[];
   }
 
   /** Sends one user turn; false when Claude Code's stdin is closed. */

@@ -15,7 +15,7 @@ import {
   type WarmStartSpec,
 } from "@jest-m3/core/adapter-kit";
 import type { ClaudeHomes } from "./home.js";
-import type { McpServerStatus, StreamMessage } from "./protocol.js";
+import type { StreamMessage } from "./protocol.js";
 import { StreamJsonClient } from "./stream-json-client.js";
 
 // One process is one conversation at a time: the kit's exclusive lease. An unused process
@@ -86,10 +86,7 @@ async function clearConversation(client: StreamJsonClient, timeoutMs: number): P
 export async function endConversation(client: StreamJsonClient, timeoutMs: number): Promise<void> {
   const wait = { timeoutMs };
   await client.control({ subtype: "mcp_set_servers", servers: {} }, wait);
-  const status = await client.control({ subtype: "mcp_status" }, wait);
-  const left = (Array.isArray(status.mcpServers)
-    ? status.mcpServers
-    : []) as unknown as McpServerStatus[];
+  const left = await client.mcpStatus(wait);
   if (left.length > 0) {
     throw new Error(
       `MCP servers still configured: ${left.map((server) => server.name).join(", ")}`,

@@ -2,6 +2,7 @@ import {
   launchable,
   openCold,
   openWarmLease,
+  ownLogin,
   startFailure,
   startOrUndo,
   startupWait,
@@ -146,10 +147,7 @@ export async function openCodexSession(launch: HarnessLaunch): Promise<CodexSess
   const credentials = credentialsCapability(launch.provider, launch.credentials, login);
   const found = resolveCodexExecutable(launch.selection, launch.config);
   const executable = launchable("codex", found, credentials).path;
-  const ownLogin = !launch.provider && launch.credentials.length === 0 && login.usable;
-  if (ownLogin)
-    launch.record({ kind: "harness", detail: `using the Codex login of ${login.authFile}` });
-  const authFile = ownLogin ? login.authFile : undefined;
+  const authFile = ownLogin(launch, login, (own) => `the Codex login of ${own.authFile}`)?.authFile;
   if (options.warm) return openWarmSession(launch, options, executable, authFile);
   return openCold({
     harness: "codex",
