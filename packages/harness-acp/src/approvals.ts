@@ -20,16 +20,9 @@ export interface PermissionAnswer {
   readonly arguments: Readonly<Record<string, unknown>> | undefined;
 }
 
-function pick(
-  options: readonly PermissionOption[],
-  kinds: readonly string[],
-): PermissionOption | undefined {
-  for (const kind of kinds) {
-    const found = options.find((option) => option.kind === kind);
-    if (found) return found;
-  }
-  return undefined;
-}
+/** The first option offered of the first kind of `kinds` that has one. */
+const pick = (options: readonly PermissionOption[], kinds: readonly string[]) =>
+  kinds.map((kind) => options.find((option) => option.kind === kind)).find(Boolean);
 
 /**
  * The answer to a permission request: allowed once for an MCP tool of the session in its

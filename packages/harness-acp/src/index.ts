@@ -52,21 +52,12 @@ export {
   type ProfileDefaults,
   type ResolvedCommonOptions,
 } from "./options.js";
-// The kit's executable lookup, as the profiles use it (its version rules: the kit's).
-export {
-  resolveAgentExecutable,
-  type ExecutableLookup,
-  type ExecutableSearch,
-} from "@jest-m3/core/adapter-kit";
 export { createAgentHome, agentEnvironment, type AgentHome } from "./home.js";
 export { allowedTools } from "./config.js";
 export {
-  parseToolName,
   identifyCall,
   mayBeMcpTool,
-  reportedToolCall,
   type AgentToolCall,
-  type ObservedCall,
   type SessionTools,
 } from "./reported-calls.js";
 export {
@@ -81,7 +72,6 @@ export {
   type ToolIdentity,
   type ToolNaming,
 } from "./tool-names.js";
-export { TurnCollector } from "./turn.js";
 export {
   selectModelOption,
   type AcpProfile,

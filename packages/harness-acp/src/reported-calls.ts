@@ -9,7 +9,6 @@ import type { AcpToolCallStatus, ToolCallContent } from "./protocol.js";
 import type { ToolIdentity } from "./tool-names.js";
 
 export type { ToolIdentity } from "./tool-names.js";
-export { parseToolName };
 
 /** What an agent's protocol says about a call, before anything of its display text. */
 export interface AgentToolCall {
