@@ -20,10 +20,11 @@ import type { SessionTools } from "./reported-calls.js";
 import { TurnCollector } from "./turn.js";
 import { leaveWarmSession, type WarmLease } from "./warm-pool.js";
 
-/** How long a cancelled turn waits for the agent to confirm before it ends anyway. */
-const CANCEL_GRACE_MS = 2000;
-/** How long `close()` waits for the agent to exit after it was asked to, before signals. */
-const CLOSE_GRACE_MS = 2000;
+/**
+ * How long the agent gets to do what it was asked: a cancelled turn waits this long for its
+ * confirmation before it ends anyway, `close()` for its exit before signals.
+ */
+const GRACE_MS = 2000;
 
 /**
  * One ACP session in one agent process: every `send()` is a `session/prompt` on the same
@@ -32,9 +33,9 @@ const CLOSE_GRACE_MS = 2000;
  * reported tool calls.
  */
 export class AcpSession implements HarnessSession {
+  private readonly stops: (() => void)[] = [];
   private readonly slot: TurnSlot<TurnCollector>;
   private readonly tools: SessionTools;
-  private readonly stops: (() => void)[] = [];
   /** The last turn's `session/prompt`, settled once the agent answered it (or died). */
   private prompted: Promise<void> = Promise.resolve();
 
@@ -61,7 +62,7 @@ export class AcpSession implements HarnessSession {
       // A shared agent's stderr holds other sessions' lines: none of it for this one.
       stderrTail: () => (lease ? "" : client.agent.stderrTail()),
       interrupt: () => client.notify("session/cancel", { sessionId: id }),
-      graceMs: CANCEL_GRACE_MS,
+      graceMs: GRACE_MS,
     });
     this.stops.push(
       // On a shared agent, only this session's updates and requests reach these handlers.
@@ -164,7 +165,7 @@ export class AcpSession implements HarnessSession {
     return this.slot.shutdown(async (midTurn) => {
       const lease = this.lease;
       if (!lease) {
-        await this.client.end(this.stopWith, CLOSE_GRACE_MS);
+        await this.client.end(this.stopWith, GRACE_MS);
         return;
       }
       if (midTurn) this.client.notify("session/cancel", { sessionId: this.id });
@@ -173,7 +174,7 @@ export class AcpSession implements HarnessSession {
       // no later session: the pool stops it.
       const answered = await within(
         this.prompted.then(() => true),
-        CLOSE_GRACE_MS,
+        GRACE_MS,
         () => false,
       );
       await leaveWarmSession(this.client, lease, this.id, this.launch, answered);
