@@ -23,8 +23,6 @@ import { endConversation, type WarmLease } from "./warm-pool.js";
 
 /** How long `close()` waits for Claude Code to exit after its stdin closed, before signals. */
 const CLOSE_GRACE_MS = 1500;
-/** How long a warm session's close gets to reset the process for the next session. */
-const RESET_TIMEOUT_MS = 5000;
 
 /**
  * One Claude Code conversation in one long-lived `claude --print` process: every `send()`
@@ -118,7 +116,7 @@ export class ClaudeCodeSession implements HarnessSession {
       for (const detach of this.detach.splice(0)) detach();
       await this.lease.leave(
         midTurn,
-        () => endConversation(this.client, RESET_TIMEOUT_MS),
+        () => endConversation(this.client),
         (error) =>
           this.launch.record({
             kind: "harness",

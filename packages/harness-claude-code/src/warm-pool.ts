@@ -25,6 +25,9 @@ const pool = new WarmAgents({
   client: (child) => new StreamJsonClient(child),
 });
 
+/** How long a warm session's close gets to reset the process for the next session. */
+const RESET_TIMEOUT_MS = 5000;
+
 /** A session's hold on a warm process, with the process's homes (for Claude Code's MCP logs). */
 export interface WarmLease extends WarmAgentLease<StreamJsonClient> {
   readonly homes: ClaudeHomes;
@@ -83,7 +86,10 @@ async function clearConversation(client: StreamJsonClient, timeoutMs: number): P
  * the next session's first request holds only Claude Code's one-line caveat that a local
  * command ran. Throws when any step is not confirmed: the caller stops the process.
  */
-export async function endConversation(client: StreamJsonClient, timeoutMs: number): Promise<void> {
+export async function endConversation(
+  client: StreamJsonClient,
+  timeoutMs = RESET_TIMEOUT_MS,
+): Promise<void> {
   const wait = { timeoutMs };
   await client.control({ subtype: "mcp_set_servers", servers: {} }, wait);
   const left = await client.mcpStatus(wait);

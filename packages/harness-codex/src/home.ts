@@ -1,13 +1,11 @@
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import {
-  agentCredentials,
   copyRegularFile,
   createHomes as createFolders,
   homeEnvironment,
   regularFile,
 } from "@jest-m3/core/adapter-kit";
-import type { Capability, ModelProvider } from "@jest-m3/core/harness";
 
 /** The configuration variable naming the Codex home that holds the user's login. */
 export const HOST_HOME_VARIABLE = "M3_CODEX_HOME";
@@ -49,28 +47,6 @@ export function findHostLogin(codexHome: string): HostLogin {
       ? `no Codex login at ${authFile} (run \`codex login\`, or give the selection a provider such as the scripted model's)`
       : check.reason,
   };
-}
-
-/**
- * Whether the session has something to authenticate with: a provider (with its key
- * variable mapped, when it needs one), else the user's Codex login.
- */
-export function credentialsCapability(
-  provider: ModelProvider | undefined,
-  credentialNames: readonly string[],
-  login: HostLogin,
-): Capability {
-  return agentCredentials(provider, credentialNames, {
-    named: (names) => ({
-      status: "unavailable",
-      reason:
-        `credentials (${names.join(", ")}) were given without a provider, but codex app-server ` +
-        `reads no API key from its environment for the built-in OpenAI provider. Give a provider that ` +
-        `names the key, e.g. provider: { name: "openai-key", baseUrl: "https://api.openai.com/v1", ` +
-        `wireApi: "responses", envKey: "${names[0]}" }, or drop credentialEnv to use your Codex login`,
-    }),
-    login,
-  });
 }
 
 /**

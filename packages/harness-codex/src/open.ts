@@ -1,4 +1,5 @@
 import {
+  agentCredentials,
   launchable,
   openCold,
   openWarmLease,
@@ -13,14 +14,9 @@ import { AppServerClient } from "./app-server-client.js";
 import { appServerArgs, threadStartParams } from "./config.js";
 import { AppServerExited, CODEX_NAMES, CodexRpcError } from "./errors.js";
 import { resolveCodexExecutable } from "./executable.js";
-import {
-  codexEnvironment,
-  createHomes,
-  credentialsCapability,
-  findHostLogin,
-  hostCodexHome,
-} from "./home.js";
+import { codexEnvironment, createHomes, findHostLogin, hostCodexHome } from "./home.js";
 import { resolveCodexOptions, type ResolvedCodexOptions } from "./options.js";
+import { credentialRules } from "./readiness.js";
 import type { McpStartupStatus } from "./protocol.js";
 import { CLOSE_GRACE_MS, CodexSession } from "./session.js";
 import { acquireWarm } from "./warm-pool.js";
@@ -144,7 +140,7 @@ async function openThread(
 export async function openCodexSession(launch: HarnessLaunch): Promise<CodexSession> {
   const options = resolveCodexOptions(launch.selection.options);
   const login = findHostLogin(hostCodexHome(launch.config));
-  const credentials = credentialsCapability(launch.provider, launch.credentials, login);
+  const credentials = agentCredentials(launch.provider, launch.credentials, credentialRules(login));
   const found = resolveCodexExecutable(launch.selection, launch.config);
   const executable = launchable("codex", found, credentials).path;
   const authFile = ownLogin(launch, login, (own) => `the Codex login of ${own.authFile}`)?.authFile;

@@ -1,16 +1,18 @@
 import {
+  agentCredentials,
   agentReadiness,
   agentReadinessKey,
   cachedVersionProbe,
   errorMessage,
   probeCache,
   withProbeLaunch,
+  type CredentialRules,
 } from "@jest-m3/core/adapter-kit";
 import type { Capability, Readiness, ReadinessContext, SelectionSpec } from "@jest-m3/core/harness";
 import { AppServerClient } from "./app-server-client.js";
 import { APP_SERVER_ARGS } from "./config.js";
 import { readCodexVersion, resolveCodexExecutable, TESTED_CODEX_VERSION } from "./executable.js";
-import { credentialsCapability, findHostLogin, hostCodexHome } from "./home.js";
+import { findHostLogin, hostCodexHome, type HostLogin } from "./home.js";
 import { resolveCodexOptions } from "./options.js";
 
 /** `codex --version`, once per binary. */
@@ -43,6 +45,25 @@ function checkAppServer(
       await client.close(1000);
     }
   });
+}
+
+/**
+ * What Codex authenticates with, for the kit's `agentCredentials`: a provider (with its key
+ * variable mapped, when it needs one), else the user's Codex login; credentials without a
+ * provider are refused.
+ */
+export function credentialRules(login: HostLogin): CredentialRules {
+  return {
+    named: (names) => ({
+      status: "unavailable",
+      reason:
+        `credentials (${names.join(", ")}) were given without a provider, but codex app-server ` +
+        `reads no API key from its environment for the built-in OpenAI provider. Give a provider that ` +
+        `names the key, e.g. provider: { name: "openai-key", baseUrl: "https://api.openai.com/v1", ` +
+        `wireApi: "responses", envKey: "${names[0]}" }, or drop credentialEnv to use your Codex login`,
+    }),
+    login,
+  };
 }
 
 /**
@@ -87,10 +108,10 @@ export async function codexReadiness(context: ReadinessContext): Promise<Readine
           checkAppServer(found.path, options.startupTimeoutMs, selection),
         ),
     },
-    credentials: credentialsCapability(
+    credentials: agentCredentials(
       selection.provider,
       credentialNames,
-      findHostLogin(hostCodexHome(config)),
+      credentialRules(findHostLogin(hostCodexHome(config))),
     ),
   });
 }
