@@ -35,41 +35,6 @@ import { acquireWarmClaude } from "./warm-pool.js";
 const STATUS_POLL_MS = 100;
 
 /**
- * What Claude Code's own MCP log says a server wrote to stderr before it failed (its
- * `mcp-logs-<server>` files under the isolated HOME): the words that say why. Files in
- * `skip` (a warm process's logs of earlier sessions) are not read.
- */
-export function serverStderr(
-  homes: ClaudeHomes,
-  server: string,
-  skip: ReadonlySet<string> = new Set(),
-): string {
-  const lines: string[] = [];
-  for (const file of mcpLogFiles(homes, server)) {
-    if (skip.has(file)) continue;
-    for (const line of readText(file).split("\n")) {
-      try {
-        const entry = JSON.parse(line) as { error?: unknown; debug?: unknown };
-        const text = typeof entry.error === "string" ? entry.error : "";
-        if (text.startsWith("Server stderr:")) lines.push(text.slice(14).trim());
-      } catch {
-        // Not a JSON line.
-      }
-    }
-  }
-  return [...new Set(lines)].join("\n").slice(-4000);
-}
-
-/** A log file's text; "" when it cannot be read (gone meanwhile). */
-function readText(file: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return "";
-  }
-}
-
-/**
  * The files of Claude Code's MCP logs under `homes` (its `mcp-logs-<server>` folders), of
  * one server or of all, in order: a warm session skips those of the sessions before it.
  */
@@ -93,13 +58,36 @@ export function mcpLogFiles(homes: ClaudeHomes, server?: string): string[] {
   return files;
 }
 
-/** Why a server did not connect, with its stderr from Claude Code's MCP log. */
+/**
+ * Why a server did not connect, with what Claude Code's own MCP log says it wrote to stderr
+ * before it failed (its `mcp-logs-<server>` files under the isolated HOME). Files in `skip`
+ * (a warm process's logs of earlier sessions) are not read.
+ */
 function failure(
   status: McpServerStatus,
   homes: ClaudeHomes,
-  skipLogs: ReadonlySet<string> | undefined,
+  skip: ReadonlySet<string> = new Set(),
 ): string {
-  const stderr = serverStderr(homes, status.name, skipLogs);
+  const lines: string[] = [];
+  for (const file of mcpLogFiles(homes, status.name)) {
+    if (skip.has(file)) continue;
+    let log = "";
+    try {
+      log = readFileSync(file, "utf8");
+    } catch {
+      continue; // Gone meanwhile.
+    }
+    for (const line of log.split("\n")) {
+      try {
+        const entry = JSON.parse(line) as { error?: unknown; debug?: unknown };
+        const text = typeof entry.error === "string" ? entry.error : "";
+        if (text.startsWith("Server stderr:")) lines.push(text.slice(14).trim());
+      } catch {
+        // Not a JSON line.
+      }
+    }
+  }
+  const stderr = [...new Set(lines)].join("\n").slice(-4000);
   const what = status.status === "failed" ? "failed to start" : `is ${status.status}`;
   const section = stderr ? `\n--- ${status.name} stderr ---\n${stderr}` : "";
   return `MCP server "${status.name}" ${what}: ${status.error ?? "Claude Code gave no reason"}${section}`;

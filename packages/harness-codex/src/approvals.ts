@@ -6,13 +6,7 @@ import type {
   Json,
   ServerRequest,
 } from "./protocol.js";
-
-/** Where an answer's consequences go: the session's record, and the turn's declined calls. */
-export interface ApprovalContext {
-  readonly launch: HarnessLaunch;
-  /** The adapter declined this call's approval: its failure is a policy denial. */
-  declinedCall(server: string, tool: string): void;
-}
+import type { TurnCollector } from "./turn.js";
 
 /**
  * An MCP server's own elicitation, when the session has a plan: the plan answers, and
@@ -42,13 +36,19 @@ export function fromPlan(launch: HarnessLaunch, request: ServerRequest): Promise
 /**
  * Codex's approvals and questions, answered for a test: MCP tool calls from the session's
  * allow-list, commands and edits declined, no extra permissions, no questions answered.
+ * Each answer goes into the session's record; a declined call into `turn` (its failure is
+ * then a policy denial).
  */
-export function answerRequest(context: ApprovalContext, request: ServerRequest): Json {
-  const record = (detail: string): void => context.launch.record({ kind: "approval", detail });
+export function answerRequest(
+  launch: HarnessLaunch,
+  turn: Pick<TurnCollector, "declinedCall"> | undefined,
+  request: ServerRequest,
+): Json {
+  const record = (detail: string): void => launch.record({ kind: "approval", detail });
   switch (request.method) {
     case "mcpServer/elicitation/request":
       return {
-        ...answerElicitation(context, request.params as unknown as ElicitationRequestParams),
+        ...answerElicitation(launch, turn, request.params as unknown as ElicitationRequestParams),
       };
     case "item/commandExecution/requestApproval":
     case "item/fileChange/requestApproval":
@@ -70,18 +70,19 @@ export function answerRequest(context: ApprovalContext, request: ServerRequest):
 }
 
 function answerElicitation(
-  context: ApprovalContext,
+  launch: HarnessLaunch,
+  turn: Pick<TurnCollector, "declinedCall"> | undefined,
   params: ElicitationRequestParams,
 ): ElicitationResponse {
   const server = params.serverName;
   const tool = params._meta?.tool_name;
   if (params._meta?.codex_approval_kind === "mcp_tool_call" && typeof tool === "string") {
-    const decision = toolDecision(context.launch.toolPolicy, server, tool);
-    context.launch.record({ kind: "approval", detail: decision.detail });
-    if (!decision.allowed) context.declinedCall(server, tool);
+    const decision = toolDecision(launch.toolPolicy, server, tool);
+    launch.record({ kind: "approval", detail: decision.detail });
+    if (!decision.allowed) turn?.declinedCall(server, tool);
     return { action: decision.allowed ? "accept" : "decline", content: null, _meta: null };
   }
-  context.launch.record({
+  launch.record({
     kind: "approval",
     detail: `declined an elicitation from MCP server ${server}: a test has no user to ask${params.message ? ` (${params.message})` : ""}`,
   });

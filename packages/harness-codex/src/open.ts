@@ -19,7 +19,7 @@ import { resolveCodexOptions, type ResolvedCodexOptions } from "./options.js";
 import { credentialRules } from "./readiness.js";
 import type { McpStartupStatus } from "./protocol.js";
 import { CLOSE_GRACE_MS, CodexSession } from "./session.js";
-import { acquireWarm } from "./warm-pool.js";
+import { warmAppServers } from "./warm-pool.js";
 
 /**
  * Turns whatever stopped `open()` into a {@link HarnessStartError} in Codex's words, naming
@@ -184,7 +184,7 @@ async function openWarmSession(
       const args = appServerArgs(options);
       return { command: executable, args, env, root, timeoutMs: options.startupTimeoutMs };
     },
-    acquire: acquireWarm,
+    acquire: (start) => warmAppServers.acquire(start),
   });
   const thread: { id?: string } = {};
   // Its thread let go of (unsubscribed), its MCP servers stopped; the app-server still serves

@@ -144,10 +144,7 @@ export class CodexSession implements HarnessSession {
         return answer;
       });
     }
-    const answer = answerRequest(
-      { launch: this.launch, declinedCall: (server, tool) => turn?.declinedCall(server, tool) },
-      request,
-    );
+    const answer = answerRequest(this.launch, turn, request);
     turn?.note({ request, answer });
     return answer;
   }

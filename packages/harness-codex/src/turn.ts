@@ -169,12 +169,7 @@ export class TurnCollector {
       );
       const declined = call.item.status === "failed" && index >= 0;
       if (declined) this.declined.splice(index, 1);
-      return reportedToolCall(call.item, {
-        declined,
-        ...(call.observedStart !== undefined ? { observedStart: call.observedStart } : {}),
-        ...(call.observedEnd !== undefined ? { observedEnd: call.observedEnd } : {}),
-        unfinished,
-      });
+      return reportedToolCall(call.item, { ...call, declined, unfinished });
     });
     const parts = { text: this.lastMessage, toolCalls, events: this.events, usage: this.usage };
     this.resolve(finishedTurn(outcome, error, parts));
@@ -186,17 +181,10 @@ export class TurnCollector {
       const call = item as McpToolCallItem;
       const known = this.calls.get(call.id);
       const now = monotonicNow();
-      if (known) {
-        known.item = call;
-        if (method === "item/completed") known.observedEnd = now;
-      } else {
-        this.calls.set(
-          call.id,
-          method === "item/started"
-            ? { item: call, observedStart: now }
-            : { item: call, observedEnd: now },
-        );
-      }
+      // When the adapter saw the call start (its first item) and end (its completed item).
+      const seen =
+        method === "item/completed" ? { observedEnd: now } : known ? {} : { observedStart: now };
+      this.calls.set(call.id, { ...known, item: call, ...seen });
     } else if (item.type === "agentMessage" && method === "item/completed") {
       this.lastMessage = (item as AgentMessageItem).text;
     }

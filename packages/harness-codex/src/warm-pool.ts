@@ -5,7 +5,7 @@
 // executable, its command line, the environment with credentials included) and every file
 // in its homes (the login copied into CODEX_HOME). Sessions with different credentials
 // never share a process.
-import { WarmAgents, type WarmAgentLease, type WarmStartSpec } from "@jest-m3/core/adapter-kit";
+import { WarmAgents, type WarmStartSpec } from "@jest-m3/core/adapter-kit";
 import { AppServerClient } from "./app-server-client.js";
 
 /** What a warm app-server is started with; the key is all of it but `timeoutMs`. */
@@ -14,25 +14,22 @@ export interface WarmStart extends WarmStartSpec {
   readonly timeoutMs: number;
 }
 
-// An unused app-server stops after 20 s; a stopped one gets 1 s to exit (the kit's defaults).
-const pool = new WarmAgents<AppServerClient, WarmStart>({
+/**
+ * The warm app-servers. `acquire(start)`: the one for `start`'s key, started (and
+ * initialized) on first use; `start.root` (a fresh folder holding the homes, as `createHomes`
+ * made them) becomes its folder, or is removed when a running app-server of the same key
+ * serves the session. Concurrent sessions with the same key share it, each on its own
+ * thread. An unused app-server stops after 20 s; a stopped one gets 1 s to exit (the kit's
+ * defaults).
+ */
+export const warmAppServers = new WarmAgents<AppServerClient, WarmStart>({
   label: "codex app-server (warm)",
   lease: "shared",
   client: (child) => new AppServerClient(child),
   ready: (client, start) => client.initialize({ timeoutMs: start.timeoutMs }),
 });
 
-/**
- * The warm app-server for `start`'s key, started (and initialized) on first use; `start.root`
- * (a fresh folder holding the homes, as `createHomes` made them) becomes its folder, or is
- * removed when a running app-server of the same key serves the session. Concurrent sessions
- * with the same key share it, each on its own thread.
- */
-export function acquireWarm(start: WarmStart): Promise<WarmAgentLease<AppServerClient>> {
-  return pool.acquire(start);
-}
-
 /** Stops every warm app-server now (for tests and teardown). */
 export function stopWarmAppServers(): Promise<void> {
-  return pool.stopAll();
+  return warmAppServers.stopAll();
 }
