@@ -28,13 +28,6 @@ export interface InitializeParams {
   readonly capabilities: { readonly experimentalApi: boolean };
 }
 
-/** `initialize` result. */
-export interface InitializeResult {
-  readonly userAgent?: string;
-  readonly codexHome?: string;
-  readonly platformOs?: string;
-}
-
 /** How Codex asks before acting. The adapter uses `on-request` so MCP approvals reach it. */
 export type ApprovalPolicy = "untrusted" | "on-request" | "never";
 
@@ -52,11 +45,9 @@ export interface ThreadStartParams {
   readonly ephemeral: boolean;
 }
 
-/** `thread/start` result. */
+/** `thread/start` result (only the thread's id is read). */
 export interface ThreadStartResult {
   readonly thread: { readonly id: string };
-  readonly model?: string;
-  readonly modelProvider?: string;
 }
 
 /** One input of a turn. Only text is sent. */
@@ -85,7 +76,8 @@ export interface TurnInterruptParams {
 
 /** The requests this adapter sends, with their params and results. */
 export interface ClientRequests {
-  initialize: { params: InitializeParams; result: InitializeResult };
+  /** Its result is not read (the answer is what counts). */
+  initialize: { params: InitializeParams; result: JsonObject };
   "thread/start": { params: ThreadStartParams; result: ThreadStartResult };
   "turn/start": { params: TurnStartParams; result: TurnStartResult };
   "turn/interrupt": { params: TurnInterruptParams; result: JsonObject };
