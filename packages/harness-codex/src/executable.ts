@@ -1,11 +1,4 @@
-import {
-  nativeBinary,
-  readVersion,
-  executableResolver,
-  runnable,
-  type InstalledBinary,
-  type VersionProbe,
-} from "@jest-m3/core/adapter-kit";
+import { nativeBinary, executableResolver, type InstalledBinary } from "@jest-m3/core/adapter-kit";
 import { join } from "node:path";
 
 /** The Codex version this adapter was tested with. Older is refused; newer is untested. */
@@ -62,13 +55,3 @@ export const resolveCodexExecutable = executableResolver({
   installVersion: TESTED_CODEX_VERSION,
   installed: installedCodexBinary,
 });
-
-/**
- * Runs `<executable> --version` in a fresh, throw-away CODEX_HOME and HOME (Codex writes
- * into its home even for `--version`) and parses the answer.
- */
-export function readCodexVersion(executable: string, timeoutMs = 15_000): Promise<VersionProbe> {
-  return readVersion(runnable(executable, "path"), timeoutMs, {
-    env: (home) => ({ CODEX_HOME: home, HOME: home }),
-  });
-}

@@ -5,18 +5,24 @@ import {
   cachedVersionProbe,
   errorMessage,
   probeCache,
+  readVersion,
   withProbeLaunch,
   type CredentialRules,
 } from "@jest-m3/core/adapter-kit";
 import type { Capability, Readiness, ReadinessContext, SelectionSpec } from "@jest-m3/core/harness";
 import { AppServerClient } from "./app-server-client.js";
 import { APP_SERVER_ARGS } from "./config.js";
-import { readCodexVersion, resolveCodexExecutable, TESTED_CODEX_VERSION } from "./executable.js";
+import { resolveCodexExecutable, TESTED_CODEX_VERSION } from "./executable.js";
 import { findHostLogin, hostCodexHome, type HostLogin } from "./home.js";
 import { resolveCodexOptions } from "./options.js";
 
-/** `codex --version`, once per binary. */
-const probeVersion = cachedVersionProbe((executable) => readCodexVersion(executable.path));
+/**
+ * `codex --version`, once per binary, in a fresh, throw-away CODEX_HOME and HOME (Codex
+ * writes into its home even for `--version`).
+ */
+const probeVersion = cachedVersionProbe((executable) =>
+  readVersion(executable, 15_000, { env: (home) => ({ CODEX_HOME: home, HOME: home }) }),
+);
 /** The app-server check, once per binary and version while it succeeds. */
 const appServerProbe = probeCache<Capability>((result) => result.status === "ready");
 
