@@ -39,25 +39,12 @@ export interface ToolUseMeta {
 /** Claude Code's note on how a call was permitted (2.1.332). */
 export interface ToolResultMeta {
   readonly id: string;
-  readonly non_execution_kind?: string;
-  readonly permission_decision?: { readonly decision?: string; readonly source?: string };
-}
-
-/** `{"type":"system","subtype":"init",...}`: emitted at the start of every turn. */
-export interface SystemInit {
-  readonly type: "system";
-  readonly subtype: "init";
-  readonly session_id: string;
-  readonly tools: readonly string[];
-  readonly mcp_servers: readonly { readonly name: string; readonly status: string }[];
-  readonly model: string;
-  readonly claude_code_version?: string;
+  readonly permission_decision?: { readonly decision?: string };
 }
 
 /** An assistant message: text and tool calls. */
 export interface AssistantMessage {
   readonly type: "assistant";
-  readonly session_id: string;
   readonly parent_tool_use_id: string | null;
   readonly message: { readonly content: readonly ContentBlock[] };
   readonly tool_use_meta?: readonly ToolUseMeta[];
@@ -66,7 +53,6 @@ export interface AssistantMessage {
 /** A user message on stdout: tool results (and echoed interruptions). */
 export interface UserMessage {
   readonly type: "user";
-  readonly session_id: string;
   readonly parent_tool_use_id: string | null;
   readonly message: { readonly content: string | readonly ContentBlock[] };
   readonly tool_use_result?: Json;
@@ -80,8 +66,6 @@ export interface ResultMessage {
   readonly is_error: boolean;
   readonly result?: string;
   readonly errors?: readonly string[];
-  readonly session_id: string;
-  readonly stop_reason?: string | null;
   readonly terminal_reason?: string;
   /** The turn's tokens, all its model requests added up (Anthropic's names). */
   readonly usage?: {
@@ -93,7 +77,6 @@ export interface ResultMessage {
   readonly permission_denials?: readonly {
     readonly tool_name: string;
     readonly tool_use_id: string;
-    readonly tool_input?: Json;
   }[];
 }
 
@@ -118,7 +101,6 @@ export interface CanUseToolRequest {
   readonly tool_name: string;
   readonly input: Json;
   readonly tool_use_id?: string;
-  readonly mcp_server?: { readonly name: string };
 }
 
 /**
@@ -142,7 +124,6 @@ export type PermissionAnswer =
 
 /** Any message Claude Code writes on stdout, by `type`. */
 export type StreamMessage =
-  | SystemInit
   | AssistantMessage
   | UserMessage
   | ResultMessage
