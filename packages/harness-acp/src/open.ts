@@ -1,4 +1,4 @@
-import { launchable, openWarmLease, startOrUndo, tornDown } from "@jest-m3/core/adapter-kit";
+import { launchable, openCold, openWarmLease, startOrUndo } from "@jest-m3/core/adapter-kit";
 import { HarnessStartError, type HarnessLaunch } from "@jest-m3/core/harness";
 import { AcpClient } from "./acp-client.js";
 import { sessionMcpServers } from "./config.js";
@@ -110,31 +110,29 @@ export function openAcpSession<O extends ResolvedCommonOptions>(
     const options = profile.resolveOptions(launch.selection.options);
     const executable = await startable(profile, launch, options);
     if (options.warm) return openWarmSession(profile, launch, options, executable);
-    const home = await createAgentHome(await launch.tempDir(`m3-${profile.name}-`));
-    const plan = await profile.plan({ launch, home, options, executable });
-    if (launch.signal.aborted) throw new HarnessStartError(profile.name, tornDown({ agent }));
-    const child = launch.spawn({
-      label: `${agent} (${profile.name})`,
-      command: executable.command,
-      args: [...executable.prefix, ...plan.args],
-      env: plan.env,
-      cwd: launch.workspace,
-    });
-    const client = new AcpClient(agent, child);
-    const wait = { timeoutMs: options.startupTimeoutMs, signal: launch.signal };
-    const start = async (): Promise<AcpSession> => {
-      const check = await initializeAgent(client, wait);
-      for (const capability of [check.acp, check.mcpStdio]) {
-        if (capability.status !== "ready")
-          throw new HarnessStartError(profile.name, capability.reason ?? "");
-      }
-      return startSession(profile, { launch, options, client }, check, home.root);
-    };
-    return startOrUndo(profile.name, start, {
+    return openCold({
+      harness: profile.name,
       names: { agent },
-      signal: launch.signal,
-      stderrTail: () => client.agent.stderrTail(),
-      undo: () => client.end(profile.stop(options), 300),
+      launch,
+      prefix: `m3-${profile.name}-`,
+      plan: async (root) => {
+        const home = await createAgentHome(root);
+        const { args, env } = await profile.plan({ launch, home, options, executable });
+        const label = `${agent} (${profile.name})`;
+        const command = { command: executable.command, args: [...executable.prefix, ...args] };
+        return { home, process: { label, ...command, env, cwd: launch.workspace } };
+      },
+      client: (child) => new AcpClient(agent, child),
+      start: async (client, { home }) => {
+        const wait = { timeoutMs: options.startupTimeoutMs, signal: launch.signal };
+        const check = await initializeAgent(client, wait);
+        for (const capability of [check.acp, check.mcpStdio]) {
+          if (capability.status !== "ready")
+            throw new HarnessStartError(profile.name, capability.reason ?? "");
+        }
+        return startSession(profile, { launch, options, client }, check, home.root);
+      },
+      close: (client) => client.end(profile.stop(options), 300),
     });
   };
 }

@@ -51,6 +51,11 @@ export interface ColdOpening<P extends ColdPlan, C extends { readonly agent: Age
   failure?(error: unknown, context: StartFailureContext): HarnessStartError | undefined;
   /** How long the process gets to exit when the start failed (default {@link FAILED_START_GRACE_MS}). */
   readonly closeGraceMs?: number;
+  /**
+   * Stops the agent when the start failed, as it needs to be stopped (e.g. SIGTERM, for one
+   * that ignores its stdin closing); default: its stdin closed, `closeGraceMs`, its group.
+   */
+  close?(client: C): Promise<void>;
 }
 
 /** A session's start on an agent process of its own; see the module's description. */
@@ -69,7 +74,8 @@ export async function openCold<P extends ColdPlan, C extends { readonly agent: A
     names,
     signal: launch.signal,
     stderrTail: () => client.agent.stderrTail(),
-    undo: () => client.agent.close(opening.closeGraceMs ?? FAILED_START_GRACE_MS),
+    undo: () =>
+      opening.close?.(client) ?? client.agent.close(opening.closeGraceMs ?? FAILED_START_GRACE_MS),
     ...(opening.failure ? { failure: opening.failure } : {}),
   });
 }
