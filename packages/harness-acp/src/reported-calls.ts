@@ -1,4 +1,5 @@
 import {
+  callOutcome,
   isJsonObject,
   isPolicyDenialMessage,
   parseToolName,
@@ -112,12 +113,6 @@ function failedStatus(call: ObservedCall, text: string): ToolCallStatus {
   return "tool_error";
 }
 
-/** What to say about a call the agent never finished. */
-export interface Unfinished {
-  readonly status: ToolCallStatus;
-  readonly reason: string;
-}
-
 /**
  * Turns what an agent reported about one call into a {@link ReportedToolCall}, or
  * undefined for a call that was not an MCP tool of the session (an agent's own tool).
@@ -126,26 +121,24 @@ export interface Unfinished {
 export function reportedToolCall(
   call: ObservedCall,
   agent: string,
-  unfinished: Unfinished,
+  unfinished: { readonly status: ToolCallStatus; readonly reason: string },
 ): ReportedToolCall | undefined {
   if (!call.identity) return undefined;
   const texts = contentText(call.content);
   const output = isJsonObject(call.rawOutput) ? call.rawOutput : undefined;
   if (typeof output?.output === "string" && texts.length === 0) texts.push(output.output);
   const text = texts.join("\n");
-  let status: ToolCallStatus;
-  let error: string | undefined;
-  if (call.status === "completed") status = "success";
-  else if (call.status === "failed") {
-    status = failedStatus(call, text);
-    error = text || `${agent} reported the call failed, without a message`;
-  } else if (call.declined) {
-    status = "policy_denied";
-    error = "declined: not in the session's allow-list";
-  } else {
-    status = unfinished.status;
-    error = unfinished.reason;
-  }
+  // The kit's rule, with a call the adapter declined reported so before it was finished.
+  const { status, error } = callOutcome(
+    { agent },
+    call.status === "completed" || call.status === "failed"
+      ? { isError: call.status === "failed", text }
+      : undefined,
+    call.declined
+      ? { status: "policy_denied", reason: "declined: not in the session's allow-list" }
+      : unfinished,
+    (failure) => failedStatus(call, failure),
+  );
   const input = isJsonObject(call.rawInput) ? call.rawInput : undefined;
   return reportedCall(
     { agent },
