@@ -136,17 +136,10 @@ export function missingPlaceholder(name: string, where: string): InvalidAcpOptio
 }
 
 /** Reads `options` of `harness`, refusing a name not in `known`, in this package's error. */
-function reader(
-  harness: string,
-  options: Readonly<Record<string, unknown>>,
-  known: readonly string[],
-): OptionReader {
-  return optionReader(
-    harness,
-    options,
-    known,
-    (option, problem) => new InvalidAcpOptions(harness, option, problem),
-  );
+function reader(harness: string, options: Readonly<Record<string, unknown>>, known: string[]) {
+  const error = (option: string, problem: string) =>
+    new InvalidAcpOptions(harness, option, problem);
+  return optionReader(harness, options, known, error);
 }
 
 /** What a named agent's profile defaults to, for {@link resolveProfileOptions}. */

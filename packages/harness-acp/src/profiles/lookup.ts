@@ -6,7 +6,7 @@
  */
 import {
   providerCredentials,
-  resolveAgentExecutable,
+  executableResolver,
   type InstalledBinary,
   type TestedRange,
 } from "@jest-m3/core/adapter-kit";
@@ -27,19 +27,9 @@ export function profileExecutable(
   binName: string,
   installed?: () => InstalledBinary,
 ): AcpProfile<never>["executable"] {
-  return (selection, config) =>
-    resolveAgentExecutable(
-      {
-        agent,
-        variable,
-        packageName: tested.packageName,
-        binName,
-        installVersion: tested.min,
-        ...(installed ? { installed } : {}),
-      },
-      selection.executable,
-      config,
-    );
+  const search = { agent, variable, packageName: tested.packageName, binName };
+  const resolve = executableResolver({ ...search, installVersion: tested.min, installed });
+  return (selection, config) => resolve(selection, config);
 }
 
 /**
