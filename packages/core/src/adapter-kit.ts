@@ -8,6 +8,7 @@
  * - framing and requests: {@link JsonLines}, {@link PendingRequests} (and {@link within}
  *   for an answer that is no request), and over both a line-delimited {@link JsonRpcClient};
  * - one turn at a time: {@link TurnSlot} (dead agent, busy, abort → interrupt, grace, health);
+ *   a session's process id, interrupt and health from its slot: {@link SlotSession};
  * - start failures: {@link startFailure}, {@link tornDown}, {@link startOrUndo};
  * - a reported call's status and shape, in one wording: {@link callOutcome},
  *   {@link unfinishedCall}, {@link reportedCall};
@@ -77,6 +78,7 @@ export {
   type TurnParts,
   type TurnSlotOptions,
 } from "./adapter-kit/turn-slot.js";
+export { SlotSession } from "./adapter-kit/slot-session.js";
 export {
   callOutcome,
   reportedCall,
