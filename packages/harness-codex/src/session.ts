@@ -1,8 +1,12 @@
-import { INTERRUPT_GRACE_MS, TurnSlot, type WarmAgentLease } from "@jest-m3/core/adapter-kit";
+import {
+  INTERRUPT_GRACE_MS,
+  SlotSession,
+  TurnSlot,
+  type WarmAgentLease,
+} from "@jest-m3/core/adapter-kit";
 import type {
   AdapterTurn,
   AdapterTurnRequest,
-  HarnessHealth,
   HarnessLaunch,
   HarnessSession,
 } from "@jest-m3/core/harness";
@@ -19,26 +23,27 @@ export const CLOSE_GRACE_MS = 1500;
  * One Codex thread in one `codex app-server`: every `send()` is a `turn/start` on the same
  * thread. Tool approvals are answered from the session's allow-list and recorded.
  */
-export class CodexSession implements HarnessSession {
-  private readonly slot: TurnSlot<TurnCollector>;
+export class CodexSession extends SlotSession<TurnCollector> implements HarnessSession {
+  protected readonly slot: TurnSlot<TurnCollector>;
   private readonly warnings = new Set<string>();
   private readonly stops: (() => void)[] = [];
 
   /** @internal Made by {@link openCodexSession}. */
   constructor(
-    private readonly client: AppServerClient,
+    protected readonly client: AppServerClient,
     private readonly launch: HarnessLaunch,
     /** The Codex thread id. */
     readonly id: string,
     /** Set when the app-server is a warm one shared with other sessions' threads. */
     private readonly lease?: WarmAgentLease<AppServerClient>,
   ) {
+    super();
     this.slot = new TurnSlot<TurnCollector>({
       names: CODEX_NAMES,
       agent: client.agent,
       // None for a shared app-server: other sessions' lines are in it.
       stderrTail: () => (lease ? "" : client.agent.stderrTail()),
-      // The kit's grace: how long an interrupted turn waits for Codex to confirm.
+      // interrupt() is `turn/interrupt`; the kit's grace: how long Codex has to confirm it.
       interrupt: (turn) => this.requestInterrupt(turn),
     });
     this.stops.push(
@@ -49,11 +54,6 @@ export class CodexSession implements HarnessSession {
       ),
       client.handleRequests((request) => this.onServerRequest(request), lease ? id : undefined),
     );
-  }
-
-  /** The app-server's process id (for diagnosis and fault tests). */
-  get pid(): number | undefined {
-    return this.client.process.pid;
   }
 
   /**
@@ -72,16 +72,6 @@ export class CodexSession implements HarnessSession {
       // An interrupt asked before Codex named the turn goes out now.
       if (this.slot.interruptRequested(turn)) void this.requestInterrupt(turn);
     });
-  }
-
-  /** Interrupts the running turn (`turn/interrupt`), if there is one. */
-  interrupt(): Promise<void> {
-    return this.slot.interrupt();
-  }
-
-  /** Alive while the app-server runs and the session is open; otherwise how it ended. */
-  health(): HarnessHealth {
-    return this.slot.health();
   }
 
   /**
