@@ -1,5 +1,5 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   CallToolResultSchema,
@@ -91,6 +91,7 @@ import {
   type HttpAuth,
 } from "./secrets.js";
 import { authorizeWithOAuth, TestOAuthProvider } from "./oauth.js";
+import { sdkClient, sdkHttp } from "./sdk-modules.js";
 
 /**
  * Answers a server's `sampling/createMessage` request in place of a model.
@@ -420,9 +421,12 @@ export class DirectClient {
       capabilities.elicitation ??= Object.fromEntries(modes.map((mode) => [mode, {}]));
     }
     this.advertised = capabilities;
-    this.client = new Client(options.clientInfo ?? { name: "jest-m3", version: "0.1.0" }, {
-      capabilities,
-    });
+    this.client = new (sdkClient().Client)(
+      options.clientInfo ?? { name: "jest-m3", version: "0.1.0" },
+      {
+        capabilities,
+      },
+    );
     this.installServerRequestHandlers(capabilities);
     this.release = kit.own(this);
   }
@@ -1241,7 +1245,7 @@ export class DirectClient {
           redactText(text, secrets),
         );
       }
-      this.http = new StreamableHTTPClientTransport(this.spec.url, {
+      this.http = new (sdkHttp().StreamableHTTPClientTransport)(this.spec.url, {
         requestInit: { headers: { ...this.spec.headers, ...auth.headers } },
         ...(authProvider ? { authProvider } : {}),
       });

@@ -1,9 +1,10 @@
-import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { sdkAuth } from "./sdk-modules.js";
 import { InvalidArgument, MissingSecret, ServerStartError } from "../errors.js";
 import type { SecretRef } from "./secret-ref.js";
 
@@ -235,10 +236,10 @@ export async function authorizeWithOAuth(
 ): Promise<void> {
   try {
     const options = { serverUrl, ...(scope ? { scope } : {}) };
-    let result = await auth(provider, options);
+    let result = await sdkAuth().auth(provider, options);
     if (result === "REDIRECT") {
       const authorizationCode = await provider.authorizationCode();
-      result = await auth(provider, { ...options, authorizationCode });
+      result = await sdkAuth().auth(provider, { ...options, authorizationCode });
     }
     if (result !== "AUTHORIZED") throw new Error(`the SDK's flow ended with ${String(result)}`);
   } catch (error) {

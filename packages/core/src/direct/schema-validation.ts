@@ -1,7 +1,8 @@
-import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
-import Ajv2019 from "ajv/dist/2019.js";
-import Ajv2020 from "ajv/dist/2020.js";
+import type { default as Ajv, ErrorObject, ValidateFunction } from "ajv";
+import type Ajv2019 from "ajv/dist/2019.js";
+import type Ajv2020 from "ajv/dist/2020.js";
 import type { SchemaIssue } from "../errors.js";
+import { ajvEngines } from "./sdk-modules.js";
 
 /** What checking a value against a schema found: nothing (valid), or every issue by path. */
 export type SchemaCheck =
@@ -59,12 +60,13 @@ export class SchemaValidator {
         validateFormats: false,
         logger: false as const,
       };
+      const engines = ajvEngines();
       engine =
         key === "2020"
-          ? new Ajv2020(options)
+          ? new engines.Ajv2020(options)
           : key === "2019"
-            ? new Ajv2019(options)
-            : new Ajv(options);
+            ? new engines.Ajv2019(options)
+            : new engines.Ajv(options);
       this.engines.set(key, engine);
     }
     return engine;
