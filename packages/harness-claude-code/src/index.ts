@@ -56,7 +56,7 @@ export {
 /** What a lookup or a version probe found (core's types, as every harness has them). */
 export type { ExecutableLookup, ExecutableSource, VersionProbe } from "@jest-m3/core/adapter-kit";
 export { resolveClaudeCodeOptions, type ClaudeCodeOptions } from "./options.js";
-export { claudeArgs } from "./config.js";
+export { claudeArgs, claudeCodeNaming } from "./config.js";
 export {
   credentialsCapability,
   findHostLogin,
@@ -68,7 +68,6 @@ export {
   type ClaudeHomes,
 } from "./home.js";
 export { mcpToolName } from "./reported-calls.js";
-export { claudeCodeNaming } from "./tool-names.js";
 export { stopWarmClaudeCode, warmClaudeCodePids } from "./warm-pool.js";
 export { PROTOCOL_SURFACE } from "./protocol.js";
 export {

@@ -13,7 +13,7 @@ import {
   startupWait,
 } from "@jest-m3/core/adapter-kit";
 import type { HarnessLaunch } from "@jest-m3/core/harness";
-import { claudeArgs, denyRules, mcpServers, normalizeName } from "./config.js";
+import { claudeArgs, claudeCodeNaming, denyRules, mcpServers, normalizeName } from "./config.js";
 import { resolveClaudeExecutable } from "./executable.js";
 import {
   claudeEnvironment,
@@ -28,7 +28,6 @@ import { resolveClaudeCodeOptions, type ResolvedClaudeCodeOptions } from "./opti
 import type { McpServerStatus } from "./protocol.js";
 import { ClaudeCodeSession } from "./session.js";
 import { StreamJsonClient } from "./stream-json-client.js";
-import { claudeCodeNaming } from "./tool-names.js";
 import { acquireWarmClaude } from "./warm-pool.js";
 
 /** How often `mcp_status` is asked while a server is still pending. */

@@ -1,8 +1,7 @@
-import { errorMessage, INTERRUPT_GRACE_MS, TurnSlot } from "@jest-m3/core/adapter-kit";
+import { errorMessage, INTERRUPT_GRACE_MS, SlotSession, TurnSlot } from "@jest-m3/core/adapter-kit";
 import type {
   AdapterTurn,
   AdapterTurnRequest,
-  HarnessHealth,
   HarnessLaunch,
   HarnessSession,
 } from "@jest-m3/core/harness";
@@ -29,27 +28,29 @@ const CLOSE_GRACE_MS = 1500;
  * is a user message on its stdin, the turn ends at Claude Code's `result`. Permission
  * prompts are answered from the session's allow-list and recorded.
  */
-export class ClaudeCodeSession implements HarnessSession {
-  private readonly slot: TurnSlot<TurnCollector>;
+export class ClaudeCodeSession extends SlotSession<TurnCollector> implements HarnessSession {
+  protected readonly slot: TurnSlot<TurnCollector>;
   private readonly servers: readonly string[];
   private readonly detach: (() => void)[] = [];
   private readonly answered = new Set<string>();
 
   /** @internal Made by {@link openClaudeCodeSession}. */
   constructor(
-    private readonly client: StreamJsonClient,
+    protected readonly client: StreamJsonClient,
     private readonly launch: HarnessLaunch,
     private sessionId: string,
     private readonly options: ResolvedClaudeCodeOptions,
     /** Set when the process is a warm one, handed on to the next session at close. */
     private readonly lease?: WarmLease,
   ) {
+    super();
     this.servers = launch.servers.map((server) => server.name);
     this.slot = new TurnSlot<TurnCollector>({
       names: CLAUDE_NAMES,
       agent: client.agent,
       stderrTail: () => client.agent.stderrTail(),
-      // The kit's grace: how long an interrupted turn waits for Claude Code to confirm.
+      // interrupt() is an `interrupt` control request; the kit's grace: how long Claude Code
+      // has to confirm it.
       interrupt: async (turn) => {
         turn.interruptRequested = true;
         await client
@@ -71,11 +72,6 @@ export class ClaudeCodeSession implements HarnessSession {
     return this.sessionId;
   }
 
-  /** Claude Code's process id (for diagnosis and fault tests). */
-  get pid(): number | undefined {
-    return this.client.process.pid;
-  }
-
   /**
    * Sends one user turn and resolves at Claude Code's `result`, when the turn's signal
    * aborts (after an `interrupt` control request, with outcome `interrupted`), or when the
@@ -88,16 +84,6 @@ export class ClaudeCodeSession implements HarnessSession {
         turn.finish("failed", this.slot.withTail("Claude Code's stdin is closed"));
       }
     });
-  }
-
-  /** Interrupts the running turn (an `interrupt` control request), if there is one. */
-  interrupt(): Promise<void> {
-    return this.slot.interrupt();
-  }
-
-  /** Alive while Claude Code runs and the session is open; otherwise how it ended. */
-  health(): HarnessHealth {
-    return this.slot.health();
   }
 
   /**
