@@ -1,9 +1,8 @@
-import { errorMessage, TurnSlot, within } from "@jest-m3/core/adapter-kit";
+import { errorMessage, SlotSession, TurnSlot, within } from "@jest-m3/core/adapter-kit";
 import {
   isToolAllowed,
   type AdapterTurn,
   type AdapterTurnRequest,
-  type HarnessHealth,
   type HarnessLaunch,
   type HarnessSession,
 } from "@jest-m3/core/harness";
@@ -32,16 +31,16 @@ const GRACE_MS = 2000;
  * the session's allow-list and recorded; the updates become the turn's response text and
  * reported tool calls.
  */
-export class AcpSession implements HarnessSession {
+export class AcpSession extends SlotSession<TurnCollector> implements HarnessSession {
   private readonly stops: (() => void)[] = [];
-  private readonly slot: TurnSlot<TurnCollector>;
+  protected readonly slot: TurnSlot<TurnCollector>;
   private readonly tools: SessionTools;
   /** The last turn's `session/prompt`, settled once the agent answered it (or died). */
   private prompted: Promise<void> = Promise.resolve();
 
   /** @internal Made by {@link openAcpSession}. */
   constructor(
-    private readonly client: AcpClient,
+    protected readonly client: AcpClient,
     private readonly launch: HarnessLaunch,
     private readonly profile: Pick<AcpProfile, "agent" | "identify" | "turnFailure">,
     private readonly stopWith: StopSignal,
@@ -52,6 +51,7 @@ export class AcpSession implements HarnessSession {
     /** Set when the agent is a warm one shared with other sessions. */
     private readonly lease?: WarmLease,
   ) {
+    super();
     this.tools = {
       servers: launch.servers.map((server) => server.name),
       policy: launch.toolPolicy,
@@ -100,11 +100,6 @@ export class AcpSession implements HarnessSession {
     );
   }
 
-  /** The agent's process id (for diagnosis and fault tests). */
-  get pid(): number | undefined {
-    return this.client.process.pid;
-  }
-
   /**
    * Sends one user turn (`session/prompt`) and resolves when the agent answers it, when the
    * turn's signal aborts (after `session/cancel`, with outcome `interrupted`), or when the
@@ -144,15 +139,10 @@ export class AcpSession implements HarnessSession {
   }
 
   /** Cancels the running turn (`session/cancel`), if there is one, and waits for its end. */
-  interrupt(): Promise<void> {
+  override interrupt(): Promise<void> {
     const turn = this.slot.current;
     void this.slot.interrupt();
     return turn ? turn.done.then(() => undefined) : Promise.resolve();
-  }
-
-  /** Alive while the agent runs and the session is open; otherwise how it ended. */
-  health(): HarnessHealth {
-    return this.slot.health();
   }
 
   /**
