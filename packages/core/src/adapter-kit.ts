@@ -1,8 +1,9 @@
 /**
  * `@jest-m3/core/adapter-kit`: small optional parts a harness adapter composes, so an
  * adapter holds only what is true of its agent (protocol, configuration, home, turn
- * reading, reported calls, readiness facts, approvals). No base class and no hooks: each
- * part takes functions and plain values, and names no agent.
+ * reading, reported calls, readiness facts, approvals). No base class an adapter must
+ * extend ({@link SlotSession} is one it may) and no hooks: each part takes functions and
+ * plain values, and names no agent.
  *
  * - the agent process: {@link AgentProcess} (exit, stderr tail, close with grace);
  * - framing and requests: {@link JsonLines}, {@link PendingRequests} (and {@link within}
