@@ -1,6 +1,6 @@
 /**
  * `@jest-m3/harness-acp`: the Agent Client Protocol harness for jest-m3. One adapter over
- * ACP (the official `@agentclientprotocol/sdk` client), three harness kinds:
+ * ACP (the kit's JSON-RPC client, typed by `@agentclientprotocol/sdk`), three harness kinds:
  *
  * - `acp`: any ACP agent, by `options.command` and `options.args`;
  * - `gemini`: Gemini CLI (`gemini --acp`), in the `gemini` provider dialect;
