@@ -4,7 +4,10 @@
  * asks, is refused, and never reaches its server), an MCP server that fails to start, the
  * agent killed mid-turn, the planted-secret scan, OpenCode's `<server>_<tool>` collision
  * rule, and a contract test of the variables, flags and event shapes the profile relies on.
- * Ground truth: the servers' own call logs and the scripted model's journal.
+ * Ground truth: the servers' own call logs and the scripted model's journal. Kilo Code is
+ * warm by default; the tests that check the session's own process or home (the kill, the
+ * planted-secret scan of the kit's folders) select `warm: false`, and the tests on a launch
+ * built by hand are cold (`selection` in support/acp.ts).
  */
 import { readFileSync } from "node:fs";
 import { expect } from "jest-m3";
@@ -35,6 +38,8 @@ jest.setTimeout(180_000);
 
 const t = perTestKit({ script: { rules: [...SESSION_RULES] } });
 const kilo = () => scriptedAgent(t, "kilo");
+/** Cold: the session's own Kilo Code process (in the kit's processes) and home (in its folders). */
+const coldKilo = () => ({ ...kilo(), options: { warm: false } });
 
 test("the seed: two turns share one session, one shipping_quote each, wire and reported", async () => {
   await expectAcpSeed(t, "kilo", "7.7.7");
@@ -67,13 +72,17 @@ test("an MCP server that fails to start is visible: the turn has no call and the
 });
 
 test("Kilo Code killed mid-turn: the turn and the session fail, nothing is left running", async () => {
-  await expectKilledMidTurn(t.kit, t.model, kilo(), "kilo");
+  // Cold: the process killed is the session's own, found among the kit's processes (a warm
+  // one is the pool's, outside the kit).
+  await expectKilledMidTurn(t.kit, t.model, coldKilo(), "kilo");
 });
 
 test("planted secrets: a key, a header and a server secret reach no file, trace or event; the stdio server gets no key", async () => {
   const seen = await expectSecretsKept({
     kit: t.kit,
-    agent: kilo(),
+    // Cold: the agent's own HOME, XDG folders and TMPDIR are then among the kit's folders
+    // the scan reads (a warm agent's home is its pool's, outside the kit).
+    agent: coldKilo(),
     tag: "kilo",
     reported: ["GEMINI_API_KEY", "SCRIPTED_API_KEY"],
     prompt: "both quotes please",

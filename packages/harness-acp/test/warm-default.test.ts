@@ -1,9 +1,10 @@
 /**
- * Gemini CLI, OpenCode and Qwen Code are warm by default: a session whose selection leaves `warm` out
- * runs on this worker's warm pool (two sessions one after the other on one process, none
- * of the kit's own), except a session with built-in tools, which opens cold on a process of
- * its own (the agent's own tools would act in a process other sessions share). `warm:
- * false` is always cold; the other kinds (Kilo Code, Copilot CLI) stay cold by default. Ground truth: this worker's agent children in /proc and the kit's own processes.
+ * Gemini CLI, OpenCode, Kilo Code and Qwen Code are warm by default: a session whose
+ * selection leaves `warm` out runs on this worker's warm pool (two sessions one after the
+ * other on one process, none of the kit's own), except a session with built-in tools, which
+ * opens cold on a process of its own (the agent's own tools would act in a process other
+ * sessions share). `warm: false` is always cold; Copilot CLI stays cold by default. Ground
+ * truth: this worker's agent children in /proc and the kit's own processes.
  */
 import { MCPTestKit } from "@jest-m3/core";
 import type { HarnessDefinition, ProviderDialect } from "@jest-m3/core/harness";
@@ -11,6 +12,7 @@ import {
   copilotProfile,
   geminiHarness,
   geminiProfile,
+  kiloHarness,
   kiloProfile,
   opencodeHarness,
   opencodeProfile,
@@ -32,7 +34,7 @@ jest.setTimeout(120_000);
 
 const hello = helloModel(stopWarmAcpAgents);
 
-test("warm by default on Gemini CLI, OpenCode and Qwen Code only; builtinTools or warm: false is cold", () => {
+test("warm by default on Gemini CLI, OpenCode, Kilo Code and Qwen Code only; builtinTools or warm: false is cold", () => {
   const resolve = (
     profile: AcpProfile<ResolvedCommonOptions>,
     options: Record<string, unknown>,
@@ -40,6 +42,7 @@ test("warm by default on Gemini CLI, OpenCode and Qwen Code only; builtinTools o
   for (const [harness, tool] of [
     [geminiProfile, "read_file"],
     [opencodeProfile, "read"],
+    [kiloProfile, "read"],
     [qwenProfile, "read_file"],
   ] as const) {
     expect(resolve(harness, {})).toBe(true);
@@ -47,14 +50,13 @@ test("warm by default on Gemini CLI, OpenCode and Qwen Code only; builtinTools o
     expect(resolve(harness, { builtinTools: [tool], warm: true })).toBe(true);
     expect(resolve(harness, { warm: false })).toBe(false);
   }
-  for (const harness of [kiloProfile, copilotProfile] as AcpProfile<ResolvedCommonOptions>[]) {
-    expect(resolve(harness, {})).toBe(false);
-  }
+  expect(resolve(copilotProfile as AcpProfile<ResolvedCommonOptions>, {})).toBe(false);
 });
 
 describe.each([
   ["Gemini CLI", geminiHarness, "gemini", "gemini"],
   ["OpenCode", opencodeHarness, "opencode", "chat-completions"],
+  ["Kilo Code", kiloHarness, "kilo", "chat-completions"],
   ["Qwen Code", qwenHarness, "qwen-code", "chat-completions"],
 ] as [string, HarnessDefinition, string, ProviderDialect][])(
   "%s",

@@ -60,6 +60,7 @@ export function kiloPermissions(
  * referenced as `{env:NAME}`, never its value; the allow-list as the permission map),
  * given inline in `KILO_CONFIG_CONTENT`, project configuration, model fetches, updates,
  * sharing, session ingest, telemetry and default plugins off; stopped by closing stdin.
+ * Warm by default, as OpenCode: `warm: false` gives a session a `kilo acp` process of its own.
  *
  * @example
  * ```ts
@@ -78,7 +79,10 @@ export const kiloProfile: AcpProfile<ResolvedCommonOptions> = {
     reason:
       "Kilo Code 7.7 is an OpenCode fork whose MCP client declares no elicitation capability, so an MCP server's elicitation/create never reaches ACP",
   },
-  resolveOptions: (options) => resolveProfileOptions("kilo", options),
+  // Warm by default: its fault matrix passes every cell warm (agent-matrix-kilo-warm), with
+  // no limit of sessions a process (eight sessions at once on one process pass its load
+  // cell), so `warmSessions` is left out.
+  resolveOptions: (options) => resolveProfileOptions("kilo", options, { warm: true }),
   executable: profileExecutable(
     "Kilo Code",
     KILO_EXECUTABLE_VARIABLE,
