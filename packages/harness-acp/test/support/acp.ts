@@ -79,8 +79,9 @@ const warmByDefault = (harness: string): boolean =>
   NAMED_PROFILES.some((profile) => profile.name === harness && profile.resolveOptions({}).warm);
 
 /**
- * A selection of an ACP harness kind. Selections of a kind warm by default (Gemini CLI) are
- * cold (`warm: false`) unless `extra.options` says otherwise: the tests on a launch built by hand check
+ * A selection of an ACP harness kind. Selections of a kind warm by default (Gemini CLI,
+ * OpenCode, Kilo Code, Qwen Code: whatever its profile says) are cold (`warm: false`) unless
+ * `extra.options` says otherwise: the tests on a launch built by hand check
  * that the session's own agent process is gone at its close (warm.test.ts and
  * warm-default.test.ts try the warm pool).
  */
