@@ -10,6 +10,7 @@ import {
   AgentProcess,
   ManagedProcess,
   openCold,
+  type ColdOpening,
   type ProcessLaunch,
 } from "@jest-m3/core/adapter-kit";
 import { HarnessStartError } from "@jest-m3/core/harness";
@@ -41,16 +42,31 @@ function stubborn(root: string) {
   };
 }
 
-test("a failed start is undone with the adapter's close, before the error is thrown", async () => {
-  let agent: AgentProcess | undefined;
-  const closed: string[] = [];
-  const failed = openCold({
+/** The agent started by {@link openStubborn}, once it has been. */
+let agent: AgentProcess | undefined;
+
+/** A cold start of {@link stubborn}, with the test's own start failure and stop. */
+function openStubborn(
+  options: Pick<
+    ColdOpening<ReturnType<typeof stubborn>, { readonly agent: AgentProcess }, never>,
+    "start" | "close" | "closeGraceMs"
+  >,
+) {
+  agent = undefined;
+  return openCold({
     harness: "my-agent",
     names,
     launch,
     prefix: "m3-kit-cold-close-",
     plan: async (root) => stubborn(root),
     client: (child) => ({ agent: (agent = new AgentProcess(child)) }),
+    ...options,
+  });
+}
+
+test("a failed start is undone with the adapter's close, before the error is thrown", async () => {
+  const closed: string[] = [];
+  const failed = openStubborn({
     start: async (client) => {
       // Refused once the agent runs (its SIGTERM handler in place).
       await new Promise((resolve) => client.agent.process.child.stderr.once("data", resolve));
@@ -71,14 +87,7 @@ test("a failed start is undone with the adapter's close, before the error is thr
 });
 
 test("without close, the kit stops it (stdin, grace, then its group)", async () => {
-  let agent: AgentProcess | undefined;
-  const failed = openCold({
-    harness: "my-agent",
-    names,
-    launch,
-    prefix: "m3-kit-cold-close-",
-    plan: async (root) => stubborn(root),
-    client: (child) => ({ agent: (agent = new AgentProcess(child)) }),
+  const failed = openStubborn({
     start: () => Promise.reject(new Error("initialize was refused")),
     closeGraceMs: 200,
   });

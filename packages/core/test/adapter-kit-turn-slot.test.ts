@@ -1,7 +1,9 @@
 /**
  * The adapter kit's turn slot over a real agent process (a Node script that answers a turn
  * on stdin, or ignores it): one turn at a time, the abort → interrupt → grace path, a dead
- * agent, health and close. The script's own replies are the ground truth of what was sent.
+ * agent, health and close; and a SlotSession over it, whose process id, interrupt and health
+ * are the slot's and the process's own. The script's own replies are the ground truth of
+ * what was sent.
  */
 import {
   AgentExited,
@@ -9,6 +11,7 @@ import {
   finishedTurn,
   UsageTally,
   JsonLines,
+  SlotSession,
   TurnSlot,
   type SlotTurn,
 } from "@jest-m3/core/adapter-kit";
@@ -258,4 +261,74 @@ test("finishedTurn: the reply, the calls, a copy of the events and the agent's o
   expect(silent.response).toBeNull();
   expect(silent.error).toBe("boom");
   expect(silent.usage).toBeUndefined();
+});
+
+/** A session as an adapter writes one: its slot made in the constructor, send and close its own. */
+class LineSession extends SlotSession<LineTurn> {
+  protected readonly slot: TurnSlot<LineTurn>;
+  readonly interrupts: LineTurn[] = [];
+  private readonly lines: JsonLines;
+
+  constructor(protected readonly client: AgentProcess) {
+    super();
+    this.slot = new TurnSlot<LineTurn>({
+      names: { agent: "Line Agent" },
+      agent: client,
+      stderrTail: () => client.stderrTail(),
+      interrupt: (turn) => {
+        this.interrupts.push(turn);
+        this.lines.write({ type: "interrupt", confirm: true });
+      },
+    });
+    this.lines = new JsonLines(client.process, (message) => {
+      if (message.type === "interrupted") this.slot.current?.finish("interrupted", "confirmed");
+    });
+  }
+
+  send(request: AdapterTurnRequest): Promise<AdapterTurn> {
+    return this.slot.run(request, new LineTurn(), () => undefined);
+  }
+
+  die(): void {
+    this.lines.write({ type: "die" });
+  }
+
+  close(): Promise<void> {
+    return this.slot.shutdown(() => this.client.close(200));
+  }
+}
+
+const sessions: LineSession[] = [];
+afterEach(async () => {
+  await Promise.all(sessions.splice(0).map((made) => made.close()));
+});
+
+function lineSession(): LineSession {
+  const made = new LineSession(new AgentProcess(nodeAgent("line agent", AGENT)));
+  sessions.push(made);
+  return made;
+}
+
+test("SlotSession: the pid is the agent process's; interrupt goes through the slot once, health is alive", async () => {
+  const line = lineSession();
+  expect(line.pid).toBe(line["client"].process.pid);
+  expect(typeof line.pid).toBe("number");
+  expect(line.health()).toEqual({ alive: true });
+  await line.interrupt(); // nothing running: nothing asked
+  expect(line.interrupts).toHaveLength(0);
+  const running = line.send(request("wait", signal()));
+  await Promise.all([line.interrupt(), line.interrupt()]);
+  expect(await running).toMatchObject({ outcome: "interrupted", error: "confirmed" });
+  expect(line.interrupts).toHaveLength(1);
+});
+
+test("SlotSession: health says how the session ended, the agent's exit, or closed", async () => {
+  const dying = lineSession();
+  const exited = new Promise<void>((resolve) => dying["client"].onExit(() => resolve()));
+  dying.die();
+  await exited;
+  expect(dying.health()).toMatchObject({ alive: false, exit: expect.stringContaining("9") });
+  const closing = lineSession();
+  await closing.close();
+  expect(closing.health()).toMatchObject({ alive: false });
 });
