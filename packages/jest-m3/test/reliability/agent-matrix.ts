@@ -18,8 +18,9 @@
  * own: in-band-signals.test.ts runs SIGINT and SIGTERM on every agent.
  *
  * With `{ warm: true }` (agent-matrix-<agent>-warm.test.ts) every cell runs on the agent's
- * warm pool (`options: { warm: true }`), whose agent process serves one session after
- * another and outlives the kit. The orphan check then splits: what the session started (its
+ * warm pool, by the agent's default (no `warm` option: every agent here is warm by default,
+ * so these files are also the proof of that default, end to end), whose agent process
+ * serves one session after another and outlives the kit. The orphan check then splits: what the session started (its
  * relays and servers) is gone when its kit closed, by pid and start time; the warm agents
  * are as many as the pool may keep (one per key for a shared pool, one per session at once
  * for an exclusive one), every relay of a cell was started under a warm agent (no silent
@@ -105,7 +106,7 @@ export interface MatrixAgent {
 
 /** How a file runs the matrix. */
 export interface MatrixOptions {
-  /** Every session on the agent's warm pool (`options: { warm: true }`), else cold (`warm: false`). */
+  /** Every session on the agent's warm pool (its default, no `warm` option), else cold (`warm: false`). */
   readonly warm: boolean;
   /** Only the cells whose title matches (default: every cell). */
   readonly cells?: RegExp;
@@ -425,7 +426,8 @@ export function describeAgentMatrix(
         models: [agentCase.model],
         provider: provider(),
         credentialEnv: { M3_MATRIX_API_KEY: PLANTED_VARIABLE },
-        options: { warm },
+        // Warm is each agent's default: leaving the option out proves it.
+        ...(warm ? {} : { options: { warm: false } }),
       },
     ])[0]!;
   /**
