@@ -7,6 +7,13 @@ import type { Trace } from "../evidence/trace.js";
  */
 export const SERVER_SETTLE_MS = 10_000;
 
+/**
+ * How long a session whose agent failed to start waits at most for its servers to settle
+ * before building the error: an agent can report a server's crash before the kit has read
+ * the relay's last frames (the server's stderr and its exit), which the error carries.
+ */
+export const FAILED_START_SETTLE_MS = 1000;
+
 /** A stdio server of the session whose every process exited while the agent started. */
 export interface ServerDeadAtStart {
   readonly server: string;

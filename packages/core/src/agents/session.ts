@@ -11,7 +11,12 @@ import {
   toResultError,
   type ResultError,
 } from "../errors.js";
-import type { AgentReportedUsage, HarnessSession, Readiness } from "../harness/contract.js";
+import {
+  HarnessStartError,
+  type AgentReportedUsage,
+  type HarnessSession,
+  type Readiness,
+} from "../harness/contract.js";
 import type { SessionProgress } from "../runtime/runtime.js";
 import type { WireCapture } from "../wire/capture.js";
 import { buildLaunch, openWithin, withServerStderr } from "./harness-launch.js";
@@ -32,7 +37,12 @@ import { buildTurnResult, outcomeOfTurns, sessionTrace } from "./turn-result.js"
 import { runTurn, type RunningTurn } from "./turn-runner.js";
 import { bindWorkspace } from "../servers/spec.js";
 import type { WorkspaceResult } from "../workspace/result.js";
-import { SERVER_SETTLE_MS, assertServersStarted, serversSettled } from "./server-start.js";
+import {
+  FAILED_START_SETTLE_MS,
+  SERVER_SETTLE_MS,
+  assertServersStarted,
+  serversSettled,
+} from "./server-start.js";
 import { Workspace, readOnlyViolation } from "../workspace/workspace.js";
 import type { ProviderTap, TapAttachment } from "../provider-tap/tap.js";
 import { agentReportedUsage, sumUsage, usageOf } from "../provider-tap/usage.js";
@@ -220,7 +230,16 @@ export class AgentSession implements AsyncDisposable {
           { cause: error },
         );
       }
-      const failure = withServerStderr(error, this.capture?.trace);
+      // The agent may report a server's failure before the relay's last frames (the
+      // server's stderr, its exit) are read: let the servers settle, briefly, first.
+      const capture = this.capture;
+      if (error instanceof HarnessStartError && capture)
+        await serversSettled(
+          () => capture.trace,
+          () => capture.flush(500),
+          FAILED_START_SETTLE_MS,
+        );
+      const failure = withServerStderr(error, capture?.trace);
       if (failure instanceof Error) failure.message = this.services.runtime.scrub(failure.message);
       this.error = toResultError(failure, "M3_HARNESS_START");
       await this.finish(ExecutionOutcome.FAILED);
