@@ -240,3 +240,22 @@ setInterval(() => undefined, 1000);
   expect(isProcessAlive(agentPid)).toBe(false); // it did not: stopped
   await warm.stopAll();
 });
+
+test("a pool hooks the process's exit while it has processes, and unhooks it with its last one", async () => {
+  // A Jest worker runs file after file on one process, each file with pools of its own: a
+  // hook left behind would keep every finished file's pool alive (Node warns past ten).
+  const before = process.listenerCount("exit");
+  const { pool: shared } = pool("shared");
+  const a = await shared.acquire("k", "one");
+  const b = await shared.acquire("other key", "two");
+  expect(process.listenerCount("exit")).toBe(before + 1);
+  await a.release();
+  await shared.stopAll();
+  expect(isProcessAlive(b.warm.agent.pid!)).toBe(false);
+  expect(process.listenerCount("exit")).toBe(before);
+  // A pool used again hooks it again.
+  await shared.acquire("k", "three");
+  expect(process.listenerCount("exit")).toBe(before + 1);
+  await shared.stopAll();
+  expect(process.listenerCount("exit")).toBe(before);
+});

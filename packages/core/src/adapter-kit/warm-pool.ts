@@ -76,7 +76,13 @@ export class WarmPool<S, W> {
   private readonly starting = new Map<string, Starting<W>>();
   /** Sessions one process serves at once. */
   private readonly limit: number;
-  private exitHook = false;
+  /**
+   * Kills the pool's processes if the process exits with some still running. Added with the
+   * first process and removed with the last: a Jest worker runs file after file on one
+   * `process`, each file with pools of its own, and a hook left behind would keep every
+   * finished file's pool (and its modules) alive.
+   */
+  private exitHook: (() => void) | undefined;
 
   constructor(private readonly options: WarmPoolOptions<S, W>) {
     const { lease, maxSessions } = options;
@@ -125,6 +131,10 @@ export class WarmPool<S, W> {
     if (!entry) return;
     this.entries.delete(entry);
     if (entry.idle) clearTimeout(entry.idle);
+    if (this.entries.size === 0 && this.exitHook) {
+      process.removeListener("exit", this.exitHook);
+      this.exitHook = undefined;
+    }
     await this.options.stop(warm);
   }
 
@@ -144,8 +154,8 @@ export class WarmPool<S, W> {
     const entry: Entry<W> = { warm, key, users: start.sessions, idle: undefined };
     this.entries.add(entry);
     if (!this.exitHook) {
-      this.exitHook = true;
-      process.once("exit", () => this.all.forEach((each) => this.options.kill(each)));
+      this.exitHook = () => this.all.forEach((each) => this.options.kill(each));
+      process.once("exit", this.exitHook);
     }
     return entry;
   }
