@@ -131,11 +131,12 @@ export class WarmPool<S, W> {
     if (!entry) return;
     this.entries.delete(entry);
     if (entry.idle) clearTimeout(entry.idle);
+    await this.options.stop(warm);
+    // Unhooked once stopped: a process still stopping is killed if the process exits.
     if (this.entries.size === 0 && this.exitHook) {
       process.removeListener("exit", this.exitHook);
       this.exitHook = undefined;
     }
-    await this.options.stop(warm);
   }
 
   /** Stops every process of the pool now, leased or idle (tests, teardown). */

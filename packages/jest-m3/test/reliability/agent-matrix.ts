@@ -20,12 +20,13 @@
  * With `{ warm: true }` (agent-matrix-<agent>-warm.test.ts) every cell runs on the agent's
  * warm pool, by the agent's default (no `warm` option: every agent here is warm by default,
  * so these files are also the proof of that default, end to end), whose agent process
- * serves one session after another and outlives the kit. The orphan check then splits: what the session started (its
- * relays and servers) is gone when its kit closed, by pid and start time; the warm agents
- * are as many as the pool may keep (one per key for a shared pool, one per session at once
- * for an exclusive one), every relay of a cell was started under a warm agent (no silent
- * cold start), concurrent sessions of an exclusive pool never share one, and once the pools
- * stop (`stopWarmPools`, as the preset does at the file's end) no warm agent is left.
+ * serves one session after another and outlives the kit. The orphan check then splits:
+ * what the session started (its relays and servers) is gone when its kit closed, by pid
+ * and start time; the warm agents are as many as the pool may keep (one per key for a
+ * shared pool, one per session at once for an exclusive one), every relay of a cell was
+ * started under a warm agent (no silent cold start), concurrent sessions of an exclusive
+ * pool never share one, and once the pools stop (`stopWarmPools`, as the preset does at the
+ * file's end) no warm agent is left.
  *
  * `afterAll` prints the agent's figures: cells passed and the time of each.
  */
@@ -106,7 +107,7 @@ export interface MatrixAgent {
 
 /** How a file runs the matrix. */
 export interface MatrixOptions {
-  /** Every session on the agent's warm pool (its default, no `warm` option), else cold (`warm: false`). */
+  /** Every session on the agent's warm pool (its default: no `warm` option), else `warm: false`. */
   readonly warm: boolean;
   /** Only the cells whose title matches (default: every cell). */
   readonly cells?: RegExp;
