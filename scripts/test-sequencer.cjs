@@ -1,6 +1,6 @@
 "use strict";
 /**
- * The root run's test order: slowest files first, so the two workers finish together
+ * The root run's test order: slowest files first, so the workers finish together
  * instead of one running a two-minute file alone at the end.
  *
  * Jest's own sequencer already does this from its duration cache, but a fresh clone (CI)
