@@ -127,12 +127,14 @@ export {
 export { rangeCapability, testedRange, type TestedRange } from "./adapter-kit/tested-range.js";
 export {
   agentNodeCandidates,
+  agentNodeCacheEnvironment,
   agentNodeCapability,
   agentNodeRuntimeDir,
   AGENT_NODE_INSTALLER,
   AGENT_NODE_VERSION,
   findAgentNode,
   installedNodePackage,
+  NODE_COMPILE_CACHE_VARIABLE,
   nodeVersion,
   runtimeNode,
   type AgentNodeLookup,

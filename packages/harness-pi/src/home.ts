@@ -1,7 +1,11 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { HarnessLaunch } from "@jest-m3/core/harness";
-import { createHomes, type BridgeConfig } from "@jest-m3/core/adapter-kit";
+import {
+  agentNodeCacheEnvironment,
+  createHomes,
+  type BridgeConfig,
+} from "@jest-m3/core/adapter-kit";
 import { BRIDGE_CONFIG_VARIABLE } from "./bridge-config.js";
 import { modelsJson, PLACEHOLDER_KEY, PLACEHOLDER_KEY_VARIABLE, settingsJson } from "./config.js";
 import type { ResolvedPiOptions } from "./options.js";
@@ -65,6 +69,8 @@ export function piEnvironment(
 ): Record<string, string> {
   const env: Record<string, string> = {
     ...launchEnv,
+    // Pi runs on Node 22: its compiled code is kept for the next start.
+    ...agentNodeCacheEnvironment(launchEnv),
     HOME: home.home,
     XDG_CONFIG_HOME: join(home.home, ".config"),
     XDG_DATA_HOME: join(home.home, ".local", "share"),

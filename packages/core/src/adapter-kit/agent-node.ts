@@ -15,6 +15,8 @@
  * ```
  */
 import { execFile } from "node:child_process";
+import { lstatSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { Capability } from "../harness/contract.js";
 import { fileIdentity } from "./capabilities.js";
@@ -235,4 +237,64 @@ export function agentNodeCapability(lookup: AgentNodeLookup, agent: string): Cap
     status: "ready",
     reason: `Node ${lookup.version.text} (${lookup.path}, from ${lookup.source}); ${agent} needs Node ≥ ${lookup.minimum}`,
   };
+}
+
+/** `M3_NODE_COMPILE_CACHE=off` starts agents without Node's compile cache. */
+export const NODE_COMPILE_CACHE_VARIABLE = "M3_NODE_COMPILE_CACHE";
+
+/** By temporary folder: this user's compile cache folder there, or `null` when unsafe. */
+const compileCacheDirs = new Map<string, string | null>();
+
+/**
+ * This user's folder for Node's compile cache: created (mode 0700) in the temporary folder
+ * `root`, and used only when it is a real folder this user owns that no one else may write
+ * (a folder another user planted there could feed the agent compiled code). `null` when it
+ * cannot be used. Checked once per process and folder.
+ */
+function ownCompileCacheDir(root: string): string | null {
+  const known = compileCacheDirs.get(root);
+  if (known !== undefined) return known;
+  const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
+  const dir = join(root, `jest-m3-node-compile-cache-${uid ?? "user"}`);
+  let usable: string | null = null;
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch {
+    // There already (checked below), or not creatable (then lstat fails too).
+  }
+  try {
+    const stat = lstatSync(dir);
+    const owned = uid === undefined || stat.uid === uid;
+    if (stat.isDirectory() && owned && (stat.mode & 0o022) === 0) usable = dir;
+  } catch {
+    // Unreadable: no cache.
+  }
+  compileCacheDirs.set(root, usable);
+  return usable;
+}
+
+/**
+ * What an adapter adds to the environment of an agent that runs on Node: Node's compile
+ * cache (`NODE_COMPILE_CACHE`, Node 22.1 and later; older ones ignore it), so that each
+ * start after the first loads the agent's code already compiled (Qwen Code: about 0.45
+ * CPU-seconds and 400 ms less a start). The cache holds V8's compiled form of the agent's
+ * own files, keyed by their content, and nothing of a session; it lives outside every
+ * session's home, in one folder per user in the temporary folder (`config.TMPDIR`, else the
+ * system's). Empty when the launch's environment already names
+ * a cache (the user's own wins), when `config` turns it off ({@link NODE_COMPILE_CACHE_VARIABLE}
+ * `=off`), or when the folder is not safe to use.
+ *
+ * @example
+ * ```ts
+ * const env = { ...launch.env, ...agentNodeCacheEnvironment(launch.env, process.env) };
+ * ```
+ */
+export function agentNodeCacheEnvironment(
+  launchEnv: Readonly<Record<string, string | undefined>>,
+  config: Readonly<Record<string, string | undefined>> = process.env,
+): Record<string, string> {
+  if (launchEnv.NODE_COMPILE_CACHE !== undefined) return {};
+  if (config[NODE_COMPILE_CACHE_VARIABLE] === "off") return {};
+  const dir = ownCompileCacheDir(config.TMPDIR || tmpdir());
+  return dir === null ? {} : { NODE_COMPILE_CACHE: dir };
 }

@@ -1,6 +1,7 @@
 import { dirname, join } from "node:path";
 import { existsSync } from "node:fs";
 import {
+  agentNodeCacheEnvironment,
   agentNodeCandidates,
   fileIdentity,
   onAgentNode,
@@ -214,6 +215,8 @@ export const qwenProfile: AcpProfile<ResolvedCommonOptions> = {
       qwenSettings(launch.model, options.builtinTools),
     );
     const extra: Record<string, string> = {
+      // Qwen Code runs on Node 22: its compiled code is kept for the next start.
+      ...agentNodeCacheEnvironment(launch.env),
       QWEN_CODE_NO_RELAUNCH: "true",
       QWEN_CODE_LEGACY_MCP_BLOCKING: "1",
       OPENAI_MODEL: launch.model,
