@@ -10,11 +10,11 @@ import { spawn } from "node:child_process";
 export function runLane(name, command, { live = false, nice = false } = {}) {
   const started = Date.now();
   return new Promise((resolve) => {
-    const niced = nice && process.platform !== "win32" ? `nice -n 10 sh -c '${command}'` : command;
-    const child = spawn(niced, {
-      shell: true,
-      stdio: ["ignore", live ? "inherit" : "pipe", live ? "inherit" : "pipe"],
-    });
+    const stdio = ["ignore", live ? "inherit" : "pipe", live ? "inherit" : "pipe"];
+    const child =
+      nice && process.platform !== "win32"
+        ? spawn("nice", ["-n", "10", "sh", "-c", command], { stdio })
+        : spawn(command, { shell: true, stdio });
     const output = [];
     child.stdout?.on("data", (chunk) => output.push(chunk));
     child.stderr?.on("data", (chunk) => output.push(chunk));
